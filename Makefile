@@ -1,0 +1,60 @@
+# The two commands of the README: `make run` and `make test`. Everything they need is set up here.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+# Daphne refuses bigger websocket messages (the application refuses them too).
+WS_MAX_BYTES ?= 65536
+# The PostgreSQL pass of `make test` uses this database (127.0.0.1:5432, trust auth).
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
+
+.PHONY: run test lint format check venv dev clean
+
+$(VENV)/bin/python:
+	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11 or newer is needed"'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Stamps: reinstall only when pyproject.toml changes, so a second `make run` just starts.
+$(VENV)/.installed: pyproject.toml | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+venv: $(VENV)/.installed
+dev: $(VENV)/.installed-dev
+
+# A local secret for the embedded default; production passes DJANGO_SECRET_KEY.
+.secret_key: | $(VENV)/bin/python
+	$(BIN)/python -c 'import secrets; print(secrets.token_urlsafe(50))' > $@
+	chmod 600 $@
+
+run: $(VENV)/.installed .secret_key
+	@export DJANGO_SECRET_KEY="$${DJANGO_SECRET_KEY:-$$(cat .secret_key)}"; \
+	$(BIN)/python manage.py migrate --noinput && \
+	$(BIN)/python manage.py collectstatic --noinput --verbosity 0 && \
+	echo "Serving on http://$(HOST):$(PORT)/" && \
+	exec $(BIN)/daphne --bind $(HOST) --port $(PORT) \
+		--websocket-max-message-size $(WS_MAX_BYTES) --ping-interval 20 --ping-timeout 30 \
+		config.asgi:application
+
+# Pass 1: the embedded default (SQLite, in-memory layer) plus the real-Redis tier.
+# Pass 2: the PostgreSQL tier against the real server.
+test: $(VENV)/.installed-dev
+	$(BIN)/pytest -m "not postgres" $(PYTEST_ARGS)
+	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" $(BIN)/pytest -m postgres $(PYTEST_ARGS)
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(VENV)/.installed-dev
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .mypy_cache

@@ -1,0 +1,64 @@
+"""Channel-layer configuration built from the environment.
+
+Kept apart from settings so tests and the health check build exactly the configuration
+production uses.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# redis-py 8 defaults socket_timeout to 5 s. The core layer's idle receive is a 5 s blocking
+# BZPOPMIN, so the client gives up first and the consumer dies with 1011 (channels_redis #422).
+# No read timeout: idle sockets must live for hours. Connecting still times out quickly, and
+# TCP keepalive plus a periodic health check find dead connections instead.
+REDIS_CONNECTION_OPTIONS: dict[str, Any] = {
+    "socket_timeout": None,
+    "socket_connect_timeout": 5,
+    "socket_keepalive": True,
+    "health_check_interval": 30,
+}
+
+# redis-py 8's asyncio pool allows 100 connections and raises MaxConnectionsError at once
+# beyond that; hundreds of sockets connecting together would fail. The core layer can hold a
+# connection per concurrent group_add/send, so allow far more than a burst needs.
+DEFAULT_MAX_CONNECTIONS = 2000
+
+# Core (list-based) layer only: a channel's queue length before sends to it are dropped, and
+# how long group membership lasts. Games resync by version, so a drop is recoverable, but
+# keep it rare; and a game can last longer than the default day of group_expiry.
+DEFAULT_CAPACITY = 1000
+DEFAULT_GROUP_EXPIRY = 7 * 24 * 3600
+
+LAYER_BACKENDS = {
+    "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
+    "core": "channels_redis.core.RedisChannelLayer",
+}
+
+
+def redis_host(url: str, *, max_connections: int = DEFAULT_MAX_CONNECTIONS) -> dict[str, Any]:
+    """One channels_redis host entry: the URL plus our connection options."""
+    return {"address": url, "max_connections": max_connections, **REDIS_CONNECTION_OPTIONS}
+
+
+def build_channel_layers(
+    redis_url: str | None,
+    *,
+    kind: str = "pubsub",
+    max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    prefix: str = "diffusion",
+) -> dict[str, Any]:
+    """The CHANNEL_LAYERS setting: in-memory without a Redis URL, else the chosen Redis layer."""
+    if not redis_url:
+        return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    if kind not in LAYER_BACKENDS:
+        raise ValueError(
+            f"CHANNEL_LAYER must be one of {', '.join(sorted(LAYER_BACKENDS))}, not {kind!r}"
+        )
+    config: dict[str, Any] = {
+        "hosts": [redis_host(redis_url, max_connections=max_connections)],
+        "prefix": prefix,
+    }
+    if kind == "core":
+        config |= {"capacity": DEFAULT_CAPACITY, "group_expiry": DEFAULT_GROUP_EXPIRY}
+    return {"default": {"BACKEND": LAYER_BACKENDS[kind], "CONFIG": config}}

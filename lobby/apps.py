@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class LobbyConfig(AppConfig):
+    name = "lobby"
+    verbose_name = "Lobby and accounts"

@@ -1,0 +1,20 @@
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth.forms import UserCreationForm
+
+from lobby.models import User
+
+
+class SignUpForm(UserCreationForm):
+    """Name and password; names are unique regardless of case."""
+
+    class Meta:
+        model = User
+        fields = ("username",)
+
+    def clean_username(self) -> str:
+        username: str = self.cleaned_data["username"]
+        if User.objects.filter(username__iexact=username).exists():
+            raise forms.ValidationError("That name is taken.", code="taken")
+        return username

@@ -1,0 +1,39 @@
+"""The only code that creates or changes accounts (check_ validates, do_ changes)."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.db import IntegrityError, transaction
+
+from lobby.models import User
+
+# No 0/O or 1/I/L: guest names get read aloud and typed into challenges.
+GUEST_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+GUEST_SUFFIX_LENGTH = 6
+GUEST_NAME_ATTEMPTS = 20
+
+
+def generate_guest_name() -> str:
+    suffix = "".join(secrets.choice(GUEST_ALPHABET) for _ in range(GUEST_SUFFIX_LENGTH))
+    return f"Guest-{suffix}"
+
+
+def do_create_guest() -> User:
+    """A new guest account with a generated, unused name and no usable password."""
+    for _ in range(GUEST_NAME_ATTEMPTS):
+        try:
+            with transaction.atomic():
+                user = User(username=generate_guest_name(), is_guest=True)
+                user.set_unusable_password()
+                user.save()
+                return user
+        except IntegrityError:
+            continue  # the name was taken between choosing and saving it: draw another
+    raise RuntimeError("could not find a free guest name")
+
+
+def do_sign_up(*, username: str, password: str, email: str = "") -> User:
+    """A registered account; the caller has validated the name and the password."""
+    with transaction.atomic():
+        return User.objects.create_user(username=username, password=password, email=email)

@@ -1,0 +1,83 @@
+"""Shared fixtures: the real-service tiers fail loudly, never skip."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+from django.test import override_settings
+
+from config.channel_layers import build_channel_layers
+
+REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
+REDIS_HELP = (
+    "Redis is needed for this test and is not answering at {url}. Install and start it: "
+    "`apt-get install redis-server && redis-server --daemonize yes --bind 127.0.0.1 "
+    '--port 6379 --save "" --appendonly no`, or set REDIS_URL.'
+)
+POSTGRES_HELP = (
+    "PostgreSQL is needed for the postgres tier and is not answering at {host}:{port}. "
+    "Install and start it (`apt-get install postgresql && pg_ctlcluster "
+    "--skip-systemctl-redirect $(ls /etc/postgresql) main start`), or set DATABASE_URL."
+)
+
+
+def _port_open(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=2):
+            return True
+    except OSError:
+        return False
+
+
+def require_redis() -> str:
+    parsed = urlparse(REDIS_URL)
+    if not _port_open(parsed.hostname or "127.0.0.1", parsed.port or 6379):
+        pytest.fail(REDIS_HELP.format(url=REDIS_URL), pytrace=False)
+    return REDIS_URL
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # A postgres-marked test on another database would pass without proving anything.
+    for item in items:
+        if item.get_closest_marker("postgres"):
+            item.add_marker(pytest.mark.usefixtures("require_postgres"))
+
+
+@pytest.fixture
+def require_postgres(settings: Any) -> None:
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] != "django.db.backends.postgresql":
+        pytest.fail(
+            "This test belongs to the PostgreSQL tier: run it with DATABASE_URL pointing at "
+            "PostgreSQL (`make test` does this in its second pass).",
+            pytrace=False,
+        )
+    host, port = database.get("HOST") or "127.0.0.1", int(database.get("PORT") or 5432)
+    if not _port_open(host, port):
+        pytest.fail(POSTGRES_HELP.format(host=host, port=port), pytrace=False)
+
+
+def redis_layers(kind: str = "pubsub", **options: Any) -> dict[str, Any]:
+    """CHANNEL_LAYERS for the real Redis, built the way settings build them."""
+    layers = build_channel_layers(require_redis(), kind=kind, **options)
+    # A prefix per test run keeps parallel runs and leftovers apart.
+    layers["default"]["CONFIG"]["prefix"] = f"test{os.getpid()}"
+    return layers
+
+
+@pytest.fixture(params=["pubsub", "core"])
+def redis_channel_layer(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The real Redis channel layer, once per kind the settings can choose."""
+    with override_settings(CHANNEL_LAYERS=redis_layers(request.param)):
+        yield request.param
+
+
+@pytest.fixture
+def in_memory_channel_layer() -> Iterator[str]:
+    with override_settings(CHANNEL_LAYERS=build_channel_layers(None)):
+        yield "memory"

@@ -1,0 +1,19 @@
+"""Test settings: the project's settings with a fixed key and test-friendly static files.
+
+Everything else (database, channel layer) comes from the environment exactly as in
+production, so the PostgreSQL pass of `make test` sets DATABASE_URL and nothing more.
+"""
+
+import os
+
+os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-secret-key-not-for-production-use-0123456789")
+
+from config.settings import *  # noqa: E402, F403
+
+# Templates render {% static %} without a collectstatic manifest.
+STORAGES = {
+    **STORAGES,  # noqa: F405
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+# Hashing passwords slowly is a production feature; tests create many accounts.
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
