@@ -116,7 +116,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT") or BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -133,6 +133,7 @@ CHANNEL_LAYERS = build_channel_layers(
     REDIS_URL,
     kind=os.environ.get("CHANNEL_LAYER", "pubsub"),
     max_connections=int(os.environ.get("REDIS_MAX_CONNECTIONS", DEFAULT_MAX_CONNECTIONS)),
+    prefix=os.environ.get("CHANNEL_LAYER_PREFIX", "diffusion"),
 )
 # The application refuses bigger websocket text frames even if a server in front lets
 # them through (Daphne is also started with --websocket-max-message-size).

@@ -41,6 +41,17 @@ def require_redis() -> str:
     return REDIS_URL
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    # Without this, a stopped PostgreSQL shows up as a connection traceback in every test.
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.postgresql":
+        host, port = database.get("HOST") or "127.0.0.1", int(database.get("PORT") or 5432)
+        if not _port_open(host, port):
+            pytest.exit(POSTGRES_HELP.format(host=host, port=port), returncode=1)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # A postgres-marked test on another database would pass without proving anything.
     for item in items:

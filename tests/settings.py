@@ -8,7 +8,7 @@ import os
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-secret-key-not-for-production-use-0123456789")
 
-from config.settings import *  # noqa: E402, F403
+from config.settings import *  # noqa: F403
 
 # Templates render {% static %} without a collectstatic manifest.
 STORAGES = {
@@ -17,3 +17,7 @@ STORAGES = {
 }
 # Hashing passwords slowly is a production feature; tests create many accounts.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Serve static files straight from static/ (no collectstatic in tests).
+STATIC_ROOT = None
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True

@@ -1,0 +1,85 @@
+"""Real server processes for end-to-end tests: `make run` itself, or Daphne with chosen env."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STARTUP_SECONDS = 120  # the first `make run` on a machine installs and migrates
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Server:
+    port: int
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+def _wait_until_serving(server: Server) -> None:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"the server exited early:\n{server.output()}")
+        try:
+            with urllib.request.urlopen(f"{server.http}/healthz", timeout=2):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"the server did not answer within {STARTUP_SECONDS} s:\n{server.output()}")
+
+
+@contextmanager
+def running(
+    command: list[str], env: dict[str, str | None], log: Path, port: int
+) -> Iterator[Server]:
+    """Start the command (None in env unsets a variable) and wait until /healthz answers."""
+    environment = {**os.environ, **env}
+    full_env = {key: value for key, value in environment.items() if value is not None}
+    with log.open("wb") as sink:
+        # Own process group, so the whole tree (make, daphne) is stopped afterwards.
+        process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=full_env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    server = Server(port=port, process=process, log=log)
+    try:
+        _wait_until_serving(server)
+        yield server
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()

@@ -1,0 +1,119 @@
+"""The Docker production shape. No Docker engine runs here, so this checks what can be
+checked: the files parse, they fit together, and every setting they pass is one the project
+reads."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCKER = ROOT / "docker"
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict[str, Any]:
+    loaded = yaml.safe_load((DOCKER / "compose.yml").read_text())
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+def settings_variables() -> set[str]:
+    """Every environment variable the settings read."""
+    source = (ROOT / "config" / "settings.py").read_text()
+    return set(
+        re.findall(r'(?:os\.environ\.get|env_bool|env_list)\(\s*"([A-Z_]+)"', source)
+        + re.findall(r'env="([A-Z_]+)"', source)
+    )
+
+
+def dockerfile_instructions() -> list[tuple[str, str]]:
+    text = (DOCKER / "Dockerfile").read_text().replace("\\\n", " ")
+    lines = [line.strip() for line in text.splitlines()]
+    return [
+        (line.split(None, 1)[0].upper(), line.split(None, 1)[1])
+        for line in lines
+        if line and not line.startswith("#")
+    ]
+
+
+def test_compose_has_the_production_services(compose: dict[str, Any]) -> None:
+    assert set(compose["services"]) == {"db", "redis", "migrate", "web1", "web2", "proxy"}
+    assert compose["services"]["db"]["image"].startswith("postgres:")
+    assert compose["services"]["redis"]["image"].startswith("redis:")
+    assert compose["services"]["migrate"]["command"] == [
+        "python",
+        "manage.py",
+        "migrate",
+        "--noinput",
+    ]
+    assert compose["services"]["migrate"]["restart"] == "no"
+
+
+def test_both_web_processes_wait_for_the_migration(compose: dict[str, Any]) -> None:
+    for name in ("web1", "web2"):
+        depends = compose["services"][name]["depends_on"]
+        assert depends["migrate"] == {"condition": "service_completed_successfully"}
+        assert depends["db"]["condition"] == "service_healthy"
+        assert depends["redis"]["condition"] == "service_healthy"
+
+
+def test_every_variable_compose_passes_is_one_the_settings_read(compose: dict[str, Any]) -> None:
+    known = settings_variables()
+    assert {"DJANGO_SECRET_KEY", "DATABASE_URL", "REDIS_URL", "DJANGO_DEBUG"} <= known
+    for name in ("web1", "web2", "migrate"):
+        passed = set(compose["services"][name]["environment"])
+        assert passed <= known, f"{name} passes settings nobody reads: {passed - known}"
+        assert compose["services"][name]["environment"]["DATABASE_URL"].startswith("postgres://")
+        assert compose["services"][name]["environment"]["REDIS_URL"].startswith("redis://redis")
+
+
+def test_compose_builds_from_the_project_with_the_dockerfile(compose: dict[str, Any]) -> None:
+    build = compose["services"]["web1"]["build"]
+    assert (DOCKER / build["context"] / build["dockerfile"]).resolve() == DOCKER / "Dockerfile"
+    for volume in compose["services"]["proxy"]["volumes"]:
+        source = volume.split(":")[0]
+        assert (DOCKER / source).exists(), f"the proxy mounts a missing file: {source}"
+
+
+def test_the_image_copies_files_that_exist_and_runs_daphne_safely() -> None:
+    instructions = dockerfile_instructions()
+    assert instructions[0][0] == "FROM"
+    for kind, argument in instructions:
+        if kind == "COPY":
+            *sources, _ = argument.split()
+            for source in sources:
+                assert (ROOT / source).exists(), f"COPY of a missing path: {source}"
+    runs = " ".join(argument for kind, argument in instructions if kind == "RUN")
+    assert "collectstatic" in runs
+    command = json.loads(next(argument for kind, argument in instructions if kind == "CMD"))
+    assert command[0] == "daphne"
+    assert command[-1] == "config.asgi:application"
+    size = int(command[command.index("--websocket-max-message-size") + 1])
+    assert 0 < size <= 1 << 20
+
+
+def test_the_proxy_upgrades_websockets_and_balances_both_processes() -> None:
+    conf = (DOCKER / "nginx.conf").read_text()
+    upstream = re.search(r"upstream diffusion \{(.*?)\}", conf, re.S)
+    assert upstream is not None
+    assert "server web1:8000;" in upstream.group(1)
+    assert "server web2:8000;" in upstream.group(1)
+    ws = re.search(r"location /ws/ \{(.*?)\}", conf, re.S)
+    assert ws is not None
+    block = ws.group(1)
+    assert "proxy_set_header Upgrade $http_upgrade;" in block
+    assert "proxy_set_header Connection $connection_upgrade;" in block
+    assert "proxy_http_version 1.1;" in block
+    assert conf.count("{") == conf.count("}")
+
+
+def test_the_readme_says_how_to_start_the_production_shape() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert "docker compose -f docker/compose.yml up" in readme
+    assert "DJANGO_SECRET_KEY" in readme

@@ -1,0 +1,71 @@
+"""The Redis channel layer under a burst of connections and over long idle periods."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+import redis.exceptions
+from channels.layers import get_channel_layer
+from django.test import override_settings
+
+from lobby.consumers import LOBBY_GROUP
+from tests.conftest import redis_layers
+from tests.wsutil import communicator
+
+pytestmark = [pytest.mark.redis, pytest.mark.django_db(transaction=True)]
+
+BURST = 200
+# redis-py 8 gives up on a silent socket after 5 s by default.
+LONGER_THAN_REDIS_PY_TIMEOUT = 6.5
+
+
+async def test_200_sockets_connecting_at_once_all_succeed(redis_channel_layer: str) -> None:
+    clients = [communicator() for _ in range(BURST)]
+    results = await asyncio.gather(*(client.connect(timeout=30) for client in clients))
+    assert [connected for connected, _ in results] == [True] * BURST
+    greetings = await asyncio.gather(*(client.receive_json_from(timeout=10) for client in clients))
+    assert all(greeting["type"] == "hello" for greeting in greetings)
+
+    # Every one of them is really subscribed: one broadcast reaches all.
+    payload = {"type": "announcement", "text": "tournament starts"}
+    await get_channel_layer().group_send(LOBBY_GROUP, {"type": "lobby.event", "payload": payload})
+    received = await asyncio.gather(*(client.receive_json_from(timeout=10) for client in clients))
+    assert received == [payload] * BURST
+    await asyncio.gather(*(client.disconnect() for client in clients))
+
+
+async def test_the_burst_would_fail_with_a_small_connection_pool() -> None:
+    # The control experiment: the same burst against the core layer with redis-py's old
+    # ceiling of 100 connections (and fewer) does fail, so the test above can catch a regression.
+    layers = redis_layers("core", max_connections=20)
+    with override_settings(CHANNEL_LAYERS=layers):
+        layer = get_channel_layer()
+        names = [await layer.new_channel() for _ in range(BURST)]
+        outcomes = await asyncio.gather(
+            *(layer.group_add(LOBBY_GROUP, name) for name in names), return_exceptions=True
+        )
+        await layer.flush()
+    refused = [o for o in outcomes if isinstance(o, redis.exceptions.RedisError)]
+    assert refused, "a 20-connection pool absorbed a 200-socket burst"
+    assert all("Too many connections" in str(error) for error in refused)
+
+
+async def test_an_idle_socket_outlives_redis_pys_default_read_timeout(
+    redis_channel_layer: str,
+) -> None:
+    client = communicator()
+    connected, _ = await client.connect()
+    assert connected
+    await client.receive_json_from()
+
+    await asyncio.sleep(LONGER_THAN_REDIS_PY_TIMEOUT)
+
+    # Had the layer's blocking read timed out, the consumer would have crashed (close 1011)
+    # and this broadcast would never arrive.
+    payload = {"type": "announcement", "text": "still here"}
+    await get_channel_layer().group_send(LOBBY_GROUP, {"type": "lobby.event", "payload": payload})
+    assert await client.receive_json_from(timeout=5) == payload
+    await client.send_json_to({"type": "ping", "id": "after-idle"})
+    assert await client.receive_json_from(timeout=5) == {"type": "pong", "id": "after-idle"}
+    await client.disconnect()

@@ -1,0 +1,166 @@
+"""End to end: the README's `make run` serves pages and websockets; Daphne caps messages;
+two server processes share one Redis channel layer (the production shape)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import websockets
+from channels_redis.pubsub import RedisPubSubChannelLayer
+
+from config.channel_layers import redis_host
+from lobby.consumers import LOBBY_GROUP
+from tests.conftest import require_redis
+from tests.servers import ROOT, Server, free_port, running
+
+WS_MAX_BYTES = 65536
+
+
+@pytest.fixture(scope="module")
+def make_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """`make run` exactly as the README gives it, on a scratch database and port."""
+    scratch = tmp_path_factory.mktemp("make-run")
+    port = free_port()
+    env: dict[str, str | None] = {
+        "PORT": str(port),
+        "DATABASE_URL": f"sqlite:///{scratch / 'db.sqlite3'}",
+        "DJANGO_STATIC_ROOT": str(scratch / "static"),
+        "WS_MAX_BYTES": str(WS_MAX_BYTES),
+    }
+    # The test run's own settings module and services must not leak into the server.
+    for variable in ("REDIS_URL", "DJANGO_SETTINGS_MODULE", "DJANGO_DEBUG", "DJANGO_SECRET_KEY"):
+        env[variable] = None
+    with running(["make", "run"], env, scratch / "server.log", port) as server:
+        yield server
+
+
+def fetch(url: str) -> tuple[int, str, str]:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.status, response.headers.get("Content-Type", ""), response.read().decode()
+
+
+def test_make_run_serves_the_home_page_and_its_static_files(make_run: Server) -> None:
+    status, _, page = fetch(make_run.http + "/")
+    assert status == 200
+    assert "Play as guest" in page
+    # collectstatic ran: the stylesheet link is a hashed name whitenoise serves.
+    stylesheet = page.split('rel="stylesheet" href="')[1].split('"')[0]
+    assert stylesheet.startswith("/static/css/site.") and stylesheet != "/static/css/site.css"
+    status, content_type, css = fetch(make_run.http + stylesheet)
+    assert status == 200
+    assert content_type.startswith("text/css")
+    assert "--accent" in css
+
+
+def test_make_run_is_healthy_on_the_embedded_default(make_run: Server) -> None:
+    status, _, body = fetch(make_run.http + "/healthz")
+    health = json.loads(body)
+    assert status == 200
+    assert health["database"]["vendor"] == "sqlite"
+    assert health["channel_layer"]["backend"] == "InMemoryChannelLayer"
+
+
+def test_make_run_accepts_a_websocket(make_run: Server) -> None:
+    async def talk() -> tuple[dict, dict]:
+        async with websockets.connect(
+            make_run.ws + "/ws/lobby/", origin=websockets.Origin(make_run.http)
+        ) as socket:
+            hello = json.loads(await socket.recv())
+            await socket.send(json.dumps({"type": "ping", "id": 42}))
+            pong = json.loads(await socket.recv())
+            return hello, pong
+
+    hello, pong = asyncio.run(talk())
+    assert hello == {"type": "hello", "user": None}
+    assert pong == {"type": "pong", "id": 42}
+
+
+def test_the_server_drops_a_socket_that_sends_an_oversized_message(make_run: Server) -> None:
+    async def send(size: int) -> str:
+        async with websockets.connect(
+            make_run.ws + "/ws/lobby/", origin=websockets.Origin(make_run.http), max_size=None
+        ) as socket:
+            await socket.recv()
+            await socket.send(json.dumps({"type": "ping", "id": "x" * size}))
+            try:
+                return json.loads(await asyncio.wait_for(socket.recv(), 10))["type"]
+            except websockets.ConnectionClosed:
+                return "closed"
+
+    # Daphne refuses the frame before the application sees it; the server lives on.
+    assert asyncio.run(send(WS_MAX_BYTES)) == "closed"
+    assert asyncio.run(send(1000)) == "pong"
+
+
+def test_a_second_make_run_just_starts_the_server(make_run: Server) -> None:
+    # The fixture's run already installed and migrated; doing it again changes nothing.
+    result = subprocess.run(
+        ["make", "--question", ".venv/.installed", ".secret_key"], cwd=ROOT, capture_output=True
+    )
+    assert result.returncode == 0, "make would reinstall on a second run"
+
+
+@pytest.mark.redis
+def test_two_server_processes_share_broadcasts_through_redis(tmp_path: Path) -> None:
+    redis_url = require_redis()
+    database = tmp_path / "db.sqlite3"
+    prefix = f"e2e{os.getpid()}"
+    env: dict[str, str | None] = {
+        "DJANGO_SECRET_KEY": "e2e-test-key",
+        "DATABASE_URL": f"sqlite:///{database}",
+        "REDIS_URL": redis_url,
+        "CHANNEL_LAYER_PREFIX": prefix,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    }
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput"],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        check=True,
+        capture_output=True,  # type: ignore[dict-item]
+    )
+    daphne = [sys.executable, "-m", "daphne", "--websocket-max-message-size", str(WS_MAX_BYTES)]
+    ports = [free_port(), free_port()]
+    with (
+        running(
+            [*daphne, "-p", str(ports[0]), "config.asgi:application"],
+            env,
+            tmp_path / "a.log",
+            ports[0],
+        ) as first,
+        running(
+            [*daphne, "-p", str(ports[1]), "config.asgi:application"],
+            env,
+            tmp_path / "b.log",
+            ports[1],
+        ) as second,
+    ):
+
+        async def broadcast() -> list[dict]:
+            sockets = [
+                await websockets.connect(
+                    server.ws + "/ws/lobby/", origin=websockets.Origin(server.http)
+                )
+                for server in (first, second)
+            ]
+            for socket in sockets:
+                assert json.loads(await socket.recv())["type"] == "hello"
+            layer = RedisPubSubChannelLayer(hosts=[redis_host(redis_url)], prefix=prefix)
+            payload = {"type": "announcement", "text": "from another process"}
+            await layer.group_send(LOBBY_GROUP, {"type": "lobby.event", "payload": payload})
+            received = [json.loads(await asyncio.wait_for(s.recv(), 10)) for s in sockets]
+            for socket in sockets:
+                await socket.close()
+            await layer.flush()
+            return received
+
+        received = asyncio.run(broadcast())
+    assert received == [{"type": "announcement", "text": "from another process"}] * 2
