@@ -7,10 +7,11 @@ import contextlib
 import time
 from typing import Any
 
-from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
+
+from config.db import db_call
 
 CHECK_TIMEOUT_SECONDS = 3.0
 
@@ -35,7 +36,7 @@ async def _check(probe: Any) -> dict[str, Any]:
 
 
 async def _database_round_trip() -> None:
-    await database_sync_to_async(_query_database)()
+    await db_call(_query_database)()
 
 
 async def _channel_layer_round_trip() -> None:

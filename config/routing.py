@@ -1,5 +1,6 @@
 """Every websocket route of the site, one list per app."""
 
+from games.routing import websocket_urlpatterns as game_routes
 from lobby.routing import websocket_urlpatterns as lobby_routes
 
-websocket_urlpatterns = [*lobby_routes]
+websocket_urlpatterns = [*lobby_routes, *game_routes]

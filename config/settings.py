@@ -98,6 +98,25 @@ DATABASES = {
     )
 }
 
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Writers take the lock when they begin, so two never deadlock upgrading a read lock.
+    DATABASES["default"].setdefault("OPTIONS", {})["transaction_mode"] = "IMMEDIATE"
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
+    "DATABASE_POOL", True
+):
+    # Under ASGI, persistent connections leak (one per request thread): psycopg's pool hands
+    # connections out instead, so a closed connection costs nothing to reopen.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": int(os.environ.get("DATABASE_POOL_MIN", "2")),
+        "max_size": int(os.environ.get("DATABASE_POOL_MAX", "20")),
+        "timeout": 10,
+    }
+# Threads that run database work for websocket consumers (see config/db.py).
+DB_THREADS = int(
+    os.environ.get("DB_THREADS", "1" if DATABASES["default"]["ENGINE"].endswith("sqlite3") else "8")
+)
+
 AUTH_USER_MODEL = "lobby.User"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

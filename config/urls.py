@@ -6,5 +6,6 @@ from config.health import healthz
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    path("", include("games.urls")),
     path("", include("lobby.urls")),
 ]

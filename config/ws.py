@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
@@ -23,10 +25,34 @@ Handler = Callable[[Any, dict[str, Any]], Awaitable[None]]
 class ClientError(Exception):
     """A request the server refuses; its code and message go back to the client."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, **extra: Any) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.extra = extra
+
+
+class TokenBucket:
+    """Allows `rate` messages a second on average and bursts of up to `burst`."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.stamp = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+# Close code for a socket that keeps flooding after being told to slow down.
+CLOSE_FLOODING = 4429
 
 
 class JsonConsumer(AsyncJsonWebsocketConsumer):
@@ -34,15 +60,44 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
 
     # message type -> name of the coroutine method that handles it
     handlers: ClassVar[dict[str, str]] = {}
+    # None: settings.WEBSOCKET_MAX_MESSAGE_BYTES
+    max_message_bytes: ClassVar[int | None] = None
+    rate_per_second: ClassVar[float] = 20.0
+    rate_burst: ClassVar[float] = 40.0
+    # Refused messages in a row before the socket is closed.
+    flood_limit: ClassVar[int] = 100
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._bucket = TokenBucket(self.rate_per_second, self.rate_burst)
+        self._refused_in_a_row = 0
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        # Channels hops to the sync thread before EVERY message to close stale database
+        # connections, which made each broadcast cost a thread round trip. Our consumers
+        # never touch the database themselves: config.db.db_call does that cleanup in the
+        # thread that runs the query.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def send_error(self, code: str, message: str, **extra: Any) -> None:
         await self.send_json({"type": "error", "code": code, "message": message, **extra})
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if not self._bucket.take():
+            self._refused_in_a_row += 1
+            if self._refused_in_a_row >= self.flood_limit:
+                await self.close(code=CLOSE_FLOODING)
+            elif self._refused_in_a_row == 1:
+                await self.send_error("rate_limited", "Too many messages: slow down.")
+            return
+        self._refused_in_a_row = 0
         if text_data is None:
             await self.send_error("bad_frame", "Send JSON text frames, not binary ones.")
             return
-        limit = settings.WEBSOCKET_MAX_MESSAGE_BYTES
+        limit = self.max_message_bytes or settings.WEBSOCKET_MAX_MESSAGE_BYTES
         if len(text_data.encode("utf-8", errors="replace")) > limit:
             await self.send_error("too_large", f"Messages are limited to {limit} bytes.")
             return
@@ -70,7 +125,9 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         try:
             await getattr(self, method_name)(content)
         except ClientError as error:
-            await self.send_error(error.code, error.message)
+            # Answers carry the request's id so clients can match them to what they sent.
+            echo = {"id": content["id"]} if "id" in content else {}
+            await self.send_error(error.code, error.message, **{**echo, **error.extra})
         except Exception:
             # The traceback stays in the server log; the client gets a plain message and the
             # socket stays usable.

@@ -1,37 +1,241 @@
+"""The lobby socket /ws/lobby/: a snapshot, then the versioned public feed and personal news.
+
+Thin: each handler calls one service in lobby/services. See docs/PROTOCOL.md.
+"""
+
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import Any, ClassVar
+from urllib.parse import parse_qs
 
-from config.ws import JsonConsumer
+from config.db import db_call
+from config.ws import ClientError, JsonConsumer
+from lobby import selectors
+from lobby.models import LobbyConnection
+from lobby.services import LobbyError, challenges, feed, seeks
 
-LOBBY_GROUP = "lobby"
+logger = logging.getLogger(__name__)
+
+LOBBY_GROUP = feed.LOBBY_GROUP
+ONLINE_INTERVAL = 1.0
+_online_pending: asyncio.Future[None] | None = None
+_online_dirty = False
+
+
+def _arrive(channel_name: str, user: Any) -> None:
+    signed_in = user is not None and user.is_authenticated
+    LobbyConnection.objects.update_or_create(
+        channel_name=channel_name, defaults={"user": user if signed_in else None}
+    )
+
+
+def _leave(channel_name: str, user_id: int | None) -> None:
+    LobbyConnection.objects.filter(channel_name=channel_name).delete()
+    if user_id is not None and not LobbyConnection.objects.filter(user_id=user_id).exists():
+        seeks.cancel_realtime_seeks(user_id=user_id)
+
+
+def online_changed() -> None:
+    """Coalesce arrivals and departures into at most one `online` message per interval."""
+    global _online_pending, _online_dirty
+    _online_dirty = True
+    if _online_pending is None:
+        _online_pending = asyncio.ensure_future(_send_online())
+
+
+async def _send_online() -> None:
+    global _online_pending, _online_dirty
+    try:
+        while _online_dirty:
+            _online_dirty = False
+            count = await db_call(selectors.online_count)()
+            from channels.layers import get_channel_layer
+
+            await get_channel_layer().group_send(
+                LOBBY_GROUP, {"type": "lobby.online", "online": count}
+            )
+            await asyncio.sleep(ONLINE_INTERVAL)
+    except Exception:
+        logger.exception("online count update failed")
+    finally:
+        _online_pending = None
+
+
+def _user_id(user: Any) -> int | None:
+    return user.pk if user is not None and user.is_authenticated else None
 
 
 class LobbyConsumer(JsonConsumer):
-    """The lobby socket: everyone on the home page listens to the lobby group."""
-
-    handlers: ClassVar[dict[str, str]] = {"ping": "handle_ping"}
+    handlers: ClassVar[dict[str, str]] = {
+        "ping": "handle_ping",
+        "sync": "handle_sync",
+        "seek": "handle_seek",
+        "cancel_seek": "handle_cancel_seek",
+        "challenge": "handle_challenge",
+        "accept": "handle_accept",
+        "decline": "handle_decline",
+        "cancel_challenge": "handle_cancel_challenge",
+        "command": "handle_command",
+    }
 
     async def connect(self) -> None:
+        self.user = self.scope.get("user")
+        self.user_id = _user_id(self.user)
+        self.last_v = 0
         await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
+        if self.user_id is not None:
+            await self.channel_layer.group_add(feed.user_group(self.user_id), self.channel_name)
         await self.accept()
-        user = self.scope.get("user")
-        signed_in = bool(user and user.is_authenticated)
-        await self.send_json(
-            {
-                "type": "hello",
-                "user": (
-                    {"username": user.username, "is_guest": user.is_guest} if signed_in else None
-                ),
-            }
-        )
+        await db_call(_arrive)(self.channel_name, self.user)
+        since = self._version_in_query()
+        if since is None or not await self._replay(since):
+            await self._send_snapshot()
+        online_changed()
 
     async def disconnect(self, code: int) -> None:
         await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
+        if self.user_id is not None:
+            await self.channel_layer.group_discard(feed.user_group(self.user_id), self.channel_name)
+        await db_call(_leave)(self.channel_name, self.user_id)
+        online_changed()
+
+    def _version_in_query(self) -> int | None:
+        values = parse_qs(self.scope.get("query_string", b"").decode("latin-1")).get("v")
+        try:
+            return int(values[0]) if values else None
+        except ValueError:
+            return None
+
+    async def _send_snapshot(self) -> None:
+        snapshot = await db_call(selectors.snapshot)(self.user)
+        self.last_v = snapshot["v"]
+        await self.send_json(snapshot)
+
+    async def _replay(self, since: int) -> bool:
+        events = await db_call(feed.events_since)(since)
+        if events is None:
+            return False
+        for event in events:
+            await self._deliver(event)
+        return True
+
+    async def _deliver(self, event: dict[str, Any]) -> None:
+        version = event["v"]
+        if version <= self.last_v:
+            return
+        if version > self.last_v + 1 and not await self._replay_between(version):
+            await self._send_snapshot()
+            if version <= self.last_v:
+                return
+        self.last_v = version
+        await self.send_json(event)
+
+    async def _replay_between(self, version: int) -> bool:
+        """Fill a gap before `version` from the stored feed."""
+        events = await db_call(feed.events_since)(self.last_v)
+        if events is None:
+            return False
+        for earlier in events:
+            if earlier["v"] < version and earlier["v"] > self.last_v:
+                self.last_v = earlier["v"]
+                await self.send_json(earlier)
+        return True
+
+    # --- from the channel layer -------------------------------------------------------------
+
+    async def lobby_event(self, message: dict[str, Any]) -> None:
+        if "event" in message:
+            await self._deliver(message["event"])
+        else:  # an unversioned broadcast (announcements, tests)
+            await self.send_json(message["payload"])
+
+    async def lobby_personal(self, message: dict[str, Any]) -> None:
+        await self.send_json(message["event"])
+
+    async def lobby_online(self, message: dict[str, Any]) -> None:
+        await self.send_json({"type": "online", "online": message["online"]})
+
+    # --- from the client --------------------------------------------------------------------
+
+    async def _call(self, service: Any, content: dict[str, Any], **kwargs: Any) -> Any:
+        if self.user_id is None:
+            raise ClientError("not_logged_in", "Log in or play as a guest first.")
+        try:
+            return await db_call(service)(**kwargs)
+        except LobbyError as error:
+            raise ClientError(error.code, error.message, id=content.get("id")) from None
+
+    async def _ok(self, content: dict[str, Any], **fields: Any) -> None:
+        await self.send_json({"type": "ok", "id": content.get("id"), **fields})
 
     async def handle_ping(self, content: dict[str, Any]) -> None:
         await self.send_json({"type": "pong", "id": content.get("id")})
 
-    async def lobby_event(self, event: dict[str, Any]) -> None:
-        """A broadcast to the lobby group: forward its payload as it is."""
-        await self.send_json(event["payload"])
+    async def handle_sync(self, content: dict[str, Any]) -> None:
+        since = content.get("v")
+        if not isinstance(since, int) or isinstance(since, bool):
+            raise ClientError("bad_message", 'sync needs "v": the last version you saw.')
+        if since > self.last_v or not await self._replay(since):
+            await self._send_snapshot()
+
+    async def handle_seek(self, content: dict[str, Any]) -> None:
+        seek, game = await self._call(
+            seeks.create_seek, content, user=self.user, games=content.get("games")
+        )
+        await self._ok(content, seek_id=seek.pk, game_id=game.pk if game else None)
+
+    async def handle_cancel_seek(self, content: dict[str, Any]) -> None:
+        await self._call(seeks.cancel_seek, content, user=self.user, seek_id=content.get("seek_id"))
+        await self._ok(content)
+
+    async def handle_challenge(self, content: dict[str, Any]) -> None:
+        challenged = content.get("user")
+        if challenged is not None and not isinstance(challenged, str):
+            raise ClientError("bad_message", '"user" must be a user name (or absent: open).')
+        challenge = await self._call(
+            challenges.create_challenge,
+            content,
+            challenger=self.user,
+            challenged=challenged,
+            slug=content.get("slug"),
+            options=content.get("options"),
+            side=content.get("side", "random"),
+        )
+        await self._ok(content, challenge_id=challenge.pk, token=challenge.token)
+
+    async def handle_accept(self, content: dict[str, Any]) -> None:
+        game = await self._call(
+            challenges.accept_challenge,
+            content,
+            user=self.user,
+            challenge_id=content.get("challenge_id"),
+            token=content.get("token"),
+        )
+        await self._ok(content, game_id=game.pk)
+
+    async def handle_decline(self, content: dict[str, Any]) -> None:
+        await self._call(
+            challenges.decline_challenge,
+            content,
+            user=self.user,
+            challenge_id=content.get("challenge_id"),
+            reason=content.get("reason", ""),
+        )
+        await self._ok(content)
+
+    async def handle_cancel_challenge(self, content: dict[str, Any]) -> None:
+        await self._call(
+            challenges.cancel_challenge,
+            content,
+            user=self.user,
+            challenge_id=content.get("challenge_id"),
+        )
+        await self._ok(content)
+
+    async def handle_command(self, content: dict[str, Any]) -> None:
+        challenge = await self._call(
+            challenges.pbm_challenge, content, sender=self.user, text=content.get("text")
+        )
+        await self._ok(content, challenge_id=challenge.pk)

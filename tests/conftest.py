@@ -92,3 +92,21 @@ def redis_channel_layer(request: pytest.FixtureRequest) -> Iterator[str]:
 def in_memory_channel_layer() -> Iterator[str]:
     with override_settings(CHANNEL_LAYERS=build_channel_layers(None)):
         yield "memory"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _close_the_connection_pool(django_db_setup: Any, django_db_blocker: Any) -> Iterator[None]:
+    """Return pooled connections before the test database is dropped."""
+    yield
+    from django.db import connections
+
+    with django_db_blocker.unblock():
+        connection = connections["default"]
+        if connection.vendor == "postgresql":
+            # Threads that served websocket consumers may still hold pooled connections.
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                )
+            connection.close_pool()

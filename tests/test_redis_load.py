@@ -11,7 +11,7 @@ from django.test import override_settings
 
 from lobby.consumers import LOBBY_GROUP
 from tests.conftest import redis_layers
-from tests.wsutil import communicator
+from tests.wsutil import communicator, receive
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
@@ -24,13 +24,13 @@ async def test_200_sockets_connecting_at_once_all_succeed(redis_channel_layer: s
     clients = [communicator() for _ in range(BURST)]
     results = await asyncio.gather(*(client.connect(timeout=30) for client in clients))
     assert [connected for connected, _ in results] == [True] * BURST
-    greetings = await asyncio.gather(*(client.receive_json_from(timeout=10) for client in clients))
-    assert all(greeting["type"] == "hello" for greeting in greetings)
+    greetings = await asyncio.gather(*(receive(client, within=10) for client in clients))
+    assert all(greeting["type"] == "lobby" for greeting in greetings)
 
     # Every one of them is really subscribed: one broadcast reaches all.
     payload = {"type": "announcement", "text": "tournament starts"}
     await get_channel_layer().group_send(LOBBY_GROUP, {"type": "lobby.event", "payload": payload})
-    received = await asyncio.gather(*(client.receive_json_from(timeout=10) for client in clients))
+    received = await asyncio.gather(*(receive(client, within=10) for client in clients))
     assert received == [payload] * BURST
     await asyncio.gather(*(client.disconnect() for client in clients))
 
@@ -57,7 +57,7 @@ async def test_an_idle_socket_outlives_redis_pys_default_read_timeout(
     client = communicator()
     connected, _ = await client.connect()
     assert connected
-    await client.receive_json_from()
+    await receive(client)
 
     await asyncio.sleep(LONGER_THAN_REDIS_PY_TIMEOUT)
 
@@ -65,7 +65,7 @@ async def test_an_idle_socket_outlives_redis_pys_default_read_timeout(
     # and this broadcast would never arrive.
     payload = {"type": "announcement", "text": "still here"}
     await get_channel_layer().group_send(LOBBY_GROUP, {"type": "lobby.event", "payload": payload})
-    assert await client.receive_json_from(timeout=5) == payload
+    assert await receive(client, within=5) == payload
     await client.send_json_to({"type": "ping", "id": "after-idle"})
-    assert await client.receive_json_from(timeout=5) == {"type": "pong", "id": "after-idle"}
+    assert await receive(client, within=5) == {"type": "pong", "id": "after-idle"}
     await client.disconnect()

@@ -11,20 +11,20 @@ from django.test import Client
 
 from lobby.consumers import LOBBY_GROUP
 from lobby.models import User
-from tests.wsutil import communicator
+from tests.wsutil import communicator, receive
 
 
 async def connect_and_greet(**kwargs: object) -> tuple[object, dict]:
     client = communicator(**kwargs)  # type: ignore[arg-type]
     connected, _ = await client.connect()
     assert connected
-    return client, await client.receive_json_from()
+    return client, await receive(client)
 
 
 @pytest.mark.django_db(transaction=True)
 async def test_a_visitor_is_greeted_without_a_user() -> None:
     client, hello = await connect_and_greet()
-    assert hello == {"type": "hello", "user": None}
+    assert (hello["type"], hello["user"]) == ("lobby", None)
     await client.disconnect()
 
 
@@ -38,7 +38,8 @@ async def test_the_socket_knows_the_logged_in_user_from_the_session() -> None:
     session_key = await database_sync_to_async(log_in_guest)()
     client, hello = await connect_and_greet(session_key=session_key)
     guest = await database_sync_to_async(User.objects.get)()
-    assert hello == {"type": "hello", "user": {"username": guest.username, "is_guest": True}}
+    assert hello["type"] == "lobby"
+    assert hello["user"] == {"username": guest.username, "is_guest": True}
     await client.disconnect()
 
 
@@ -63,12 +64,12 @@ async def test_a_socket_from_another_site_is_refused() -> None:
 async def test_a_bad_frame_gets_an_error_and_the_socket_stays_usable(frame: str, code: str) -> None:
     client, _ = await connect_and_greet()
     await client.send_to(text_data=frame)
-    error = await client.receive_json_from()
+    error = await receive(client)
     assert error["type"] == "error"
     assert error["code"] == code
     assert error["message"]
     await client.send_json_to({"type": "ping", "id": 1})
-    assert await client.receive_json_from() == {"type": "pong", "id": 1}
+    assert await receive(client) == {"type": "pong", "id": 1}
     await client.disconnect()
 
 
@@ -76,7 +77,7 @@ async def test_a_bad_frame_gets_an_error_and_the_socket_stays_usable(frame: str,
 async def test_a_binary_frame_is_refused_with_a_message() -> None:
     client, _ = await connect_and_greet()
     await client.send_to(bytes_data=b"\x00\x01")
-    error = await client.receive_json_from()
+    error = await receive(client)
     assert error["code"] == "bad_frame"
     await client.disconnect()
 
@@ -88,7 +89,7 @@ async def test_the_size_limit_counts_bytes_not_characters(settings: object) -> N
     frame = json.dumps({"type": "ping", "id": "é" * (limit // 2)}, ensure_ascii=False)
     client, _ = await connect_and_greet()
     await client.send_to(text_data=frame)
-    assert (await client.receive_json_from())["code"] == "too_large"
+    assert (await receive(client))["code"] == "too_large"
     await client.disconnect()
 
 
@@ -97,14 +98,14 @@ async def broadcast_reaches_two_sockets() -> None:
     second, _ = await connect_and_greet()
     payload = {"type": "announcement", "text": "Diffusion night at eight"}
     await get_channel_layer().group_send(LOBBY_GROUP, {"type": "lobby.event", "payload": payload})
-    assert await first.receive_json_from(timeout=5) == payload
-    assert await second.receive_json_from(timeout=5) == payload
+    assert await receive(first, within=5) == payload
+    assert await receive(second, within=5) == payload
     await first.disconnect()
     await second.disconnect()
     # The group still works after members leave.
     third, _ = await connect_and_greet()
     await get_channel_layer().group_send(LOBBY_GROUP, {"type": "lobby.event", "payload": payload})
-    assert await third.receive_json_from(timeout=5) == payload
+    assert await receive(third, within=5) == payload
     await third.disconnect()
 
 

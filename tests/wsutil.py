@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
@@ -17,3 +19,15 @@ def communicator(
     if session_key:
         headers.append((b"cookie", f"sessionid={session_key}".encode()))
     return WebsocketCommunicator(application, path, headers=headers)
+
+
+# Presence messages arrive whenever someone comes or goes; most tests look past them.
+PRESENCE = frozenset({"online", "crowd"})
+
+
+async def receive(client: WebsocketCommunicator, within: float = 5) -> dict[str, Any]:
+    """The next message that is not a presence update."""
+    while True:
+        message = await client.receive_json_from(timeout=within)
+        if message.get("type") not in PRESENCE:
+            return message

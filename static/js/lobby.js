@@ -16,7 +16,7 @@
     socket.addEventListener("open", () => { delay = 500; });
     socket.addEventListener("message", (event) => {
       const message = JSON.parse(event.data);
-      if (message.type === "hello") {
+      if (message.type === "lobby") {
         const who = message.user ? message.user.username : "a visitor";
         show("open", `Connected to the lobby as ${who}.`);
       } else if (message.type === "error") {

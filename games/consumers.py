@@ -1,0 +1,196 @@
+"""The game socket /ws/games/<id>/: snapshot on connect, moves in, versioned events out.
+
+Thin: each handler decodes a message and calls one service. The consumer tracks the last
+version it sent its client; an event that skips versions (the channel layer may drop one)
+makes it fetch the missing events from the database first, so clients see every version in
+order. See docs/PROTOCOL.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+from urllib.parse import parse_qs
+
+from config.db import db_call
+from config.ws import ClientError, JsonConsumer
+from games import presence, selectors, services
+from games.engine import MAX_MOVE_LENGTH
+from games.models import Game
+
+CLOSE_NO_SUCH_GAME = 4404
+MAX_CLIENT_ID_LENGTH = 64
+
+
+def _client_id(content: dict[str, Any]) -> Any:
+    value = content.get("id")
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    if isinstance(value, str) and len(value) <= MAX_CLIENT_ID_LENGTH:
+        return value
+    raise ClientError(
+        "bad_message",
+        f'"id" must be a number or text of at most {MAX_CLIENT_ID_LENGTH} characters.',
+    )
+
+
+class GameConsumer(JsonConsumer):
+    handlers: ClassVar[dict[str, str]] = {
+        "move": "handle_move",
+        "resign": "handle_resign",
+        "abort": "handle_abort",
+        "rematch": "handle_rematch",
+        "sync": "handle_sync",
+        "ping": "handle_ping",
+    }
+    max_message_bytes: ClassVar[int | None] = 4096
+
+    game_id: int
+    player: int | None
+    last_v: int
+
+    async def connect(self) -> None:
+        self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
+        self.user = self.scope.get("user")
+        self.last_v = 0
+        self.player = None
+        self.joined = False
+        game = await db_call(selectors.load_game)(self.game_id)
+        if game is None:
+            await self.accept()
+            await self.send_error("no_such_game", f"There is no game {self.game_id}.")
+            await self.close(code=CLOSE_NO_SUCH_GAME)
+            return
+        self.player = game.player_number(self.user)
+        # Join before reading the snapshot: an event racing the snapshot is then received
+        # and skipped by version rather than lost.
+        for group in presence.groups_for(self.game_id, self.player):
+            await self.channel_layer.group_add(group, self.channel_name)
+        self.joined = True
+        await self.accept()
+        await db_call(presence.arrive)(
+            game_id=self.game_id, channel_name=self.channel_name, user=self.user, player=self.player
+        )
+        since = self._version_in_query()
+        if since is None or not await self._replay(since):
+            await self._send_state()
+        presence.crowd_changed(self.game_id)
+
+    async def disconnect(self, code: int) -> None:
+        if not getattr(self, "joined", False):
+            return
+        for group in presence.groups_for(self.game_id, self.player):
+            await self.channel_layer.group_discard(group, self.channel_name)
+        await db_call(presence.leave)(channel_name=self.channel_name)
+        presence.crowd_changed(self.game_id)
+
+    def _version_in_query(self) -> int | None:
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        values = query.get("v")
+        if not values:
+            return None
+        try:
+            return max(0, int(values[0]))
+        except ValueError:
+            return None
+
+    # --- sending ----------------------------------------------------------------------------
+
+    async def _send_state(self) -> None:
+        game, state = await db_call(self._load_snapshot)()
+        if game is None:
+            await self.send_error("no_such_game", f"There is no game {self.game_id}.")
+            return
+        self.last_v = game.version
+        await self.send_json(
+            {"type": "state", "v": game.version, "you": self.player, "game": state}
+        )
+
+    def _load_snapshot(self) -> tuple[Game | None, dict[str, Any] | None]:
+        game = selectors.load_game(self.game_id)
+        if game is None:
+            return None, None
+        return game, selectors.snapshot(game)
+
+    async def _replay(self, since: int) -> bool:
+        """Send the events after `since`; False when a snapshot must be sent instead."""
+        latest = await db_call(self._current_version)()
+        if since > latest:
+            return False  # the client claims a future it cannot have seen
+        events = await db_call(selectors.events_since)(self.game_id, since, latest)
+        if events is None:
+            return False
+        for event in events:
+            await self.send_json(event)
+        self.last_v = latest
+        return True
+
+    def _current_version(self) -> int:
+        return Game.objects.filter(pk=self.game_id).values_list("version", flat=True).first() or 0
+
+    async def _deliver(self, event: dict[str, Any], **extra: Any) -> None:
+        """Send one versioned event in order, filling any gap from the database first."""
+        version = event["v"]
+        if version <= self.last_v:
+            return
+        if version > self.last_v + 1:
+            missing = await db_call(selectors.events_since)(self.game_id, self.last_v, version - 1)
+            if missing is None:
+                await self._send_state()
+                if version <= self.last_v:
+                    return
+            else:
+                for earlier in missing:
+                    await self.send_json(earlier)
+        self.last_v = version
+        await self.send_json({**event, **extra})
+
+    async def game_event(self, message: dict[str, Any]) -> None:
+        await self._deliver(message["event"])
+
+    async def game_crowd(self, message: dict[str, Any]) -> None:
+        await self.send_json(message["crowd"])
+
+    # --- handlers ---------------------------------------------------------------------------
+
+    async def _call(self, service: Any, content: dict[str, Any], **kwargs: Any) -> None:
+        request_id = _client_id(content)
+        echo = {"id": request_id} if request_id is not None else {}
+        try:
+            applied = await db_call(service)(game_id=self.game_id, user=self.user, **kwargs)
+        except services.GameError as error:
+            await self.send_error(error.code, error.message, **echo)
+            if error.code == "stale_ply":
+                await self._send_state()
+            return
+        if applied.event is None:
+            await self.send_json({"type": "ack", **echo, "duplicate": applied.duplicate})
+        elif applied.duplicate:
+            await self.send_json({**applied.event, **echo, "duplicate": True})
+        else:
+            # The mover hears back at once, before the broadcast comes round.
+            await self._deliver(applied.event, **echo)
+
+    async def handle_move(self, content: dict[str, Any]) -> None:
+        move = content.get("move")
+        if isinstance(move, str) and len(move) > MAX_MOVE_LENGTH:
+            raise ClientError("bad_message", f"A move has at most {MAX_MOVE_LENGTH} characters.")
+        await self._call(services.play_move, content, move=move, ply=content.get("ply"))
+
+    async def handle_resign(self, content: dict[str, Any]) -> None:
+        await self._call(services.resign, content)
+
+    async def handle_abort(self, content: dict[str, Any]) -> None:
+        await self._call(services.abort, content)
+
+    async def handle_rematch(self, content: dict[str, Any]) -> None:
+        await self._call(services.offer_rematch, content)
+
+    async def handle_sync(self, content: dict[str, Any]) -> None:
+        since = content.get("v")
+        if not isinstance(since, int) or isinstance(since, bool):
+            raise ClientError("bad_message", 'sync needs "v": the last version you saw.')
+        if not await self._replay(since):
+            await self._send_state()
+
+    async def handle_ping(self, content: dict[str, Any]) -> None:
+        await self.send_json({"type": "pong", "id": content.get("id")})

@@ -1,0 +1,350 @@
+"""Live-play load test over real websockets against real server processes.
+
+    python manage.py loadtest --games 500 --rate 1 --procs 2 --seconds 30
+
+Starts PROCS Daphne processes on this settings' database and channel layer (use PostgreSQL
+and REDIS_URL for more than one process), opens two player sockets and one spectator socket
+per game (all sockets of a game on one process, as a proxy hashing the game URL would route
+them), plays random legal moves at RATE moves per game per second, and prints the move round
+trip, throughput, lost moves, errors and each process's peak memory. Finished games are
+replaced by their rematch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from django.test import Client
+
+from games import services
+from lobby.models import User
+
+STARTUP_SECONDS = 60
+GRACE_SECONDS = 3.0
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
+
+
+@dataclass
+class Stats:
+    sent: dict[tuple[int, int], float] = field(default_factory=dict)  # (game, v) -> sent at
+    acked: dict[tuple[int, int], str] = field(default_factory=dict)  # -> the mover's role
+    arrivals: dict[tuple[int, int], dict[str, float]] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    games_finished: int = 0
+
+
+class Clock:
+    """Starts the measured period once every game's sockets are connected."""
+
+    def __init__(self, expected: int, seconds: float) -> None:
+        self.expected = expected
+        self.seconds = seconds
+        self.arrived = 0
+        self.started = False
+        self.stop_at = 0.0
+        self.event = asyncio.Event()
+
+    async def arrive(self) -> None:
+        self.arrived += 1
+        if self.arrived == self.expected:
+            self.started = True
+            self.stop_at = time.perf_counter() + self.seconds
+            self.event.set()
+        await self.event.wait()
+
+
+@dataclass
+class Table:
+    game_id: int
+    cookies: dict[int, str]
+    port: int
+
+
+class Command(BaseCommand):
+    help = "Play many live games over real websockets and report latency and losses."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--games", type=int, default=100)
+        parser.add_argument("--rate", type=float, default=1.0, help="moves per game per second")
+        parser.add_argument("--procs", type=int, default=1)
+        parser.add_argument("--seconds", type=float, default=20.0)
+        parser.add_argument("--slug", default="diffusion")
+        parser.add_argument("--seed", type=int, default=1)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            import websockets  # noqa: F401
+        except ImportError as error:
+            raise CommandError("loadtest needs the dev extra: pip install -e '.[dev]'") from error
+        procs: int = options["procs"]
+        if procs > 1 and not settings.REDIS_URL:
+            raise CommandError("More than one process needs a shared layer: set REDIS_URL.")
+        if settings.DATABASES["default"]["ENGINE"].endswith("sqlite3") and procs > 1:
+            raise CommandError("More than one process needs PostgreSQL: set DATABASE_URL.")
+        self.rng = random.Random(options["seed"])
+        tables = self._prepare(options["games"], options["slug"], procs)
+        servers = self._start_servers(procs)
+        try:
+            stats = asyncio.run(self._drive(tables, options["rate"], options["seconds"]))
+            memory = [self._peak_memory_mb(process) for process, _ in servers]
+        finally:
+            for process, _ in servers:
+                os.killpg(process.pid, signal.SIGTERM)
+                process.wait(timeout=20)
+        self._report(stats, options, memory)
+
+    # --- setting up -------------------------------------------------------------------------
+
+    def _prepare(self, games: int, slug: str, procs: int) -> list[Table]:
+        run = f"{int(time.time()) % 100000}"
+        tables = []
+        self.ports = [self._free_port() for _ in range(procs)]
+        for index in range(games):
+            first = User.objects.create_user(username=f"lt{run}a{index}", password=None)
+            second = User.objects.create_user(username=f"lt{run}b{index}", password=None)
+            game = services.create_game(slug=slug, options={}, player1=first, player2=second)
+            tables.append(
+                Table(
+                    game_id=game.pk,
+                    cookies={1: self._cookie(first), 2: self._cookie(second)},
+                    port=self.ports[game.pk % procs],
+                )
+            )
+        return tables
+
+    @staticmethod
+    def _cookie(user: User) -> str:
+        browser = Client()
+        browser.force_login(user)
+        return f"sessionid={browser.cookies['sessionid'].value}"
+
+    @staticmethod
+    def _free_port() -> int:
+        import socket
+
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            return int(sock.getsockname()[1])
+
+    def _start_servers(self, procs: int) -> list[tuple[subprocess.Popen[bytes], Path]]:
+        servers = []
+        root = Path(settings.BASE_DIR)
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": os.environ["DJANGO_SETTINGS_MODULE"]}
+        for port in self.ports:
+            log = Path(tempfile.mkstemp(prefix=f"loadtest-{port}-", suffix=".log")[1])
+            with log.open("wb") as sink:
+                process = subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "daphne",
+                        "-p",
+                        str(port),
+                        "--websocket-max-message-size",
+                        "65536",
+                        "config.asgi:application",
+                    ],
+                    cwd=root,
+                    env=env,
+                    stdout=sink,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            servers.append((process, log))
+        for (process, log), port in zip(servers, self.ports, strict=True):
+            deadline = time.monotonic() + STARTUP_SECONDS
+            while True:
+                try:
+                    urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2)
+                    break
+                except OSError as error:
+                    if process.poll() is not None or time.monotonic() > deadline:
+                        raise CommandError(
+                            f"server on {port} failed:\n{log.read_text()}"
+                        ) from error
+                    time.sleep(0.2)
+        self.stdout.write(f"{len(servers)} Daphne process(es) on ports {self.ports}")
+        return servers
+
+    @staticmethod
+    def _peak_memory_mb(process: subprocess.Popen[bytes]) -> float:
+        try:
+            status = Path(f"/proc/{process.pid}/status").read_text()
+        except OSError:
+            return float("nan")
+        for line in status.splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+    # --- playing ----------------------------------------------------------------------------
+
+    async def _drive(self, tables: list[Table], rate: float, seconds: float) -> Stats:
+        stats = Stats()
+        clock = Clock(expected=len(tables), seconds=seconds)
+        await asyncio.gather(*(self._play(table, rate, clock, stats) for table in tables))
+        return stats
+
+    async def _play(self, table: Table, rate: float, clock: Clock, stats: Stats) -> None:
+        import websockets
+
+        game_id = table.game_id
+        while not clock.started or time.perf_counter() < clock.stop_at:
+            base = f"ws://127.0.0.1:{table.port}/ws/games/{game_id}/"
+            origin = websockets.Origin(f"http://127.0.0.1:{table.port}")
+            try:
+                sockets = {
+                    1: await websockets.connect(
+                        base, origin=origin, additional_headers={"Cookie": table.cookies[1]}
+                    ),
+                    2: await websockets.connect(
+                        base, origin=origin, additional_headers={"Cookie": table.cookies[2]}
+                    ),
+                    0: await websockets.connect(base, origin=origin),
+                }
+            except Exception as error:
+                stats.errors.append(f"connect: {type(error).__name__}: {error}")
+                return
+            game_id = await self._play_one(game_id, sockets, rate, clock, stats)
+            for socket in sockets.values():
+                await socket.close()
+            if game_id is None:
+                return
+            table.cookies = {1: table.cookies[2], 2: table.cookies[1]}  # the rematch swaps sides
+
+    async def _play_one(
+        self, game_id: int, sockets: dict[int, Any], rate: float, clock: Clock, stats: Stats
+    ) -> int | None:
+        view: dict[str, Any] = {}
+        acks: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        rematch: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        roles = {1: "p1", 2: "p2", 0: "spectator"}
+        ready = asyncio.Event()  # every socket has its snapshot: moves from now on are events
+        snapshots: set[int] = set()
+
+        async def read(seat: int) -> None:
+            async for raw in sockets[seat]:
+                now = time.perf_counter()
+                message = json.loads(raw)
+                kind = message["type"]
+                if kind == "state":
+                    if seat == 1:
+                        view.update(message["game"])
+                    snapshots.add(seat)
+                    if len(snapshots) == len(sockets):
+                        ready.set()
+                elif kind == "move":
+                    stats.arrivals.setdefault((game_id, message["v"]), {})[roles[seat]] = now
+                    if "id" in message:
+                        await acks.put(message)
+                elif kind == "error":
+                    stats.errors.append(f"{message['code']}: {message['message']}")
+                    if "id" in message:
+                        await acks.put(message)
+                elif kind == "rematch" and not rematch.done():
+                    rematch.set_result(message["new_game_id"])
+
+        readers = [asyncio.ensure_future(read(seat)) for seat in sockets]
+        try:
+            await asyncio.wait_for(ready.wait(), 60)
+            if not clock.started:
+                # Measure the steady state: every game connected, moves spread over a second.
+                await clock.arrive()
+                await asyncio.sleep(self.rng.random() / rate)
+            stop_at = clock.stop_at
+            legal, to_move, ply, status = (
+                view["legal_moves"],
+                view["to_move"],
+                view["ply"],
+                view["status"],
+            )
+            interval = 1 / rate
+            next_at = time.perf_counter()
+            while status == "active" and time.perf_counter() < stop_at:
+                next_at += interval
+                move = self.rng.choice(list(legal))
+                sent = time.perf_counter()
+                await sockets[to_move].send(
+                    json.dumps({"type": "move", "move": move, "ply": ply, "id": ply})
+                )
+                answer = await asyncio.wait_for(acks.get(), 30)
+                if answer["type"] == "error":
+                    break
+                key = (game_id, answer["v"])
+                stats.sent[key] = sent
+                stats.acked[key] = "p1" if to_move == 1 else "p2"
+                legal, to_move, ply, status = (
+                    answer["legal_moves"],
+                    answer["to_move"],
+                    answer["ply"],
+                    answer["status"],
+                )
+                await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+            if status == "active":
+                await asyncio.sleep(GRACE_SECONDS)  # let the last broadcasts arrive
+                return None
+            stats.games_finished += 1
+            for seat in (1, 2):
+                await sockets[seat].send(json.dumps({"type": "rematch"}))
+            return await asyncio.wait_for(rematch, 30)
+        except Exception as error:
+            stats.errors.append(f"{type(error).__name__}: {error}")
+            return None
+        finally:
+            for reader in readers:
+                reader.cancel()
+
+    # --- reporting --------------------------------------------------------------------------
+
+    def _report(self, stats: Stats, options: dict[str, Any], memory: list[float]) -> None:
+        rtts: list[float] = []
+        lost = 0
+        for key, mover in stats.acked.items():
+            arrived = stats.arrivals.get(key, {})
+            # The mover's own copy is the acknowledgement; the other two must arrive.
+            others = [arrived.get(role) for role in ("p1", "p2", "spectator") if role != mover]
+            if None in others:
+                lost += 1
+                if lost <= 5:
+                    self.stdout.write(f"  lost {key} mover {mover} arrived {sorted(arrived)}")
+            rtts.extend((t - stats.sent[key]) * 1000 for t in others if t is not None)
+        moves = len(stats.acked)
+        database = settings.DATABASES["default"]["ENGINE"].split(".")[-1]
+        layer = settings.CHANNEL_LAYERS["default"]["BACKEND"].split(".")[-1]
+        self.stdout.write(
+            f"games {options['games']}  rate {options['rate']}/s per game  "
+            f"procs {options['procs']}  seconds {options['seconds']}  ({database}, {layer})"
+        )
+        self.stdout.write(
+            f"moves applied {moves}  ({moves / options['seconds']:.0f}/s)  "
+            f"games finished {stats.games_finished}"
+        )
+        if rtts:
+            self.stdout.write(
+                "round trip ms (mover to opponent and spectator): "
+                f"p50 {statistics.median(rtts):.1f}  p95 {percentile(rtts, 0.95):.1f}  "
+                f"p99 {percentile(rtts, 0.99):.1f}  max {max(rtts):.1f}"
+            )
+        self.stdout.write(f"moves lost {lost}  errors {len(stats.errors)}")
+        for error in sorted(set(stats.errors))[:5]:
+            self.stdout.write(f"  error: {error}")
+        self.stdout.write("peak memory per process MB: " + ", ".join(f"{m:.0f}" for m in memory))

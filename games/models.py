@@ -1,0 +1,128 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+
+class Game(models.Model):
+    """One game between two players; `state` is the engine's JSON after `ply` moves."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        FINISHED = "finished"
+        ABORTED = "aborted"
+
+    class Termination(models.TextChoices):
+        RULES = "rules"  # the engine's outcome: an empty block, a stranded king, ...
+        RESIGNATION = "resignation"
+        ABORT = "abort"
+
+    slug = models.CharField(max_length=40)
+    options = models.JSONField(default=dict, blank=True)
+    player1 = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="games_as_player1"
+    )
+    player2 = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="games_as_player2"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    # None with a termination = a draw; None without one = no result yet.
+    winner = models.PositiveSmallIntegerField(null=True, blank=True)
+    termination = models.CharField(max_length=12, choices=Termination.choices, blank=True)
+    reason = models.CharField(max_length=200, blank=True)
+    state = models.JSONField()
+    ply = models.PositiveIntegerField(default=0)
+    # One step per broadcast event; clients that miss one resync from GameEvent.
+    version = models.PositiveIntegerField(default=0)
+    # Which players asked for a rematch ([1], [2]); the rematch game once both have.
+    rematch_offers = models.JSONField(default=list, blank=True)
+    rematch = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "-updated_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(winner__isnull=True) | models.Q(winner__in=[1, 2]),
+                name="games_game_winner_is_a_player",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(player1=models.F("player2")),
+                name="games_game_two_different_players",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.slug} #{self.pk}"
+
+    def player_number(self, user: Any) -> int | None:
+        """1 or 2 for the game's players, None for everyone else."""
+        if user is None or not getattr(user, "is_authenticated", False):
+            return None
+        if user.pk == self.player1_id:
+            return 1
+        if user.pk == self.player2_id:
+            return 2
+        return None
+
+
+class Move(models.Model):
+    """A move as played, with the state it produced (so any position can be shown again)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    ply = models.PositiveIntegerField(help_text="moves played before this one")
+    player = models.PositiveSmallIntegerField()
+    notation = models.CharField(max_length=200)
+    state = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "ply"]
+        constraints = [
+            # The backstop of "one writer per game": two processes can never both store ply n.
+            models.UniqueConstraint(fields=["game", "ply"], name="games_move_one_per_ply"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game_id}:{self.ply} {self.notation}"
+
+
+class GameEvent(models.Model):
+    """Every versioned broadcast of a game, kept so a client that missed one can catch up."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    version = models.PositiveIntegerField()
+    payload = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "version"], name="games_event_one_per_version"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game_id} v{self.version} {self.payload.get('type')}"
+
+
+class GameConnection(models.Model):
+    """An open websocket on a game: who is watching, across every server process."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="connections")
+    channel_name = models.CharField(max_length=200, unique=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE
+    )
+    player = models.PositiveSmallIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["game", "player"])]
+
+    def __str__(self) -> str:
+        return f"{self.game_id} {self.channel_name}"

@@ -1,0 +1,85 @@
+"""Who is on a game's sockets, across every server process, and the `crowd` messages.
+
+Connections live in the database (GameConnection) so every process counts the same crowd.
+Crowd messages are not game events (no version): a newer one simply replaces an older one,
+so bursts of arrivals are coalesced into one message per game per interval.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from channels.layers import get_channel_layer
+
+from config.db import db_call
+from games.models import GameConnection
+
+logger = logging.getLogger(__name__)
+
+# Crowds above this size get at most one crowd message per CROWD_INTERVAL seconds.
+SMALL_CROWD = 20
+CROWD_INTERVAL = 1.0
+
+_pending: dict[int, asyncio.Future[None]] = {}
+_dirty: set[int] = set()
+
+
+def players_group(game_id: int) -> str:
+    return f"game.{game_id}.players"
+
+
+def watchers_group(game_id: int) -> str:
+    return f"game.{game_id}.watchers"
+
+
+def groups_for(game_id: int, player: int | None) -> list[str]:
+    return [players_group(game_id) if player else watchers_group(game_id)]
+
+
+def arrive(*, game_id: int, channel_name: str, user: Any, player: int | None) -> None:
+    signed_in = user is not None and user.is_authenticated
+    GameConnection.objects.update_or_create(
+        channel_name=channel_name,
+        defaults={"game_id": game_id, "user": user if signed_in else None, "player": player},
+    )
+
+
+def leave(*, channel_name: str) -> None:
+    GameConnection.objects.filter(channel_name=channel_name).delete()
+
+
+def crowd(game_id: int) -> dict[str, Any]:
+    rows = GameConnection.objects.filter(game_id=game_id).values_list("player", flat=True)
+    players = list(rows)
+    return {
+        "type": "crowd",
+        "spectators": sum(1 for player in players if player is None),
+        "players": {"1": 1 in players, "2": 2 in players},
+    }
+
+
+def crowd_changed(game_id: int) -> None:
+    """Schedule a crowd message for the game, coalescing changes that come in a burst."""
+    _dirty.add(game_id)
+    if game_id not in _pending:
+        _pending[game_id] = asyncio.ensure_future(_send_crowds(game_id))
+
+
+async def _send_crowds(game_id: int) -> None:
+    try:
+        while game_id in _dirty:
+            _dirty.discard(game_id)
+            await asyncio.sleep(0)  # let the rest of a burst register first
+            message = await db_call(crowd)(game_id)
+            layer = get_channel_layer()
+            payload = {"type": "game.crowd", "crowd": message}
+            await layer.group_send(players_group(game_id), payload)
+            await layer.group_send(watchers_group(game_id), payload)
+            if message["spectators"] > SMALL_CROWD:
+                await asyncio.sleep(CROWD_INTERVAL)
+    except Exception:
+        logger.exception("crowd update for game %s failed", game_id)
+    finally:
+        _pending.pop(game_id, None)

@@ -1,0 +1,12 @@
+from django.urls import path
+
+from games import views
+
+urlpatterns = [
+    path("api/games", views.game_list, name="api-games"),
+    path("api/games/<int:game_id>", views.game_detail, name="api-game"),
+    path("api/games/<int:game_id>/move", views.game_move, name="api-game-move"),
+    path("api/games/<int:game_id>/positions", views.game_positions, name="api-game-positions"),
+    path("games/<int:game_id>.txt", views.game_text, name="game-text"),
+    path("games/<int:game_id>/", views.game_page, name="game"),
+]

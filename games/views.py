@@ -1,0 +1,111 @@
+"""HTTP for clients without a socket (bots, scripts) and for reading games."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET, require_POST
+
+from games import selectors, services
+from games.models import Game
+
+# How each refusal reads over HTTP.
+ERROR_STATUS = {
+    "no_such_game": 404,
+    "not_a_player": 403,
+    "not_logged_in": 403,
+    "bad_message": 400,
+    "illegal_move": 422,
+    "not_your_turn": 409,
+    "stale_ply": 409,
+    "game_over": 409,
+}
+
+
+def error_response(code: str, message: str) -> JsonResponse:
+    return JsonResponse(
+        {"error": {"code": code, "message": message}}, status=ERROR_STATUS.get(code, 400)
+    )
+
+
+def _game_or_404(game_id: int) -> Game:
+    game = selectors.load_game(game_id)
+    if game is None:
+        raise Http404(f"There is no game {game_id}.")
+    return game
+
+
+@require_GET
+def game_detail(request: HttpRequest, game_id: int) -> JsonResponse:
+    game = selectors.load_game(game_id)
+    if game is None:
+        return error_response("no_such_game", f"There is no game {game_id}.")
+    return JsonResponse({"v": game.version, "game": selectors.snapshot(game)})
+
+
+@require_GET
+def game_list(request: HttpRequest) -> JsonResponse:
+    status = request.GET.get("status", Game.Status.ACTIVE)
+    if status not in Game.Status.values:
+        return error_response(
+            "bad_message", f"status must be one of {', '.join(Game.Status.values)}."
+        )
+    games = [
+        {
+            "id": game.pk,
+            "slug": game.slug,
+            "options": game.options,
+            "players": {
+                "1": selectors.player_info(game.player1),
+                "2": selectors.player_info(game.player2),
+            },
+            "status": game.status,
+            "ply": game.ply,
+            "updated_at": game.updated_at.isoformat(),
+        }
+        for game in selectors.games_with_status(status)
+    ]
+    return JsonResponse({"games": games})
+
+
+@require_POST
+def game_move(request: HttpRequest, game_id: int) -> JsonResponse:
+    if not request.user.is_authenticated:
+        return error_response("not_logged_in", "Log in (or play as a guest) to move.")
+    try:
+        body: Any = json.loads(request.body or b"{}")
+    except ValueError:
+        return error_response("bad_message", "The body must be JSON.")
+    if not isinstance(body, dict):
+        return error_response("bad_message", 'The body must be {"move": ..., "ply": ...}.')
+    try:
+        applied = services.play_move(
+            game_id=game_id, user=request.user, move=body.get("move"), ply=body.get("ply")
+        )
+    except services.GameError as error:
+        return error_response(error.code, error.message)
+    return JsonResponse({"ok": True, "duplicate": applied.duplicate, "event": applied.event})
+
+
+@require_GET
+def game_text(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = _game_or_404(game_id)
+    return HttpResponse(selectors.game_text(game), content_type="text/plain; charset=utf-8")
+
+
+@require_GET
+def game_positions(request: HttpRequest, game_id: int) -> JsonResponse:
+    """Every position of the game, from the start: positions[n] follows move n."""
+    game = selectors.load_game(game_id)
+    if game is None:
+        return error_response("no_such_game", f"There is no game {game_id}.")
+    return JsonResponse({"positions": selectors.positions(game)})
+
+
+@require_GET
+def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = _game_or_404(game_id)
+    return render(request, "games/game.html", {"game": game, "title": selectors.title(game)})

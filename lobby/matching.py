@@ -1,0 +1,61 @@
+"""Which seeks pair with which: a pure function, no database.
+
+A seek names one or more games, each with its options. Two seeks are compatible when they
+belong to different users and share a game with the same options (after the engine's
+defaults are filled in, so {} and {"pits": 6, "seeds": 5} are the same ZigZag) and the same
+time control. The earlier seek's order of preference decides which shared game is played:
+it has waited longer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class GameChoice:
+    slug: str
+    options: tuple[tuple[str, Any], ...]  # sorted, defaults filled in
+
+    @classmethod
+    def of(cls, slug: str, options: Mapping[str, Any]) -> GameChoice:
+        return cls(slug=slug, options=tuple(sorted(options.items())))
+
+    def options_dict(self) -> dict[str, Any]:
+        return dict(self.options)
+
+
+@dataclass(frozen=True)
+class SeekView:
+    """What matching needs to know of a seek."""
+
+    seek_id: int
+    user_id: int
+    games: Sequence[GameChoice]
+    time_control: str = ""
+
+
+def shared_game(older: SeekView, newer: SeekView) -> GameChoice | None:
+    """The game two seeks would play, or None if they cannot pair."""
+    if older.user_id == newer.user_id or older.time_control != newer.time_control:
+        return None
+    offered = set(newer.games)
+    for choice in older.games:
+        if choice in offered:
+            return choice
+    return None
+
+
+def candidates(seek: SeekView, open_seeks: Iterable[SeekView]) -> list[tuple[SeekView, GameChoice]]:
+    """Every open seek `seek` could pair with, oldest first (the order given), with the game."""
+    found = []
+    for other in open_seeks:
+        if other.seek_id == seek.seek_id:
+            continue
+        older, newer = (other, seek) if other.seek_id < seek.seek_id else (seek, other)
+        choice = shared_game(older, newer)
+        if choice is not None:
+            found.append((other, choice))
+    return found

@@ -1,0 +1,6 @@
+"""The only code that changes lobby state: accounts, seeks, challenges and the lobby feed."""
+
+from lobby.services.accounts import do_create_guest, do_sign_up, generate_guest_name
+from lobby.services.errors import LobbyError
+
+__all__ = ["LobbyError", "do_create_guest", "do_sign_up", "generate_guest_name"]

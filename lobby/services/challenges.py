@@ -1,0 +1,260 @@
+"""Challenges: pbmserv's `challenge` command made live, direct or open to anyone."""
+
+from __future__ import annotations
+
+import random
+import secrets
+import shlex
+from datetime import timedelta
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from games import services as game_services
+from games.engine import normalized_options
+from games.models import Game
+from games.rules import InvalidOptions
+from lobby.models import Challenge, User
+from lobby.services import feed
+from lobby.services.errors import LobbyError
+from lobby.services.seeks import announce_game
+
+LIFETIME = timedelta(hours=24)
+MAX_REASON_LENGTH = 100
+
+
+def challenge_payload(challenge: Challenge) -> dict[str, Any]:
+    return {
+        "id": challenge.pk,
+        "challenger": challenge.challenger.username,
+        "challenged": challenge.challenged.username if challenge.challenged else None,
+        "slug": challenge.slug,
+        "options": challenge.options,
+        "side": challenge.side,
+        "status": challenge.status,
+        "decline_reason": challenge.decline_reason,
+        "token": challenge.token,
+        "game_id": challenge.game_id,
+        "expires_at": challenge.expires_at.isoformat(),
+    }
+
+
+def _audience(challenge: Challenge) -> list[int]:
+    ids = [challenge.challenger_id]
+    if challenge.challenged_id:
+        ids.append(challenge.challenged_id)
+    return ids
+
+
+def _user_named(name: Any) -> User:
+    if not isinstance(name, str) or not name:
+        raise LobbyError("bad_message", "Name the user to challenge.")
+    user = User.objects.filter(username__iexact=name).first()
+    if user is None:
+        raise LobbyError("unknown_user", f"There is no user called {name[:40]!r}.")
+    return user
+
+
+def create_challenge(
+    *,
+    challenger: User,
+    challenged: str | None,
+    slug: Any,
+    options: Any = None,
+    side: Any = Challenge.Side.RANDOM,
+    time_control: str = "",
+) -> Challenge:
+    """Challenge a named user, or (challenged=None) anyone who opens the link."""
+    if not challenger.is_authenticated:
+        raise LobbyError("not_logged_in", "Log in or play as a guest to challenge someone.")
+    if not isinstance(slug, str):
+        raise LobbyError("bad_message", 'A challenge needs "slug", the game.')
+    if side not in Challenge.Side.values:
+        raise LobbyError("bad_message", f"side must be one of {', '.join(Challenge.Side.values)}.")
+    options = options or {}
+    if not isinstance(options, dict):
+        raise LobbyError("bad_message", '"options" must be an object.')
+    try:
+        full = normalized_options(slug, options)
+    except InvalidOptions as error:
+        raise LobbyError("invalid_options", str(error)) from None
+    target = None
+    if challenged is not None:
+        target = _user_named(challenged)
+        if target.pk == challenger.pk:
+            raise LobbyError("self_challenge", "You cannot challenge yourself.")
+    with transaction.atomic():
+        challenge = Challenge.objects.create(
+            challenger=challenger,
+            challenged=target,
+            slug=slug,
+            options=full,
+            side=side,
+            time_control=time_control,
+            token=secrets.token_urlsafe(12),
+            expires_at=timezone.now() + LIFETIME,
+        )
+        feed.tell(
+            _audience(challenge), {"type": "challenge", "challenge": challenge_payload(challenge)}
+        )
+    return challenge
+
+
+def _locked(*, challenge_id: Any = None, token: Any = None) -> Challenge:
+    query = Challenge.objects.select_for_update().select_related("challenger", "challenged")
+    if token is not None:
+        challenge = query.filter(token=str(token)[:32]).first() if token else None
+    elif isinstance(challenge_id, int) and not isinstance(challenge_id, bool):
+        challenge = query.filter(pk=challenge_id).first()
+    else:
+        raise LobbyError("bad_message", 'Name the challenge by its "challenge_id".')
+    if challenge is None:
+        raise LobbyError("no_such_challenge", "There is no such challenge.")
+    return challenge
+
+
+def _problem(challenge: Challenge) -> LobbyError | None:
+    """Why the challenge can no longer be answered, marking it expired when it is due."""
+    if challenge.status == Challenge.Status.PENDING and challenge.expires_at <= timezone.now():
+        challenge.status = Challenge.Status.EXPIRED
+        challenge.save(update_fields=["status"])
+        _updated(challenge)
+    if challenge.status != Challenge.Status.PENDING:
+        return LobbyError(f"challenge_{challenge.status}", f"That challenge is {challenge.status}.")
+    return None
+
+
+def _updated(challenge: Challenge) -> None:
+    feed.tell(
+        _audience(challenge),
+        {"type": "challenge_updated", "challenge": challenge_payload(challenge)},
+    )
+
+
+def accept_challenge(*, user: User, challenge_id: Any = None, token: Any = None) -> Game:
+    """Accept a direct challenge (as its recipient) or an open one (as anyone else)."""
+    if not user.is_authenticated:
+        raise LobbyError("not_logged_in", "Log in or play as a guest to accept a challenge.")
+    with transaction.atomic():
+        challenge = _locked(challenge_id=challenge_id, token=token)
+        # An expiry is recorded (committed) before the refusal is raised.
+        problem = _problem(challenge)
+        if problem is None:
+            return _accept(challenge, user)
+    raise problem
+
+
+def _accept(challenge: Challenge, user: User) -> Game:
+    if challenge.challenged_id is None:
+        if challenge.challenger_id == user.pk:
+            raise LobbyError("self_challenge", "You cannot accept your own challenge.")
+    elif challenge.challenged_id != user.pk:
+        raise LobbyError("not_yours", "Only the challenged user can accept this challenge.")
+    side = challenge.side
+    if side == Challenge.Side.RANDOM:
+        side = random.choice([Challenge.Side.FIRST, Challenge.Side.SECOND])
+    first, second = (
+        (challenge.challenger, user)
+        if side == Challenge.Side.FIRST
+        else (user, challenge.challenger)
+    )
+    game = game_services.create_game(
+        slug=challenge.slug, options=challenge.options, player1=first, player2=second
+    )
+    challenge.status = Challenge.Status.ACCEPTED
+    challenge.challenged = user
+    challenge.game = game
+    challenge.save(update_fields=["status", "challenged", "game"])
+    _updated(challenge)
+    announce_game(game)
+    return game
+
+
+def _answer(*, user: User, challenge_id: Any, as_challenger: bool, **changes: Any) -> Challenge:
+    """Decline (as the challenged) or cancel (as the challenger) a pending challenge."""
+    with transaction.atomic():
+        challenge = _locked(challenge_id=challenge_id)
+        owner = challenge.challenger_id if as_challenger else challenge.challenged_id
+        if owner != user.pk:
+            role = "challenger" if as_challenger else "challenged user"
+            raise LobbyError("not_yours", f"Only the {role} can do that.")
+        problem = _problem(challenge)
+        if problem is None:
+            for field, value in changes.items():
+                setattr(challenge, field, value)
+            challenge.save(update_fields=list(changes))
+            _updated(challenge)
+            return challenge
+    raise problem
+
+
+def decline_challenge(*, user: User, challenge_id: Any, reason: Any = "") -> Challenge:
+    if not isinstance(reason, str) or len(reason) > MAX_REASON_LENGTH:
+        raise LobbyError(
+            "bad_message", f"A reason is text of at most {MAX_REASON_LENGTH} characters."
+        )
+    return _answer(
+        user=user,
+        challenge_id=challenge_id,
+        as_challenger=False,
+        status=Challenge.Status.DECLINED,
+        decline_reason=reason.strip(),
+    )
+
+
+def cancel_challenge(*, user: User, challenge_id: Any) -> Challenge:
+    return _answer(
+        user=user, challenge_id=challenge_id, as_challenger=True, status=Challenge.Status.CANCELLED
+    )
+
+
+# --- pbmserv's command form ----------------------------------------------------------------
+
+
+def parse_pbm_command(text: Any) -> tuple[str, dict[str, int | str], str, str]:
+    """`zigzag challenge -pits=8 -seeds=7 alice bob` -> (slug, options, userid1, userid2)."""
+    if not isinstance(text, str) or len(text) > 200:
+        raise LobbyError(
+            "bad_command", "Send the command as text, e.g. 'diffusion challenge alice bob'."
+        )
+    try:
+        words = shlex.split(text)
+    except ValueError as error:
+        raise LobbyError("bad_command", f"Cannot read that command: {error}.") from None
+    if len(words) < 2 or words[1].lower() != "challenge":
+        raise LobbyError(
+            "bad_command",
+            "Only 'challenge' is understood: <game> challenge [-opt=N ...] userid1 userid2",
+        )
+    slug = words[0].lower()
+    options: dict[str, int | str] = {}
+    names = []
+    for word in words[2:]:
+        if word.startswith("-"):
+            key, equals, value = word[1:].partition("=")
+            if not key or not equals:
+                raise LobbyError("bad_command", f"Options look like -name=value, not {word!r}.")
+            options[key.lower()] = int(value) if value.lstrip("-").isdigit() else value
+        else:
+            names.append(word)
+    if len(names) != 2:
+        raise LobbyError("bad_command", "Name two users: userid1 (moves first) and userid2.")
+    return slug, options, names[0], names[1]
+
+
+def pbm_challenge(*, sender: User, text: Any) -> Challenge:
+    """pbmserv's `challenge`: userid1 moves first; the sender must be one of the two."""
+    slug, options, first, second = parse_pbm_command(text)
+    names = [first.lower(), second.lower()]
+    if sender.username.lower() not in names:
+        raise LobbyError("not_yours", "You must be one of the two users of the challenge.")
+    if names[0] == names[1]:
+        raise LobbyError("self_challenge", "You cannot challenge yourself.")
+    if names[0] == sender.username.lower():
+        return create_challenge(
+            challenger=sender, challenged=second, slug=slug, options=options, side="first"
+        )
+    return create_challenge(
+        challenger=sender, challenged=first, slug=slug, options=options, side="second"
+    )

@@ -1,0 +1,21 @@
+// Tiny helpers for drawing SVG.
+export const SVG_NS = "http://www.w3.org/2000/svg";
+
+export function el(name, attrs = {}, text) {
+  const node = document.createElementNS(SVG_NS, name);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value !== undefined && value !== null) node.setAttribute(key, String(value));
+  }
+  if (text !== undefined) node.textContent = String(text);
+  return node;
+}
+
+export function svg(width, height, label) {
+  return el("svg", {
+    viewBox: `0 0 ${width} ${height}`,
+    width: "100%",
+    role: "img",
+    "aria-label": label,
+    preserveAspectRatio: "xMidYMid meet",
+  });
+}

@@ -1,0 +1,225 @@
+// The game page: draws what the server says and sends what the player clicks.
+// The server decides everything (legal moves, results); this file holds no rules.
+import { renderMancala } from "./boards/mancala.js";
+
+const root = document.getElementById("game");
+const gameId = Number(root.dataset.gameId);
+const $ = (id) => document.getElementById(id);
+
+const live = {
+  v: 0, you: null, game: null, previous: null, lastMove: null,
+  flipped: null, viewing: null, positions: null, socket: null, retry: 500, pending: 0,
+};
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const query = live.game ? `?v=${live.v}` : "";
+  const socket = new WebSocket(`${scheme}://${location.host}/ws/games/${gameId}/${query}`);
+  live.socket = socket;
+  setConnection("connecting", "connecting…");
+  socket.addEventListener("open", () => {
+    live.retry = 500;
+    setConnection("open", "live");
+  });
+  socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
+  socket.addEventListener("close", (event) => {
+    if (event.code === 4404) {
+      setConnection("closed", "no such game");
+      return;
+    }
+    setConnection("closed", "reconnecting…");
+    setTimeout(connect, live.retry);
+    live.retry = Math.min(live.retry * 2, 8000);
+  });
+}
+
+function send(message) {
+  if (live.socket && live.socket.readyState === WebSocket.OPEN) {
+    live.socket.send(JSON.stringify(message));
+  } else {
+    say("Not connected: wait a moment.");
+  }
+}
+
+function setConnection(state, text) {
+  const node = $("connection");
+  node.dataset.state = state;
+  node.textContent = text;
+}
+
+function say(text, kind = "info") {
+  const node = $("message");
+  node.textContent = text;
+  node.dataset.kind = kind;
+}
+
+// --- messages from the server ---------------------------------------------------------
+
+function receive(message) {
+  if (message.type === "state") {
+    live.v = message.v;
+    live.you = message.you;
+    live.game = message.game;
+    live.previous = null;
+    if (live.flipped === null) live.flipped = message.you === 2;
+    draw();
+    return;
+  }
+  if (message.type === "crowd") return drawCrowd(message);
+  if (message.type === "error") {
+    say(message.message, "error");
+    return;
+  }
+  if (message.type === "pong" || message.type === "ack") return;
+  if (typeof message.v !== "number") return;
+  if (message.v <= live.v) return;
+  if (message.v !== live.v + 1) {
+    send({ type: "sync", v: live.v });
+    return;
+  }
+  live.v = message.v;
+  apply(message);
+  draw();
+}
+
+function apply(event) {
+  const game = live.game;
+  if (event.type === "move") {
+    live.previous = game.state;
+    live.lastMove = event.move;
+    game.state = event.state;
+    game.ply = event.ply;
+    game.to_move = event.to_move;
+    game.legal_moves = event.legal_moves;
+    game.status = event.status;
+    game.result = event.result;
+    game.moves.push({ player: event.player, notation: event.move });
+    if (live.positions) live.positions.push(event.state);
+    if (live.viewing !== null) live.pending += 1;
+    say("");
+  } else if (event.type === "end") {
+    game.status = event.status;
+    game.result = event.result;
+    game.legal_moves = [];
+  } else if (event.type === "rematch_offer") {
+    game.rematch_offers = [...new Set([...game.rematch_offers, event.by])];
+  } else if (event.type === "rematch") {
+    game.rematch_id = event.new_game_id;
+  }
+}
+
+function drawCrowd(crowd) {
+  $("spectators").textContent = crowd.spectators;
+  for (const seat of ["1", "2"]) {
+    $(`player-${seat}`).classList.toggle("online", Boolean(crowd.players[seat]));
+  }
+}
+
+// --- drawing ----------------------------------------------------------------------------
+
+function draw() {
+  const game = live.game;
+  if (!game) return;
+  const active = game.status === "active";
+  for (const seat of ["1", "2"]) {
+    const node = $(`player-${seat}`);
+    const player = game.players[seat];
+    node.querySelector(".name").textContent =
+      `${player.username}${player.is_guest ? " (guest)" : ""}${live.you === Number(seat) ? " — you" : ""}`;
+    node.classList.toggle("to-move", active && game.to_move === Number(seat));
+  }
+  // Seat order on screen follows the board: the viewer's own side at the bottom.
+  const players = document.querySelector(".players");
+  const [top, bottom] = live.flipped ? ["player-1", "player-2"] : ["player-2", "player-1"];
+  players.prepend($(top));
+  $(top).after($(bottom));
+
+  const viewingOld = live.viewing !== null;
+  const state = viewingOld ? live.positions[live.viewing] : game.state;
+  const myTurn = active && !viewingOld && live.you === game.to_move;
+  const view = {
+    slug: game.slug,
+    state,
+    legal: myTurn ? game.legal_moves : [],
+    previous: viewingOld ? null : live.previous,
+    flipped: live.flipped,
+    captured: state.captured,
+    onMove: (move) => send({ type: "move", move, ply: game.ply, id: `m${game.ply}` }),
+  };
+  renderMancala($("board"), view);
+
+  const moves = $("moves");
+  moves.replaceChildren(...game.moves.map((move, index) => {
+    const item = document.createElement("li");
+    const link = document.createElement("button");
+    link.type = "button";
+    link.className = "move-link";
+    link.textContent = `${move.notation}`;
+    link.title = `player ${move.player}`;
+    if (live.viewing === index + 1) link.classList.add("viewing");
+    link.addEventListener("click", () => view_position(index + 1));
+    item.append(link);
+    return item;
+  }));
+  $("live-button").hidden = !viewingOld;
+  $("live-button").textContent = live.pending ? `Back to live (${live.pending} new)` : "Back to live";
+
+  const banner = $("banner");
+  if (game.result) {
+    const { winner, reason, termination } = game.result;
+    const who = winner ? `${game.players[String(winner)].username} wins` : termination === "abort" ? "Aborted" : "Draw";
+    banner.textContent = `${who} — ${reason}`;
+    banner.hidden = false;
+  } else {
+    banner.hidden = true;
+  }
+  const player = live.you !== null;
+  const bothMoved = new Set(game.moves.map((m) => m.player)).size === 2;
+  $("move-form").hidden = !player || !active;
+  $("resign-button").hidden = !player || !active || !bothMoved;
+  $("abort-button").hidden = !player || !active || bothMoved;
+  $("rematch-button").hidden = !player || active || Boolean(game.rematch_id);
+  $("rematch-button").textContent = game.rematch_offers.includes(live.you)
+    ? "Rematch offered" : game.rematch_offers.length ? "Accept rematch" : "Rematch";
+  const link = $("rematch-link");
+  link.hidden = !game.rematch_id;
+  if (game.rematch_id) link.href = `/games/${game.rematch_id}/`;
+}
+
+async function view_position(ply) {
+  if (!live.positions) {
+    const response = await fetch(`/api/games/${gameId}/positions`);
+    if (!response.ok) return say("Could not load the positions.", "error");
+    live.positions = (await response.json()).positions;
+  }
+  live.viewing = ply >= live.game.ply ? null : ply;
+  if (live.viewing === null) live.pending = 0;
+  draw();
+}
+
+// --- controls -----------------------------------------------------------------------------
+
+$("move-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const input = $("move-input");
+  const move = input.value.trim();
+  if (!move) return;
+  send({ type: "move", move, ply: live.game.ply, id: `k${live.game.ply}` });
+  input.value = "";
+});
+$("resign-button").addEventListener("click", () => {
+  if (confirm("Resign this game?")) send({ type: "resign" });
+});
+$("abort-button").addEventListener("click", () => send({ type: "abort" }));
+$("rematch-button").addEventListener("click", () => send({ type: "rematch" }));
+$("flip-button").addEventListener("click", () => {
+  live.flipped = !live.flipped;
+  draw();
+});
+$("live-button").addEventListener("click", () => {
+  live.viewing = null;
+  live.pending = 0;
+  draw();
+});
+
+connect();

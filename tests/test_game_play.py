@@ -1,0 +1,185 @@
+"""Whole games over sockets, the HTTP move endpoint and the read APIs."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from django.test import Client
+
+from games.consumers import GameConsumer
+from games.models import Game, Move
+from games.rules import available_games
+from tests.games_helpers import drain_crowd, new_game, next_of_type, open_socket, session_for
+
+db = database_sync_to_async
+MAX_PLIES = 2000
+
+
+def slugs() -> list[str]:
+    return [game["slug"] for game in available_games()]
+
+
+def pick(legal: Any, rng: random.Random) -> str:
+    """A random legal move from whatever the server listed."""
+    if isinstance(legal, dict):  # a per-stone summary: {"moves": [...]} or similar
+        legal = legal.get("moves") or [m for ms in legal.values() for m in ms]
+    moves = list(legal)
+    assert moves, "an active game must offer a move"
+    return str(rng.choice(moves))
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("slug", slugs())
+async def test_a_whole_game_reaches_every_socket(slug: str, monkeypatch: Any) -> None:
+    # This plays far faster than people do: lift the per-socket flood limit.
+    monkeypatch.setattr(GameConsumer, "rate_burst", 10_000.0)
+    rng = random.Random(slug)
+    game = await db(new_game)(slug)
+    players = {1: game.player1, 2: game.player2}
+    p1, snapshot = await open_socket(game.pk, players[1])
+    p2, _ = await open_socket(game.pk, players[2])
+    watcher, _ = await open_socket(game.pk)
+    sockets = {1: p1, 2: p2}
+    for client in (p1, p2, watcher):
+        await drain_crowd(client)
+
+    view = snapshot["game"]
+    legal, to_move, ply, status = view["legal_moves"], view["to_move"], 0, "active"
+    seen: dict[str, list[int]] = {"p1": [], "p2": [], "watcher": []}
+    while status == "active":
+        assert ply < MAX_PLIES, "the game did not end"
+        await sockets[to_move].send_json_to({"type": "move", "move": pick(legal, rng), "ply": ply})
+        events = {}
+        for name, client in (("p1", p1), ("p2", p2), ("watcher", watcher)):
+            events[name] = await next_of_type(client, "move")
+            seen[name].append(events[name]["v"])
+        first = events["watcher"]
+        assert all(e["state"] == first["state"] and e["ply"] == ply + 1 for e in events.values())
+        legal, to_move, ply, status = (
+            first["legal_moves"],
+            first["to_move"],
+            first["ply"],
+            first["status"],
+        )
+
+    ends = [await next_of_type(client, "end") for client in (p1, p2, watcher)]
+    assert ends[0]["result"] == ends[1]["result"] == ends[2]["result"] == first["result"]
+    assert ends[0]["result"]["termination"] == "rules"
+    assert seen["p1"] == seen["p2"] == seen["watcher"] == list(range(1, ply + 1))
+    row = await db(Game.objects.get)(pk=game.pk)
+    assert (row.status, row.ply, row.version) == ("finished", ply, ply + 1)
+    assert await db(Move.objects.filter(game=row).count)() == ply
+    for client in (p1, p2, watcher):
+        await client.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_move_over_http_reaches_the_sockets() -> None:
+    game = await db(new_game)()
+    watcher, _ = await open_socket(game.pk)
+
+    def post_move() -> Any:
+        browser = Client(enforce_csrf_checks=True)
+        browser.cookies["sessionid"] = session_for(game.player1)
+        browser.get("/")  # a page sets the CSRF cookie, as a browser would have it
+        token = browser.cookies["csrftoken"].value
+        return browser.post(
+            f"/api/games/{game.pk}/move",
+            data=json.dumps({"move": "I", "ply": 0}),
+            content_type="application/json",
+            headers={"X-CSRFToken": token},
+        )
+
+    response = await db(post_move)()
+    assert response.status_code == 200, response.content
+    assert response.json()["event"]["move"] == "I"
+    event = await next_of_type(watcher, "move")
+    assert (event["move"], event["v"]) == ("I", 1)
+    await watcher.disconnect()
+
+
+@pytest.fixture
+def game_and_browser(db: None) -> tuple[Game, Client]:
+    game = new_game()
+    browser = Client()
+    browser.force_login(game.player1)
+    return game, browser
+
+
+def post(browser: Client, game: Game, body: Any) -> Any:
+    return browser.post(
+        f"/api/games/{game.pk}/move", data=json.dumps(body), content_type="application/json"
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ({"move": "Q", "ply": 0}, 422, "illegal_move"),
+        ({"move": "I", "ply": 3}, 409, "stale_ply"),
+        ({"move": "I"}, 400, "bad_message"),
+        ([1, 2], 400, "bad_message"),
+    ],
+)
+def test_the_http_move_endpoint_refuses_with_a_json_error(
+    game_and_browser: tuple[Game, Client], body: Any, status: int, code: str
+) -> None:
+    game, browser = game_and_browser
+    response = post(browser, game, body)
+    assert response.status_code == status
+    assert response.json()["error"]["code"] == code
+    game.refresh_from_db()
+    assert (game.ply, game.version) == (0, 0)
+
+
+def test_the_http_move_endpoint_needs_a_player(game_and_browser: tuple[Game, Client]) -> None:
+    game, _ = game_and_browser
+    assert post(Client(), game, {"move": "I", "ply": 0}).status_code == 403
+    other = Client()
+    other.post("/guest/")
+    response = post(other, game, {"move": "I", "ply": 0})
+    assert response.status_code == 403
+    assert response.json()["error"]["code"] == "not_a_player"
+
+
+def test_the_http_move_endpoint_refuses_browsers_without_csrf(
+    game_and_browser: tuple[Game, Client],
+) -> None:
+    game, _ = game_and_browser
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(game.player1)
+    assert post(browser, game, {"move": "I", "ply": 0}).status_code == 403
+    game.refresh_from_db()
+    assert game.ply == 0
+
+
+def test_the_read_apis_show_the_game(game_and_browser: tuple[Game, Client]) -> None:
+    game, browser = game_and_browser
+    assert post(browser, game, {"move": "I", "ply": 0}).status_code == 200
+    detail = Client().get(f"/api/games/{game.pk}").json()
+    assert detail["v"] == 1
+    assert detail["game"]["moves"] == [{"player": 1, "notation": "I"}]
+    assert detail["game"]["to_move"] == 2
+    listing = Client().get("/api/games?status=active").json()["games"]
+    assert [g["id"] for g in listing] == [game.pk]
+    assert Client().get("/api/games?status=finished").json()["games"] == []
+    assert Client().get("/api/games?status=bogus").status_code == 400
+    assert Client().get("/api/games/999999").status_code == 404
+
+
+def test_the_text_view_prints_the_board_and_the_moves(
+    game_and_browser: tuple[Game, Client],
+) -> None:
+    game, browser = game_and_browser
+    post(browser, game, {"move": "I", "ply": 0})
+    text = Client().get(f"/games/{game.pk}.txt")
+    assert text["Content-Type"].startswith("text/plain")
+    body = text.content.decode()
+    assert "alice (1) vs bob (2)" in body
+    assert "   1. (1) I" in body
+    assert "Player 2 to move." in body
+    assert "5" in body  # the board shows the sown pits

@@ -1,0 +1,180 @@
+"""Live play on what production runs: PostgreSQL, the Redis layer, several server processes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+import websockets
+from channels.db import database_sync_to_async
+from django.db import connection, connections
+
+from games import services
+from games.models import Game, Move
+from tests.conftest import require_redis
+from tests.games_helpers import new_game, next_of_type, open_socket, session_for
+from tests.servers import free_port, running
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+db = database_sync_to_async
+
+
+def race(*calls: Any) -> list[Any]:
+    """Run the calls in threads released at the same instant; return results or errors."""
+    barrier = threading.Barrier(len(calls))
+    results: list[Any] = [None] * len(calls)
+
+    def run(index: int, call: Any) -> None:
+        barrier.wait()
+        try:
+            results[index] = call()
+        except Exception as error:
+            results[index] = error
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+@pytest.mark.parametrize("attempt", range(5))
+def test_two_moves_for_the_same_ply_at_once_apply_exactly_one(attempt: int) -> None:
+    game = new_game()
+    alice = game.player1
+    results = race(
+        lambda: services.play_move(game_id=game.pk, user=alice, move="I", ply=0),
+        lambda: services.play_move(game_id=game.pk, user=alice, move="J", ply=0),
+    )
+    applied = [r for r in results if isinstance(r, services.Applied)]
+    refused = [r for r in results if isinstance(r, services.GameError)]
+    assert len(applied) == 1 and len(refused) == 1, results
+    assert refused[0].code == "stale_ply"
+    game.refresh_from_db()
+    assert (game.ply, game.version) == (1, 1)
+    assert Move.objects.filter(game=game).count() == 1
+
+
+def test_the_same_move_sent_twice_at_once_is_applied_once() -> None:
+    game = new_game()
+    alice = game.player1
+    results = race(
+        *(
+            (lambda: services.play_move(game_id=game.pk, user=alice, move="I", ply=0))
+            for _ in range(4)
+        )
+    )
+    assert all(isinstance(r, services.Applied) for r in results), results
+    assert sorted(r.duplicate for r in results) == [False, True, True, True]
+    assert Move.objects.filter(game=game).count() == 1
+
+
+def test_both_rematch_clicks_at_the_same_instant_make_one_game() -> None:
+    game = new_game()
+    services.resign(game_id=game.pk, user=game.player1)
+    results = race(
+        lambda: services.offer_rematch(game_id=game.pk, user=game.player1),
+        lambda: services.offer_rematch(game_id=game.pk, user=game.player2),
+    )
+    assert all(isinstance(r, services.Applied) for r in results), results
+    assert sorted(r.event["type"] for r in results) == ["rematch", "rematch_offer"]
+    assert Game.objects.count() == 2
+    game.refresh_from_db()
+    assert game.rematch is not None
+    assert (game.rematch.player1, game.rematch.player2) == (game.player2, game.player1)
+
+
+@pytest.mark.redis
+async def test_racing_moves_over_two_sockets_apply_one_through_redis(
+    redis_channel_layer: str,
+) -> None:
+    game = await db(new_game)()
+    first, _ = await open_socket(game.pk, game.player1)
+    second, _ = await open_socket(game.pk, game.player1)
+    watcher, _ = await open_socket(game.pk)
+    await asyncio.gather(
+        first.send_json_to({"type": "move", "move": "I", "ply": 0, "id": "first"}),
+        second.send_json_to({"type": "move", "move": "J", "ply": 0, "id": "second"}),
+    )
+    answers = []
+    for client in (first, second):
+        while True:
+            message = await client.receive_json_from(timeout=5)
+            if message["type"] in {"move", "error"} and message.get("id") in {"first", "second"}:
+                answers.append(message)
+                break
+    assert sorted(m["type"] for m in answers) == ["error", "move"]
+    assert next(m for m in answers if m["type"] == "error")["code"] == "stale_ply"
+    seen = await next_of_type(watcher, "move")
+    assert seen["v"] == 1
+    assert await db(lambda: Game.objects.get(pk=game.pk).ply)() == 1
+    for client in (first, second, watcher):
+        await client.disconnect()
+
+
+@pytest.mark.redis
+def test_a_move_on_one_server_process_reaches_a_spectator_on_another(tmp_path: Path) -> None:
+    redis_url = require_redis()
+    game = new_game()
+    settings = connection.settings_dict
+    database_url = (
+        f"postgres://{settings['USER']}@{settings['HOST'] or '127.0.0.1'}:"
+        f"{settings['PORT'] or 5432}/{settings['NAME']}"
+    )
+    env: dict[str, str | None] = {
+        "DJANGO_SECRET_KEY": "test-only-secret-key-not-for-production-use-0123456789",
+        "DJANGO_SETTINGS_MODULE": "tests.settings",
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "CHANNEL_LAYER_PREFIX": f"two-procs-{game.pk}",
+    }
+    cookie = f"sessionid={session_for(game.player1)}"
+    ports = [free_port(), free_port()]
+    daphne = [sys.executable, "-m", "daphne", "--websocket-max-message-size", "65536"]
+
+    async def play(first: Any, second: Any) -> dict[str, Any]:
+        async with (
+            websockets.connect(
+                f"{second.ws}/ws/games/{game.pk}/", origin=websockets.Origin(second.http)
+            ) as spectator,
+            websockets.connect(
+                f"{first.ws}/ws/games/{game.pk}/",
+                origin=websockets.Origin(first.http),
+                additional_headers={"Cookie": cookie},
+            ) as player,
+        ):
+            assert json.loads(await player.recv())["you"] == 1
+            assert json.loads(await spectator.recv())["you"] is None
+            await player.send(json.dumps({"type": "move", "move": "I", "ply": 0}))
+            while True:
+                message = json.loads(await asyncio.wait_for(spectator.recv(), 10))
+                if message["type"] == "move":
+                    return message
+
+    with (
+        running(
+            [*daphne, "-p", str(ports[0]), "config.asgi:application"],
+            env,
+            tmp_path / "a.log",
+            ports[0],
+        ) as first,
+        running(
+            [*daphne, "-p", str(ports[1]), "config.asgi:application"],
+            env,
+            tmp_path / "b.log",
+            ports[1],
+        ) as second,
+    ):
+        seen = asyncio.run(play(first, second))
+    assert (seen["move"], seen["v"], seen["player"]) == ("I", 1, 1)
+    game.refresh_from_db()
+    assert game.ply == 1

@@ -1,0 +1,338 @@
+"""The lobby: seeks and pairing, challenges, the pbmserv command form, the live feed."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+import time_machine
+from channels.db import database_sync_to_async
+from django.core.management import CommandError, call_command
+from django.utils import timezone
+
+from games.models import Game
+from lobby.models import Challenge, Seek, User
+from lobby.services import LobbyError, challenges, seeks
+from tests.games_helpers import make_user, session_for
+from tests.wsutil import communicator, receive
+
+pytestmark = pytest.mark.django_db(transaction=True)
+db = database_sync_to_async
+DIFFUSION = [{"slug": "diffusion", "options": {}}]
+
+
+async def lobby_socket(user: User | None, query: str = "") -> tuple[Any, dict[str, Any]]:
+    key = await db(session_for)(user) if user else None
+    client = communicator(f"/ws/lobby/{query}", session_key=key)
+    connected, _ = await client.connect()
+    assert connected
+    return client, await receive(client)
+
+
+async def until(client: Any, kind: str) -> dict[str, Any]:
+    """The next message of a type, past any others."""
+    for _ in range(50):
+        message = await receive(client)
+        if message["type"] == kind:
+            return message
+    raise AssertionError(f"no {kind} message")
+
+
+@pytest.fixture
+async def users() -> dict[str, User]:
+    return {name: await db(make_user)(name) for name in ("alice", "bob", "carol")}
+
+
+async def test_the_snapshot_shows_the_lobby(users: dict[str, User]) -> None:
+    await db(seeks.create_seek)(user=users["carol"], games=DIFFUSION)
+    client, snapshot = await lobby_socket(users["alice"])
+    assert snapshot["type"] == "lobby"
+    assert snapshot["user"] == {"username": "alice", "is_guest": False}
+    assert [s["user"] for s in snapshot["seeks"]] == ["carol"]
+    assert snapshot["seeks"][0]["games"] == DIFFUSION
+    assert snapshot["challenges"] == {"incoming": [], "outgoing": []}
+    assert snapshot["games"] == [] and snapshot["my_games"] == []
+    assert snapshot["online"] >= 1
+    assert snapshot["v"] == 1
+    await client.disconnect()
+
+
+async def test_two_compatible_seeks_pair_at_once(users: dict[str, User]) -> None:
+    alice, a_snap = await lobby_socket(users["alice"])
+    bob, _ = await lobby_socket(users["bob"])
+    watcher, _ = await lobby_socket(None)
+
+    await alice.send_json_to({"type": "seek", "games": DIFFUSION, "id": 1})
+    ok = await until(alice, "ok")
+    assert ok["id"] == 1 and ok["game_id"] is None
+    added = await until(bob, "seek_added")
+    assert added["seek"]["user"] == "alice" and added["v"] == a_snap["v"] + 1
+
+    await bob.send_json_to({"type": "seek", "games": DIFFUSION, "id": 2})
+    started_a = await until(alice, "game_started")
+    started_b = await until(bob, "game_started")
+    assert started_a["game_id"] == started_b["game_id"]
+    game = await db(Game.objects.select_related("player1", "player2").get)(pk=started_a["game_id"])
+    assert {game.player1.username, game.player2.username} == {"alice", "bob"}
+    assert await db(Seek.objects.filter(status="open").count)() == 0
+    removed = [await until(watcher, "seek_removed") for _ in range(2)]
+    assert len({r["seek_id"] for r in removed}) == 2
+    public = await until(watcher, "game_started")
+    assert public["game"]["id"] == game.pk
+    for client in (alice, bob, watcher):
+        await client.disconnect()
+
+
+def test_a_user_never_pairs_with_themself(users: dict[str, User]) -> None:
+    seeks.create_seek(user=users["alice"], games=DIFFUSION)
+    _, game = seeks.create_seek(user=users["alice"], games=DIFFUSION)
+    assert game is None
+    assert Seek.objects.filter(status="open").count() == 2
+
+
+def test_a_seek_pairs_on_the_first_shared_game(users: dict[str, User]) -> None:
+    seeks.create_seek(user=users["alice"], games=DIFFUSION)
+    _, game = seeks.create_seek(
+        user=users["bob"], games=[{"slug": "diffusion"}, {"slug": "diffusion", "options": {}}]
+    )
+    assert game is not None and game.slug == "diffusion"
+
+
+def test_a_user_has_at_most_three_open_seeks(users: dict[str, User]) -> None:
+    for _ in range(3):
+        seeks.create_seek(user=users["alice"], games=DIFFUSION)
+    with pytest.raises(LobbyError) as refused:
+        seeks.create_seek(user=users["alice"], games=DIFFUSION)
+    assert refused.value.code == "too_many_seeks"
+
+
+@pytest.mark.parametrize(
+    ("games", "code"),
+    [
+        ([{"slug": "chess"}], "invalid_options"),
+        ([{"slug": "diffusion", "options": {"pits": 99}}], "invalid_options"),
+        ([], "bad_message"),
+        ("diffusion", "bad_message"),
+        ([{"options": {}}], "bad_message"),
+        ([{"slug": "diffusion", "options": [1]}], "bad_message"),
+    ],
+)
+def test_a_bad_seek_is_refused_with_the_reason(
+    users: dict[str, User], games: Any, code: str
+) -> None:
+    with pytest.raises(LobbyError) as refused:
+        seeks.create_seek(user=users["alice"], games=games)
+    assert refused.value.code == code
+    assert refused.value.message
+    assert Seek.objects.count() == 0
+
+
+async def test_cancelling_a_seek_removes_it_for_everyone(users: dict[str, User]) -> None:
+    alice, _ = await lobby_socket(users["alice"])
+    bob, _ = await lobby_socket(users["bob"])
+    await alice.send_json_to({"type": "seek", "games": DIFFUSION})
+    seek_id = (await until(alice, "ok"))["seek_id"]
+    await bob.send_json_to({"type": "cancel_seek", "seek_id": seek_id, "id": "x"})
+    error = await until(bob, "error")
+    assert (error["code"], error["id"]) == ("no_such_seek", "x")
+    await alice.send_json_to({"type": "cancel_seek", "seek_id": seek_id})
+    removed = await until(bob, "seek_removed")
+    assert removed["seek_id"] == seek_id
+    for client in (alice, bob):
+        await client.disconnect()
+
+
+async def test_a_seek_ends_with_its_owners_last_lobby_socket(users: dict[str, User]) -> None:
+    first, _ = await lobby_socket(users["alice"])
+    second, _ = await lobby_socket(users["alice"])
+    await first.send_json_to({"type": "seek", "games": DIFFUSION})
+    await until(first, "ok")
+    await first.disconnect()
+    assert await db(Seek.objects.filter(status="open").count)() == 1
+    await second.disconnect()
+    assert await db(Seek.objects.filter(status="open").count)() == 0
+
+
+async def test_a_visitor_must_sign_in_to_seek() -> None:
+    client, _ = await lobby_socket(None)
+    await client.send_json_to({"type": "seek", "games": DIFFUSION})
+    assert (await until(client, "error"))["code"] == "not_logged_in"
+    await client.disconnect()
+
+
+# --- challenges ----------------------------------------------------------------------------
+
+
+async def test_a_direct_challenge_accepted_starts_a_game_for_both(users: dict[str, User]) -> None:
+    alice, _ = await lobby_socket(users["alice"])
+    bob, _ = await lobby_socket(users["bob"])
+    await alice.send_json_to(
+        {"type": "challenge", "user": "bob", "slug": "diffusion", "side": "first", "id": 1}
+    )
+    challenge_id = (await until(alice, "ok"))["challenge_id"]
+    incoming = await until(bob, "challenge")
+    assert incoming["challenge"]["challenger"] == "alice"
+    assert incoming["challenge"]["status"] == "pending"
+    await bob.send_json_to({"type": "accept", "challenge_id": challenge_id})
+    game_id = (await until(bob, "game_started"))["game_id"]
+    assert (await until(alice, "game_started"))["game_id"] == game_id
+    game = await db(Game.objects.select_related("player1").get)(pk=game_id)
+    assert game.player1.username == "alice"  # side "first": the challenger moves first
+    await bob.send_json_to({"type": "accept", "challenge_id": challenge_id, "id": 9})
+    error = await until(bob, "error")
+    assert (error["code"], error["id"]) == ("challenge_accepted", 9)
+    for client in (alice, bob):
+        await client.disconnect()
+
+
+async def test_a_declined_challenge_tells_the_challenger_why(users: dict[str, User]) -> None:
+    alice, _ = await lobby_socket(users["alice"])
+    challenge = await db(challenges.create_challenge)(
+        challenger=users["alice"], challenged="bob", slug="diffusion"
+    )
+    await db(challenges.decline_challenge)(
+        user=users["bob"], challenge_id=challenge.pk, reason="too fast"
+    )
+    updated = await until(alice, "challenge_updated")
+    assert updated["challenge"]["status"] == "declined"
+    assert updated["challenge"]["decline_reason"] == "too fast"
+    await alice.disconnect()
+
+
+def test_a_challenge_can_be_accepted_only_by_its_recipient_and_only_once(
+    users: dict[str, User],
+) -> None:
+    challenge = challenges.create_challenge(
+        challenger=users["alice"], challenged="bob", slug="diffusion"
+    )
+    for user, code in ((users["carol"], "not_yours"), (users["alice"], "not_yours")):
+        with pytest.raises(LobbyError) as refused:
+            challenges.accept_challenge(user=user, challenge_id=challenge.pk)
+        assert refused.value.code == code
+    challenges.cancel_challenge(user=users["alice"], challenge_id=challenge.pk)
+    with pytest.raises(LobbyError) as refused:
+        challenges.accept_challenge(user=users["bob"], challenge_id=challenge.pk)
+    assert refused.value.code == "challenge_cancelled"
+    assert Game.objects.count() == 0
+
+
+def test_a_challenge_expires_after_a_day(users: dict[str, User]) -> None:
+    challenge = challenges.create_challenge(
+        challenger=users["alice"], challenged="bob", slug="diffusion"
+    )
+    with (
+        time_machine.travel(timezone.now() + timedelta(hours=24, seconds=1)),
+        pytest.raises(LobbyError) as refused,
+    ):
+        challenges.accept_challenge(user=users["bob"], challenge_id=challenge.pk)
+    assert refused.value.code == "challenge_expired"
+    challenge.refresh_from_db()
+    assert challenge.status == "expired"
+
+
+@pytest.mark.parametrize(
+    ("challenged", "slug", "options", "code"),
+    [
+        ("nobody", "diffusion", {}, "unknown_user"),
+        ("alice", "diffusion", {}, "self_challenge"),
+        ("bob", "go", {}, "invalid_options"),
+        ("bob", "diffusion", {"pits": 4}, "invalid_options"),
+    ],
+)
+def test_a_bad_challenge_is_refused(
+    users: dict[str, User], challenged: str, slug: str, options: dict[str, Any], code: str
+) -> None:
+    with pytest.raises(LobbyError) as refused:
+        challenges.create_challenge(
+            challenger=users["alice"], challenged=challenged, slug=slug, options=options
+        )
+    assert refused.value.code == code
+    assert Challenge.objects.count() == 0
+
+
+def test_an_open_challenge_goes_to_the_first_who_accepts(users: dict[str, User]) -> None:
+    challenge = challenges.create_challenge(
+        challenger=users["alice"], challenged=None, slug="diffusion"
+    )
+    with pytest.raises(LobbyError) as refused:
+        challenges.accept_challenge(user=users["alice"], token=challenge.token)
+    assert refused.value.code == "self_challenge"
+    game = challenges.accept_challenge(user=users["carol"], token=challenge.token)
+    assert {game.player1_id, game.player2_id} == {users["alice"].pk, users["carol"].pk}
+    with pytest.raises(LobbyError) as refused:
+        challenges.accept_challenge(user=users["bob"], token=challenge.token)
+    assert refused.value.code == "challenge_accepted"
+
+
+# --- pbmserv's command form ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sender", "text", "challenger", "side"),
+    [
+        ("alice", "diffusion challenge alice bob", "alice", "first"),
+        ("bob", "diffusion challenge alice bob", "bob", "second"),
+        ("alice", "  DIFFUSION   challenge   Alice   BOB ", "alice", "first"),
+    ],
+)
+def test_the_pbmserv_challenge_command(
+    users: dict[str, User], sender: str, text: str, challenger: str, side: str
+) -> None:
+    challenge = challenges.pbm_challenge(sender=users[sender], text=text)
+    assert challenge.challenger.username == challenger
+    assert challenge.side == side
+    assert challenge.slug == "diffusion"
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("diffusion accept alice bob", "bad_command"),
+        ("diffusion challenge alice", "bad_command"),
+        ("diffusion challenge -pits alice bob", "bad_command"),
+        ("diffusion challenge carol bob", "not_yours"),
+        ("diffusion challenge alice alice", "self_challenge"),
+        ("diffusion challenge alice nobody", "unknown_user"),
+        ("diffusion challenge 'alice bob", "bad_command"),
+    ],
+)
+def test_a_bad_pbmserv_command_says_what_is_wrong(
+    users: dict[str, User], text: str, code: str
+) -> None:
+    with pytest.raises(LobbyError) as refused:
+        challenges.pbm_challenge(sender=users["alice"], text=text)
+    assert refused.value.code == code
+
+
+async def test_the_command_message_on_the_lobby_socket(users: dict[str, User]) -> None:
+    alice, _ = await lobby_socket(users["alice"])
+    bob, _ = await lobby_socket(users["bob"])
+    await alice.send_json_to({"type": "command", "text": "diffusion challenge alice bob"})
+    await until(alice, "ok")
+    incoming = await until(bob, "challenge")
+    assert incoming["challenge"]["side"] == "first"
+    for client in (alice, bob):
+        await client.disconnect()
+
+
+def test_the_pbm_management_command(users: dict[str, User], capsys: Any) -> None:
+    call_command("pbm", "diffusion challenge alice bob")
+    assert "alice challenges bob" in capsys.readouterr().out
+    assert Challenge.objects.get().challenger == users["alice"]
+    with pytest.raises(CommandError, match="no user called"):
+        call_command("pbm", "diffusion challenge nobody bob")
+
+
+# --- the feed --------------------------------------------------------------------------------
+
+
+async def test_a_reconnecting_lobby_socket_gets_the_events_it_missed(
+    users: dict[str, User],
+) -> None:
+    client, snapshot = await lobby_socket(None)
+    await client.disconnect()
+    await db(seeks.create_seek)(user=users["alice"], games=DIFFUSION)
+    back, first = await lobby_socket(None, query=f"?v={snapshot['v']}")
+    assert first["type"] == "seek_added" and first["v"] == snapshot["v"] + 1
+    await back.disconnect()

@@ -1,0 +1,99 @@
+"""Pairing under concurrency on PostgreSQL: no seek paired twice, no pair left waiting."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import websockets
+from django.db import connection
+
+from games.models import Game
+from lobby.models import Seek, User
+from lobby.services import seeks
+from tests.conftest import require_redis
+from tests.games_helpers import make_user, session_for
+from tests.servers import free_port, running
+from tests.test_live_postgres import race
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+DIFFUSION = [{"slug": "diffusion", "options": {}}]
+
+
+def assert_everyone_in_exactly_one_game(users: list[User]) -> None:
+    games = list(Game.objects.all())
+    seats = Counter([g.player1_id for g in games] + [g.player2_id for g in games])
+    assert len(games) == len(users) // 2
+    assert all(seats[user.pk] == 1 for user in users), seats
+    assert Seek.objects.filter(status="open").count() == 0
+    for game in games:
+        paired = list(Seek.objects.filter(game=game).values_list("user_id", flat=True))
+        assert sorted(paired) == sorted([game.player1_id, game.player2_id])
+
+
+def test_forty_users_seeking_at_the_same_instant_make_twenty_games() -> None:
+    users = [make_user(f"racer{i}") for i in range(40)]
+    results = race(*((lambda u=u: seeks.create_seek(user=u, games=DIFFUSION)) for u in users))
+    assert not [r for r in results if isinstance(r, Exception)], results
+    assert_everyone_in_exactly_one_game(users)
+
+
+@pytest.mark.redis
+def test_200_users_seeking_through_two_server_processes_make_100_games(tmp_path: Path) -> None:
+    users = [make_user(f"p{i}") for i in range(200)]
+    cookies = [f"sessionid={session_for(u)}" for u in users]
+    settings = connection.settings_dict
+    env: dict[str, str | None] = {
+        "DJANGO_SECRET_KEY": "test-only-secret-key-not-for-production-use-0123456789",
+        "DJANGO_SETTINGS_MODULE": "tests.settings",
+        "DATABASE_URL": f"postgres://{settings['USER']}@{settings['HOST'] or '127.0.0.1'}:"
+        f"{settings['PORT'] or 5432}/{settings['NAME']}",
+        "REDIS_URL": require_redis(),
+        "CHANNEL_LAYER_PREFIX": f"seek-race-{tmp_path.name}",
+    }
+    ports = [free_port(), free_port()]
+    daphne = [sys.executable, "-m", "daphne", "--websocket-max-message-size", "65536"]
+
+    async def seek_all() -> list[dict[str, Any]]:
+        async def one(index: int) -> dict[str, Any]:
+            port = ports[index % 2]
+            async with websockets.connect(
+                f"ws://127.0.0.1:{port}/ws/lobby/",
+                origin=websockets.Origin(f"http://127.0.0.1:{port}"),
+                additional_headers={"Cookie": cookies[index]},
+                open_timeout=30,
+            ) as socket:
+                await socket.recv()
+                await socket.send(json.dumps({"type": "seek", "games": DIFFUSION, "id": index}))
+                while True:
+                    message = json.loads(await asyncio.wait_for(socket.recv(), 60))
+                    if message["type"] == "game_started" and "you" in message:
+                        return message
+                    if message["type"] == "error":
+                        return message
+
+        return await asyncio.gather(*(one(i) for i in range(len(users))))
+
+    with (
+        running(
+            [*daphne, "-p", str(ports[0]), "config.asgi:application"],
+            env,
+            tmp_path / "a.log",
+            ports[0],
+        ),
+        running(
+            [*daphne, "-p", str(ports[1]), "config.asgi:application"],
+            env,
+            tmp_path / "b.log",
+            ports[1],
+        ),
+    ):
+        answers = asyncio.run(seek_all())
+    assert [a["type"] for a in answers] == ["game_started"] * 200
+    assert len({a["game_id"] for a in answers}) == 100
+    assert_everyone_in_exactly_one_game(users)
