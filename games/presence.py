@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from typing import Any
 
 from channels.layers import get_channel_layer
@@ -22,7 +23,10 @@ logger = logging.getLogger(__name__)
 SMALL_CROWD = 20
 CROWD_INTERVAL = 1.0
 
-_pending: dict[int, asyncio.Future[None]] = {}
+# Per event loop (a server has one; tests start a loop per test): game id -> its sender.
+_pending: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, asyncio.Future[None]]] = (
+    weakref.WeakKeyDictionary()
+)
 _dirty: set[int] = set()
 
 
@@ -63,11 +67,12 @@ def crowd(game_id: int) -> dict[str, Any]:
 def crowd_changed(game_id: int) -> None:
     """Schedule a crowd message for the game, coalescing changes that come in a burst."""
     _dirty.add(game_id)
-    if game_id not in _pending:
-        _pending[game_id] = asyncio.ensure_future(_send_crowds(game_id))
+    pending = _pending.setdefault(asyncio.get_running_loop(), {})
+    if game_id not in pending:
+        pending[game_id] = asyncio.ensure_future(_send_crowds(game_id, pending))
 
 
-async def _send_crowds(game_id: int) -> None:
+async def _send_crowds(game_id: int, pending: dict[int, asyncio.Future[None]]) -> None:
     try:
         while game_id in _dirty:
             _dirty.discard(game_id)
@@ -82,4 +87,4 @@ async def _send_crowds(game_id: int) -> None:
     except Exception:
         logger.exception("crowd update for game %s failed", game_id)
     finally:
-        _pending.pop(game_id, None)
+        pending.pop(game_id, None)

@@ -12,10 +12,10 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
+from config.db import run_soon
 from games import presence
 from games.engine import canonical_move, client_moves, rules_for
 from games.models import Game, GameEvent, Move
@@ -56,15 +56,15 @@ def broadcast(game_id: int, event: dict[str, Any]) -> None:
     message = {"type": "game.event", "event": event}
 
     async def send() -> None:
-        # Players first: spectators can wait the extra moment (lichess does the same).
-        await layer.group_send(presence.players_group(game_id), message)
-        await layer.group_send(presence.watchers_group(game_id), message)
+        try:
+            # Players first: spectators can wait the extra moment (lichess does the same).
+            await layer.group_send(presence.players_group(game_id), message)
+            await layer.group_send(presence.watchers_group(game_id), message)
+        except Exception:
+            # The move is committed; sockets that miss it resync by version.
+            logger.exception("broadcast of game %s v%s failed", game_id, event.get("v"))
 
-    try:
-        async_to_sync(send)()
-    except Exception:
-        # The move is committed; sockets that miss it resync by version.
-        logger.exception("broadcast of game %s v%s failed", game_id, event.get("v"))
+    run_soon(send)
 
 
 def _emit(game: Game, event: dict[str, Any]) -> dict[str, Any]:
@@ -103,22 +103,33 @@ def _finish(game: Game, *, winner: int | None, termination: str, reason: str) ->
 # --- creating games ----------------------------------------------------------------------
 
 
-def create_game(*, slug: str, options: dict[str, Any], player1: User, player2: User) -> Game:
-    """A new active game; the engine validates the slug and options."""
+def new_game(*, slug: str, options: dict[str, Any], player1: User, player2: User) -> Game:
+    """An unsaved active game; the engine validates the slug and options."""
     if player1.pk == player2.pk:
         raise GameError("same_player", "A game needs two different players.")
     try:
         rules = rules_for(slug, options)
     except InvalidOptions as error:
         raise GameError("invalid_options", str(error)) from None
-    state = rules.initial_state()
-    return Game.objects.create(
+    return Game(
         slug=slug,
         options=options,
         player1=player1,
         player2=player2,
-        state=rules.to_json(state),
+        state=rules.to_json(rules.initial_state()),
     )
+
+
+def create_game(*, slug: str, options: dict[str, Any], player1: User, player2: User) -> Game:
+    """A new active game; the engine validates the slug and options."""
+    game = new_game(slug=slug, options=options, player1=player1, player2=player2)
+    game.save()
+    return game
+
+
+def create_games(games: list[Game]) -> list[Game]:
+    """Save many new games in one statement (matchmaking pairs a burst of seeks at once)."""
+    return Game.objects.bulk_create(games)
 
 
 # --- moves ---------------------------------------------------------------------------------

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from typing import Any, ClassVar
 from urllib.parse import parse_qs
 
+from channels.layers import get_channel_layer
+
 from config.db import db_call
 from config.ws import ClientError, JsonConsumer
-from lobby import selectors
+from lobby import matchmaker, selectors
 from lobby.models import LobbyConnection
 from lobby.services import LobbyError, challenges, feed, seeks
 
@@ -20,8 +23,10 @@ logger = logging.getLogger(__name__)
 
 LOBBY_GROUP = feed.LOBBY_GROUP
 ONLINE_INTERVAL = 1.0
-_online_pending: asyncio.Future[None] | None = None
-_online_dirty = False
+# Per event loop: whether an `online` update is on its way, and whether another is due.
+_online: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Any]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _arrive(channel_name: str, user: Any) -> None:
@@ -39,20 +44,17 @@ def _leave(channel_name: str, user_id: int | None) -> None:
 
 def online_changed() -> None:
     """Coalesce arrivals and departures into at most one `online` message per interval."""
-    global _online_pending, _online_dirty
-    _online_dirty = True
-    if _online_pending is None:
-        _online_pending = asyncio.ensure_future(_send_online())
+    state = _online.setdefault(asyncio.get_running_loop(), {"task": None, "dirty": False})
+    state["dirty"] = True
+    if state["task"] is None:
+        state["task"] = asyncio.ensure_future(_send_online(state))
 
 
-async def _send_online() -> None:
-    global _online_pending, _online_dirty
+async def _send_online(state: dict[str, Any]) -> None:
     try:
-        while _online_dirty:
-            _online_dirty = False
+        while state["dirty"]:
+            state["dirty"] = False
             count = await db_call(selectors.online_count)()
-            from channels.layers import get_channel_layer
-
             await get_channel_layer().group_send(
                 LOBBY_GROUP, {"type": "lobby.online", "online": count}
             )
@@ -60,7 +62,7 @@ async def _send_online() -> None:
     except Exception:
         logger.exception("online count update failed")
     finally:
-        _online_pending = None
+        state["task"] = None
 
 
 def _user_id(user: Any) -> int | None:
@@ -117,39 +119,46 @@ class LobbyConsumer(JsonConsumer):
         events = await db_call(feed.events_since)(since)
         if events is None:
             return False
+        self.last_v = since  # the client has everything up to here
+        await self._deliver(*events)
+        return True
+
+    async def _deliver(self, *events: dict[str, Any]) -> None:
+        """Send public events in version order, filling gaps from the stored feed."""
+        out: list[dict[str, Any]] = []
         for event in events:
-            await self._deliver(event)
-        return True
-
-    async def _deliver(self, event: dict[str, Any]) -> None:
-        version = event["v"]
-        if version <= self.last_v:
-            return
-        if version > self.last_v + 1 and not await self._replay_between(version):
-            await self._send_snapshot()
+            version = event["v"]
             if version <= self.last_v:
-                return
-        self.last_v = version
-        await self.send_json(event)
+                continue
+            if version > self.last_v + 1:
+                missing = await db_call(feed.events_since)(self.last_v)
+                if missing is None:
+                    await self._flush(out)
+                    out = []
+                    await self._send_snapshot()
+                    if version <= self.last_v:
+                        continue
+                else:
+                    out.extend(e for e in missing if self.last_v < e["v"] < version)
+            out.append(event)
+            self.last_v = version
+        await self._flush(out)
 
-    async def _replay_between(self, version: int) -> bool:
-        """Fill a gap before `version` from the stored feed."""
-        events = await db_call(feed.events_since)(self.last_v)
-        if events is None:
-            return False
-        for earlier in events:
-            if earlier["v"] < version and earlier["v"] > self.last_v:
-                self.last_v = earlier["v"]
-                await self.send_json(earlier)
-        return True
+    async def _flush(self, events: list[dict[str, Any]]) -> None:
+        # One frame per burst: a busy lobby must not cost a frame per event per socket.
+        if len(events) == 1:
+            await self.send_json(events[0])
+        elif events:
+            await self.send_json({"type": "batch", "events": events})
 
     # --- from the channel layer -------------------------------------------------------------
 
+    async def lobby_batch(self, message: dict[str, Any]) -> None:
+        await self._deliver(*message["events"])
+
     async def lobby_event(self, message: dict[str, Any]) -> None:
-        if "event" in message:
-            await self._deliver(message["event"])
-        else:  # an unversioned broadcast (announcements, tests)
-            await self.send_json(message["payload"])
+        """An unversioned broadcast to everyone in the lobby (announcements)."""
+        await self.send_json(message["payload"])
 
     async def lobby_personal(self, message: dict[str, Any]) -> None:
         await self.send_json(message["event"])
@@ -181,10 +190,11 @@ class LobbyConsumer(JsonConsumer):
             await self._send_snapshot()
 
     async def handle_seek(self, content: dict[str, Any]) -> None:
-        seek, game = await self._call(
-            seeks.create_seek, content, user=self.user, games=content.get("games")
+        seek, _ = await self._call(
+            seeks.create_seek, content, user=self.user, games=content.get("games"), pair_now=False
         )
-        await self._ok(content, seek_id=seek.pk, game_id=game.pk if game else None)
+        matchmaker.poke()  # `game_started` follows when the seek pairs
+        await self._ok(content, seek_id=seek.pk)
 
     async def handle_cancel_seek(self, content: dict[str, Any]) -> None:
         await self._call(seeks.cancel_seek, content, user=self.user, seek_id=content.get("seek_id"))

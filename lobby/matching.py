@@ -59,3 +59,25 @@ def candidates(seek: SeekView, open_seeks: Iterable[SeekView]) -> list[tuple[See
         if choice is not None:
             found.append((other, choice))
     return found
+
+
+def pair_up(open_seeks: Sequence[SeekView]) -> list[tuple[SeekView, SeekView, GameChoice]]:
+    """Greedy pairing of a whole queue: each seek, oldest first, with the oldest compatible
+    seek still unpaired. A user's other seeks stop counting once one of them is paired."""
+    ordered = sorted(open_seeks, key=lambda seek: seek.seek_id)
+    paired_users: set[int] = set()
+    taken: set[int] = set()
+    pairs = []
+    for index, seek in enumerate(ordered):
+        if seek.seek_id in taken or seek.user_id in paired_users:
+            continue
+        for other in ordered[index + 1 :]:
+            if other.seek_id in taken or other.user_id in paired_users:
+                continue
+            choice = shared_game(seek, other)
+            if choice is not None:
+                pairs.append((seek, other, choice))
+                taken.update((seek.seek_id, other.seek_id))
+                paired_users.update((seek.user_id, other.user_id))
+                break
+    return pairs

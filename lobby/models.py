@@ -50,6 +50,8 @@ class Seek(models.Model):
     )
     # Realtime seeks vanish when their owner's last lobby socket closes.
     realtime = models.BooleanField(default=True)
+    # Shown in the lobby feed (a seek paired the moment it arrives never is).
+    announced = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -50,7 +50,9 @@ def live_games() -> list[dict[str, Any]]:
 def snapshot(user: Any) -> dict[str, Any]:
     signed_in = user is not None and user.is_authenticated
     seeks = (
-        Seek.objects.filter(status=Seek.Status.OPEN).select_related("user").order_by("created_at")
+        Seek.objects.filter(status=Seek.Status.OPEN, announced=True)
+        .select_related("user")
+        .order_by("created_at")
     )
     challenges: dict[str, list[dict[str, Any]]] = {"incoming": [], "outgoing": []}
     my_games: list[int] = []

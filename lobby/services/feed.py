@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import weakref
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
+from config.db import calling_loop, run_soon
 from lobby.models import LobbyEvent, LobbyVersion
 
 logger = logging.getLogger(__name__)
@@ -20,20 +22,76 @@ def user_group(user_id: int) -> str:
     return f"user.{user_id}"
 
 
-def _send(messages: list[tuple[str, dict[str, Any]]]) -> None:
-    layer = get_channel_layer()
-    if layer is None or not messages:
-        return
+# Public events wait this long in a process before going out together: a burst of seeks and
+# pairings then costs every lobby socket one message instead of one per event.
+BATCH_SECONDS = 0.05
 
-    async def send_all() -> None:
+
+class _Batcher:
+    """Collects public lobby events on the server's event loop and sends them in batches."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+        self.scheduled = False
+        self.sending: set[asyncio.Future[None]] = set()  # keeps running sends referenced
+
+    def add(self, events: list[dict[str, Any]]) -> None:
+        self.events.extend(events)
+        if not self.scheduled:
+            self.scheduled = True
+            asyncio.get_running_loop().call_later(BATCH_SECONDS, self._flush)
+
+    def _flush(self) -> None:
+        events, self.events, self.scheduled = self.events, [], False
+        events.sort(key=lambda event: event["v"])
+        task = asyncio.ensure_future(_group_send([(LOBBY_GROUP, _batch(events))]))
+        self.sending.add(task)
+        task.add_done_callback(self.sending.discard)
+
+
+# One per event loop: a server has one; tests start a loop per test.
+_batchers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Batcher] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _batcher() -> _Batcher:
+    loop = asyncio.get_running_loop()
+    batcher = _batchers.get(loop)
+    if batcher is None:
+        batcher = _batchers[loop] = _Batcher()
+    return batcher
+
+
+def _batch(events: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"type": "lobby.batch", "events": events}
+
+
+async def _group_send(messages: list[tuple[str, dict[str, Any]]]) -> None:
+    layer = get_channel_layer()
+    try:
         for group, message in messages:
             await layer.group_send(group, message)
-
-    try:
-        async_to_sync(send_all)()
     except Exception:
         # Committed already: lobby sockets catch up by version or on reconnect.
         logger.exception("lobby broadcast failed")
+
+
+def _send(public: list[dict[str, Any]], personal: list[tuple[str, dict[str, Any]]]) -> None:
+    if get_channel_layer() is None:
+        return
+    batching = calling_loop() is not None
+
+    async def send_all() -> None:
+        await _group_send(personal)
+        if not public:
+            return
+        if batching:
+            _batcher().add(public)  # a long-running server: batch
+        else:
+            await _group_send([(LOBBY_GROUP, _batch(public))])
+
+    run_soon(send_all)
 
 
 def publish(*events: dict[str, Any]) -> list[dict[str, Any]]:
@@ -50,15 +108,14 @@ def publish(*events: dict[str, Any]) -> list[dict[str, Any]]:
         LobbyEvent.objects.create(version=counter.version, payload=payload)
         stamped.append(payload)
     counter.save(update_fields=["version"])
-    messages = [(LOBBY_GROUP, {"type": "lobby.event", "event": e}) for e in stamped]
-    transaction.on_commit(lambda: _send(messages))
+    transaction.on_commit(lambda: _send(stamped, []))
     return stamped
 
 
 def tell(user_ids: list[int], event: dict[str, Any]) -> None:
     """Send a personal message to every lobby socket of these users after commit."""
     messages = [(user_group(uid), {"type": "lobby.personal", "event": event}) for uid in user_ids]
-    transaction.on_commit(lambda: _send(messages))
+    transaction.on_commit(lambda: _send([], messages))
 
 
 def current_version() -> int:

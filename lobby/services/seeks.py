@@ -1,10 +1,10 @@
 """Seeks and automatic pairing.
 
-Pairing is safe across processes without a global lock: a new seek is committed first, then
-paired in its own transaction that locks the two seek rows in id order (no deadlock) and
-re-checks both are still open. Of two seeks committed at the same moment, at least the later
-one sees the earlier, so a compatible pair never stays unpaired; a conditional update is the
-backstop against pairing a seek twice.
+A seek is committed first and paired afterwards, in a matchmaking pass that holds one lock
+(PostgreSQL's advisory lock) and pairs the whole queue: every committed seek is visible to
+the next pass, so a compatible pair never stays unpaired, and passes never overlap. The row
+locks and a conditional update are the backstop against pairing a seek twice. Lobby sockets
+leave the pass to the per-process matchmaker (lobby/matchmaker.py), which batches bursts.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from games import services as game_services
 from games.engine import normalized_options
@@ -25,7 +25,9 @@ from lobby.services.errors import LobbyError
 
 MAX_OPEN_SEEKS = 3
 MAX_GAMES_PER_SEEK = 8
-CANDIDATES_SCANNED = 200
+QUEUE_SCANNED = 2000
+# Any fixed number: the key of PostgreSQL's advisory lock around matchmaking.
+MATCHMAKING_LOCK = 7_260_001
 
 
 def check_games(games: Any) -> list[dict[str, Any]]:
@@ -73,8 +75,11 @@ def seek_payload(seek: Seek) -> dict[str, Any]:
     }
 
 
-def create_seek(*, user: User, games: Any, time_control: str = "") -> tuple[Seek, Game | None]:
-    """Open a seek and pair it at once if a compatible one is waiting."""
+def create_seek(
+    *, user: User, games: Any, time_control: str = "", pair_now: bool = True
+) -> tuple[Seek, Game | None]:
+    """Open a seek; with pair_now, pair it at once if a compatible one is waiting (else the
+    lobby's matchmaker pairs it moments later)."""
     if not user.is_authenticated:
         raise LobbyError("not_logged_in", "Log in or play as a guest to seek a game.")
     checked = check_games(games)
@@ -83,69 +88,92 @@ def create_seek(*, user: User, games: Any, time_control: str = "") -> tuple[Seek
         User.objects.select_for_update().filter(pk=user.pk).first()
         if Seek.objects.filter(user=user, status=Seek.Status.OPEN).count() >= MAX_OPEN_SEEKS:
             raise LobbyError("too_many_seeks", f"You can have at most {MAX_OPEN_SEEKS} open seeks.")
+        # Announced by pair() only if it has to wait: a seek paired at once never shows.
         seek = Seek.objects.create(user=user, games=checked, time_control=time_control)
-        seek.user = user
-        feed.publish({"type": "seek_added", "seek": seek_payload(seek)})
-    return seek, pair(seek.pk)
+    return seek, pair(seek.pk) if pair_now else None
 
 
 def pair(seek_id: int) -> Game | None:
-    """Pair an open seek with the oldest compatible one; the game, or None if none waits."""
-    tried: set[int] = set()
-    while True:
-        seek = Seek.objects.filter(pk=seek_id).first()
-        if seek is None or seek.status != Seek.Status.OPEN:
-            return seek.game if seek else None
-        waiting = (
-            Seek.objects.filter(status=Seek.Status.OPEN, time_control=seek.time_control)
-            .exclude(user_id=seek.user_id)
-            .exclude(pk__in=tried)
-            .order_by("created_at", "pk")[:CANDIDATES_SCANNED]
-        )
-        found = matching.candidates(seek_view(seek), [seek_view(s) for s in waiting])
-        if not found:
-            return None
-        other, choice = found[0]
-        tried.add(other.seek_id)
-        game = _pair_two(seek_id, other.seek_id, choice)
-        if game is not None:
-            return game
-
-
-def _pair_two(seek_id: int, other_id: int, choice: matching.GameChoice) -> Game | None:
+    """Pair the queue now, waiting for the matchmaking lock; the game `seek_id` got, if any."""
     with transaction.atomic():
-        rows = {
-            s.pk: s
-            for s in Seek.objects.select_for_update()
-            .select_related("user")
-            .filter(pk__in=[seek_id, other_id])
-            .order_by("pk")
-        }
-        seek, other = rows.get(seek_id), rows.get(other_id)
-        if seek is None or seek.status != Seek.Status.OPEN:
-            return seek.game if seek else None
-        if other is None or other.status != Seek.Status.OPEN:
-            return None
-        first, second = random.sample([seek.user, other.user], 2)
-        game = game_services.create_game(
-            slug=choice.slug, options=choice.options_dict(), player1=first, player2=second
-        )
-        updated = Seek.objects.filter(pk__in=[seek_id, other_id], status=Seek.Status.OPEN).update(
+        _lock_matchmaking(wait=True)
+        return _pair_queue().get(seek_id)
+
+
+def pair_all() -> int:
+    """One matchmaking pass, unless another process is running one: how many games started.
+
+    The lobby's matchmaker calls this after seeks arrive: a burst of seeks is paired in a
+    few statements by one pass instead of one locked transaction per seek.
+    """
+    with transaction.atomic():
+        if not _lock_matchmaking(wait=False):
+            return -1  # busy elsewhere: the caller tries again in a moment
+        return len(set(_pair_queue().values()))
+
+
+def _pair_queue() -> dict[int, Game]:
+    """Under the matchmaking lock: pair every compatible open seek, announce the rest."""
+    waiting = list(
+        Seek.objects.select_for_update()
+        .filter(status=Seek.Status.OPEN)
+        .select_related("user")
+        .order_by("pk")[:QUEUE_SCANNED]
+    )
+    by_id = {s.pk: s for s in waiting}
+    pairs = [
+        (by_id[older.seek_id], by_id[newer.seek_id], choice)
+        for older, newer, choice in matching.pair_up([seek_view(s) for s in waiting])
+    ]
+    games = game_services.create_games(
+        [
+            game_services.new_game(
+                slug=choice.slug, options=choice.options_dict(), player1=first, player2=second
+            )
+            for a, b, choice in pairs
+            for first, second in [random.sample([a.user, b.user], 2)]
+        ]
+    )
+    events: list[dict[str, Any]] = []
+    paired: dict[int, Game] = {}
+    for (a, b, _), game in zip(pairs, games, strict=True):
+        updated = Seek.objects.filter(pk__in=[a.pk, b.pk], status=Seek.Status.OPEN).update(
             status=Seek.Status.PAIRED, game=game
         )
-        if updated != 2:
-            raise RuntimeError(f"seeks {seek_id} and {other_id} changed under their lock")
-        feed.publish(
-            {"type": "seek_removed", "seek_id": seek_id},
-            {"type": "seek_removed", "seek_id": other_id},
-        )
-        announce_game(game)
-        return game
+        if updated != 2:  # the backstop: a seek is paired once or not at all
+            raise RuntimeError(f"seeks {a.pk} and {b.pk} changed under the matchmaking lock")
+        paired[a.pk] = paired[b.pk] = game
+        events += [{"type": "seek_removed", "seek_id": s.pk} for s in (a, b) if s.announced]
+        events.append({"type": "game_started", "game_id": game.pk, "game": game_summary(game)})
+        _tell_players(game)
+    fresh = [s for s in waiting if s.pk not in paired and not s.announced]
+    if fresh:
+        Seek.objects.filter(pk__in=[s.pk for s in fresh]).update(announced=True)
+        events += [{"type": "seek_added", "seek": seek_payload(s)} for s in fresh]
+    if events:
+        feed.publish(*events)
+    return paired
+
+
+def _lock_matchmaking(*, wait: bool) -> bool:
+    """Matchmaking is one critical section: PostgreSQL's advisory lock (SQLite's immediate
+    transactions already let one writer in at a time)."""
+    if connection.vendor != "postgresql":
+        return True
+    function = "pg_advisory_xact_lock" if wait else "pg_try_advisory_xact_lock"
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {function}(%s)::text", [MATCHMAKING_LOCK])
+        (result,) = cursor.fetchone()
+    return wait or result == "true"
 
 
 def announce_game(game: Game) -> None:
     """Tell both players (`you` says which side) and the live-games list of a new game."""
     feed.publish({"type": "game_started", "game_id": game.pk, "game": game_summary(game)})
+    _tell_players(game)
+
+
+def _tell_players(game: Game) -> None:
     for number, user_id in ((1, game.player1_id), (2, game.player2_id)):
         feed.tell([user_id], {"type": "game_started", "game_id": game.pk, "you": number})
 
@@ -170,7 +198,8 @@ def cancel_seek(*, user: User, seek_id: Any) -> None:
             raise LobbyError("seek_closed", f"That seek is already {seek.status}.")
         seek.status = Seek.Status.CANCELLED
         seek.save(update_fields=["status"])
-        feed.publish({"type": "seek_removed", "seek_id": seek.pk})
+        if seek.announced:
+            feed.publish({"type": "seek_removed", "seek_id": seek.pk})
 
 
 def cancel_realtime_seeks(*, user_id: int) -> int:
@@ -184,5 +213,7 @@ def cancel_realtime_seeks(*, user_id: int) -> int:
         if not seeks:
             return 0
         Seek.objects.filter(pk__in=[s.pk for s in seeks]).update(status=Seek.Status.CANCELLED)
-        feed.publish(*({"type": "seek_removed", "seek_id": s.pk} for s in seeks))
+        removed = [{"type": "seek_removed", "seek_id": s.pk} for s in seeks if s.announced]
+        if removed:
+            feed.publish(*removed)
     return len(seeks)

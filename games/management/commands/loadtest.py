@@ -14,23 +14,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
-import signal
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.test import Client
 
+from config.benchservers import check_shared_services, start_servers, stop_servers
 from games import services
 from lobby.models import User
 
@@ -96,28 +90,23 @@ class Command(BaseCommand):
         except ImportError as error:
             raise CommandError("loadtest needs the dev extra: pip install -e '.[dev]'") from error
         procs: int = options["procs"]
-        if procs > 1 and not settings.REDIS_URL:
-            raise CommandError("More than one process needs a shared layer: set REDIS_URL.")
-        if settings.DATABASES["default"]["ENGINE"].endswith("sqlite3") and procs > 1:
-            raise CommandError("More than one process needs PostgreSQL: set DATABASE_URL.")
+        check_shared_services(procs)
         self.rng = random.Random(options["seed"])
-        tables = self._prepare(options["games"], options["slug"], procs)
-        servers = self._start_servers(procs)
+        servers = start_servers(procs)
+        self.stdout.write(f"{procs} Daphne process(es) on ports {[s.port for s in servers]}")
         try:
+            tables = self._prepare(options["games"], options["slug"], [s.port for s in servers])
             stats = asyncio.run(self._drive(tables, options["rate"], options["seconds"]))
-            memory = [self._peak_memory_mb(process) for process, _ in servers]
+            memory = [server.peak_memory_mb() for server in servers]
         finally:
-            for process, _ in servers:
-                os.killpg(process.pid, signal.SIGTERM)
-                process.wait(timeout=20)
+            stop_servers(servers)
         self._report(stats, options, memory)
 
     # --- setting up -------------------------------------------------------------------------
 
-    def _prepare(self, games: int, slug: str, procs: int) -> list[Table]:
+    def _prepare(self, games: int, slug: str, ports: list[int]) -> list[Table]:
         run = f"{int(time.time()) % 100000}"
         tables = []
-        self.ports = [self._free_port() for _ in range(procs)]
         for index in range(games):
             first = User.objects.create_user(username=f"lt{run}a{index}", password=None)
             second = User.objects.create_user(username=f"lt{run}b{index}", password=None)
@@ -126,7 +115,7 @@ class Command(BaseCommand):
                 Table(
                     game_id=game.pk,
                     cookies={1: self._cookie(first), 2: self._cookie(second)},
-                    port=self.ports[game.pk % procs],
+                    port=ports[game.pk % len(ports)],
                 )
             )
         return tables
@@ -136,65 +125,6 @@ class Command(BaseCommand):
         browser = Client()
         browser.force_login(user)
         return f"sessionid={browser.cookies['sessionid'].value}"
-
-    @staticmethod
-    def _free_port() -> int:
-        import socket
-
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            return int(sock.getsockname()[1])
-
-    def _start_servers(self, procs: int) -> list[tuple[subprocess.Popen[bytes], Path]]:
-        servers = []
-        root = Path(settings.BASE_DIR)
-        env = {**os.environ, "DJANGO_SETTINGS_MODULE": os.environ["DJANGO_SETTINGS_MODULE"]}
-        for port in self.ports:
-            log = Path(tempfile.mkstemp(prefix=f"loadtest-{port}-", suffix=".log")[1])
-            with log.open("wb") as sink:
-                process = subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "daphne",
-                        "-p",
-                        str(port),
-                        "--websocket-max-message-size",
-                        "65536",
-                        "config.asgi:application",
-                    ],
-                    cwd=root,
-                    env=env,
-                    stdout=sink,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                )
-            servers.append((process, log))
-        for (process, log), port in zip(servers, self.ports, strict=True):
-            deadline = time.monotonic() + STARTUP_SECONDS
-            while True:
-                try:
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2)
-                    break
-                except OSError as error:
-                    if process.poll() is not None or time.monotonic() > deadline:
-                        raise CommandError(
-                            f"server on {port} failed:\n{log.read_text()}"
-                        ) from error
-                    time.sleep(0.2)
-        self.stdout.write(f"{len(servers)} Daphne process(es) on ports {self.ports}")
-        return servers
-
-    @staticmethod
-    def _peak_memory_mb(process: subprocess.Popen[bytes]) -> float:
-        try:
-            status = Path(f"/proc/{process.pid}/status").read_text()
-        except OSError:
-            return float("nan")
-        for line in status.splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-        return float("nan")
 
     # --- playing ----------------------------------------------------------------------------
 

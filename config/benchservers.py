@@ -1,0 +1,101 @@
+"""Daphne processes for the benchmark commands (loadtest, lobbybench)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import CommandError
+
+STARTUP_SECONDS = 60
+
+
+@dataclass
+class BenchServer:
+    port: int
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def peak_memory_mb(self) -> float:
+        """The process's peak resident memory (VmHWM), read before it is stopped."""
+        try:
+            status = Path(f"/proc/{self.process.pid}/status").read_text()
+        except OSError:
+            return float("nan")
+        for line in status.splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def check_shared_services(procs: int) -> None:
+    if procs > 1 and not settings.REDIS_URL:
+        raise CommandError("More than one process needs a shared layer: set REDIS_URL.")
+    if procs > 1 and settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+        raise CommandError("More than one process needs PostgreSQL: set DATABASE_URL.")
+
+
+def start_servers(procs: int) -> list[BenchServer]:
+    """Start `procs` Daphne processes on this environment's settings; wait until they answer."""
+    servers = []
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": os.environ["DJANGO_SETTINGS_MODULE"]}
+    for _ in range(procs):
+        port = free_port()
+        log = Path(tempfile.mkstemp(prefix=f"bench-{port}-", suffix=".log")[1])
+        with log.open("wb") as sink:
+            process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "daphne",
+                    "-p",
+                    str(port),
+                    "--websocket-max-message-size",
+                    "65536",
+                    "config.asgi:application",
+                ],
+                cwd=settings.BASE_DIR,
+                env=env,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        servers.append(BenchServer(port=port, process=process, log=log))
+    for server in servers:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{server.port}/healthz", timeout=2)
+                break
+            except OSError as error:
+                if server.process.poll() is not None or time.monotonic() > deadline:
+                    stop_servers(servers)
+                    raise CommandError(f"server failed:\n{server.log.read_text()}") from error
+                time.sleep(0.2)
+    return servers
+
+
+def stop_servers(servers: list[BenchServer]) -> None:
+    for server in servers:
+        if server.process.poll() is None:
+            os.killpg(server.process.pid, signal.SIGTERM)
+    for server in servers:
+        try:
+            server.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.process.pid, signal.SIGKILL)
