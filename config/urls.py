@@ -7,5 +7,6 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("", include("games.urls")),
+    path("", include("lobby.api_urls")),
     path("", include("lobby.urls")),
 ]
