@@ -6,10 +6,11 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,3 +84,43 @@ def running(
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+
+
+@contextmanager
+def daphnes(count: int, env: dict[str, str | None], logs: Path) -> Iterator[list[Server]]:
+    """`count` Daphne processes sharing one environment (database, channel layer)."""
+    with ExitStack() as stack:
+        servers = []
+        for index in range(count):
+            port = free_port()
+            command = [
+                sys.executable,
+                "-m",
+                "daphne",
+                "--websocket-max-message-size",
+                "65536",
+                "-p",
+                str(port),
+                "config.asgi:application",
+            ]
+            servers.append(
+                stack.enter_context(running(command, env, logs / f"daphne-{index}.log", port))
+            )
+        yield servers
+
+
+def shared_test_env(prefix: str) -> dict[str, str | None]:
+    """Settings for server processes sharing the running test's PostgreSQL database and Redis."""
+    from django.db import connection
+
+    from tests.conftest import require_redis
+
+    database = connection.settings_dict
+    return {
+        "DJANGO_SECRET_KEY": "test-only-secret-key-not-for-production-use-0123456789",
+        "DJANGO_SETTINGS_MODULE": "tests.settings",
+        "DATABASE_URL": f"postgres://{database['USER']}@{database['HOST'] or '127.0.0.1'}:"
+        f"{database['PORT'] or 5432}/{database['NAME']}",
+        "REDIS_URL": require_redis(),
+        "CHANNEL_LAYER_PREFIX": prefix,
+    }

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -12,13 +11,12 @@ from typing import Any
 import pytest
 import websockets
 from channels.db import database_sync_to_async
-from django.db import connection, connections
+from django.db import connections
 
 from games import services
 from games.models import Game, Move
-from tests.conftest import require_redis
 from tests.games_helpers import new_game, next_of_type, open_socket, session_for
-from tests.servers import free_port, running
+from tests.servers import daphnes, shared_test_env
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -123,23 +121,9 @@ async def test_racing_moves_over_two_sockets_apply_one_through_redis(
 
 @pytest.mark.redis
 def test_a_move_on_one_server_process_reaches_a_spectator_on_another(tmp_path: Path) -> None:
-    redis_url = require_redis()
     game = new_game()
-    settings = connection.settings_dict
-    database_url = (
-        f"postgres://{settings['USER']}@{settings['HOST'] or '127.0.0.1'}:"
-        f"{settings['PORT'] or 5432}/{settings['NAME']}"
-    )
-    env: dict[str, str | None] = {
-        "DJANGO_SECRET_KEY": "test-only-secret-key-not-for-production-use-0123456789",
-        "DJANGO_SETTINGS_MODULE": "tests.settings",
-        "DATABASE_URL": database_url,
-        "REDIS_URL": redis_url,
-        "CHANNEL_LAYER_PREFIX": f"two-procs-{game.pk}",
-    }
+    env = shared_test_env(f"two-procs-{game.pk}")
     cookie = f"sessionid={session_for(game.player1)}"
-    ports = [free_port(), free_port()]
-    daphne = [sys.executable, "-m", "daphne", "--websocket-max-message-size", "65536"]
 
     async def play(first: Any, second: Any) -> dict[str, Any]:
         async with (
@@ -160,20 +144,7 @@ def test_a_move_on_one_server_process_reaches_a_spectator_on_another(tmp_path: P
                 if message["type"] == "move":
                     return message
 
-    with (
-        running(
-            [*daphne, "-p", str(ports[0]), "config.asgi:application"],
-            env,
-            tmp_path / "a.log",
-            ports[0],
-        ) as first,
-        running(
-            [*daphne, "-p", str(ports[1]), "config.asgi:application"],
-            env,
-            tmp_path / "b.log",
-            ports[1],
-        ) as second,
-    ):
+    with daphnes(2, env, tmp_path) as (first, second):
         seen = asyncio.run(play(first, second))
     assert (seen["move"], seen["v"], seen["player"]) == ("I", 1, 1)
     game.refresh_from_db()

@@ -4,21 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 import websockets
-from django.db import connection
 
 from games.models import Game
 from lobby.models import Seek, User
 from lobby.services import seeks
-from tests.conftest import require_redis
 from tests.games_helpers import make_user, session_for
-from tests.servers import free_port, running
+from tests.servers import daphnes, shared_test_env
 from tests.test_live_postgres import race
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -47,17 +44,7 @@ def test_forty_users_seeking_at_the_same_instant_make_twenty_games() -> None:
 def test_200_users_seeking_through_two_server_processes_make_100_games(tmp_path: Path) -> None:
     users = [make_user(f"p{i}") for i in range(200)]
     cookies = [f"sessionid={session_for(u)}" for u in users]
-    settings = connection.settings_dict
-    env: dict[str, str | None] = {
-        "DJANGO_SECRET_KEY": "test-only-secret-key-not-for-production-use-0123456789",
-        "DJANGO_SETTINGS_MODULE": "tests.settings",
-        "DATABASE_URL": f"postgres://{settings['USER']}@{settings['HOST'] or '127.0.0.1'}:"
-        f"{settings['PORT'] or 5432}/{settings['NAME']}",
-        "REDIS_URL": require_redis(),
-        "CHANNEL_LAYER_PREFIX": f"seek-race-{tmp_path.name}",
-    }
-    ports = [free_port(), free_port()]
-    daphne = [sys.executable, "-m", "daphne", "--websocket-max-message-size", "65536"]
+    env = shared_test_env(f"seek-race-{tmp_path.name}")
 
     async def seek_all() -> list[dict[str, Any]]:
         async def one(index: int) -> dict[str, Any]:
@@ -79,20 +66,8 @@ def test_200_users_seeking_through_two_server_processes_make_100_games(tmp_path:
 
         return await asyncio.gather(*(one(i) for i in range(len(users))))
 
-    with (
-        running(
-            [*daphne, "-p", str(ports[0]), "config.asgi:application"],
-            env,
-            tmp_path / "a.log",
-            ports[0],
-        ),
-        running(
-            [*daphne, "-p", str(ports[1]), "config.asgi:application"],
-            env,
-            tmp_path / "b.log",
-            ports[1],
-        ),
-    ):
+    with daphnes(2, env, tmp_path) as servers:
+        ports = [server.port for server in servers]
         answers = asyncio.run(seek_all())
     assert [a["type"] for a in answers] == ["game_started"] * 200
     assert len({a["game_id"] for a in answers}) == 100

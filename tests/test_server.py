@@ -20,7 +20,7 @@ from channels_redis.pubsub import RedisPubSubChannelLayer
 from config.channel_layers import redis_host
 from lobby.consumers import LOBBY_GROUP
 from tests.conftest import require_redis
-from tests.servers import ROOT, Server, free_port, running
+from tests.servers import ROOT, Server, daphnes, free_port, running
 
 WS_MAX_BYTES = 65536
 
@@ -140,22 +140,7 @@ def test_two_server_processes_share_broadcasts_through_redis(tmp_path: Path) -> 
         check=True,
         capture_output=True,  # type: ignore[dict-item]
     )
-    daphne = [sys.executable, "-m", "daphne", "--websocket-max-message-size", str(WS_MAX_BYTES)]
-    ports = [free_port(), free_port()]
-    with (
-        running(
-            [*daphne, "-p", str(ports[0]), "config.asgi:application"],
-            env,
-            tmp_path / "a.log",
-            ports[0],
-        ) as first,
-        running(
-            [*daphne, "-p", str(ports[1]), "config.asgi:application"],
-            env,
-            tmp_path / "b.log",
-            ports[1],
-        ) as second,
-    ):
+    with daphnes(2, env, tmp_path) as (first, second):
 
         async def broadcast() -> list[dict]:
             sockets = [
