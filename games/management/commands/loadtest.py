@@ -59,11 +59,19 @@ class Clock:
 
     async def arrive(self) -> None:
         self.arrived += 1
-        if self.arrived == self.expected:
+        self._maybe_start()
+        await self.event.wait()
+
+    def give_up(self) -> None:
+        """A game that could not connect is not waited for."""
+        self.expected -= 1
+        self._maybe_start()
+
+    def _maybe_start(self) -> None:
+        if not self.started and self.arrived >= self.expected:
             self.started = True
             self.stop_at = time.perf_counter() + self.seconds
             self.event.set()
-        await self.event.wait()
 
 
 @dataclass
@@ -153,6 +161,8 @@ class Command(BaseCommand):
                 }
             except Exception as error:
                 stats.errors.append(f"connect: {type(error).__name__}: {error}")
+                if not clock.started:
+                    clock.give_up()
                 return
             game_id = await self._play_one(game_id, sockets, rate, clock, stats)
             for socket in sockets.values():
@@ -194,10 +204,12 @@ class Command(BaseCommand):
                     rematch.set_result(message["new_game_id"])
 
         readers = [asyncio.ensure_future(read(seat)) for seat in sockets]
+        arrived = False
         try:
             await asyncio.wait_for(ready.wait(), 60)
             if not clock.started:
                 # Measure the steady state: every game connected, moves spread over a second.
+                arrived = True
                 await clock.arrive()
                 await asyncio.sleep(self.rng.random() / rate)
             stop_at = clock.stop_at
@@ -238,6 +250,8 @@ class Command(BaseCommand):
             return await asyncio.wait_for(rematch, 30)
         except Exception as error:
             stats.errors.append(f"{type(error).__name__}: {error}")
+            if not clock.started and not arrived:
+                clock.give_up()
             return None
         finally:
             for reader in readers:
