@@ -1,14 +1,18 @@
 """The rule engines: pure Python, no Django.
 
-rules = get_rules("diffusion")             # or "four-rank-diffusion", with **options
-state = rules.initial_state()
+rules = get_rules("diffusion")             # or "four-rank-diffusion"; options as keywords
+state = rules.initial_state()              # states are immutable and hashable
 rules.to_move(state)                       # 1 or 2; player 1 (South) moves first
 rules.legal_moves(state)                   # canonical move strings; empty once over
 state = rules.play(state, "I")             # a NEW state, or IllegalMove saying why
 rules.outcome(state)                       # None, or Outcome(winner, reason)
-rules.to_json(state) / rules.from_json(d)  # exact round trip
-rules.render_text(state)                   # pbmserv-style board
-available_games()                          # slug, name and options of every game
+rules.to_json(state) / rules.from_json(d)  # exact round trip; ValueError on a bad dict
+rules.canonical_move(state, " i ")         # "I": how a move is written down
+rules.render_text(state)                   # the pbmserv-style board (whose turn is not shown)
+available_games()                          # slug, name, summary and options of every game
+
+A game joins by registering a `GameInfo` (games/rules/base.py) from its module, imported
+below; the conformance tests then play it like every other game.
 """
 
 from games.rules import diffusion as _diffusion  # noqa: F401  (registers its games)

@@ -1,21 +1,23 @@
 """Mark Steere's Diffusion (2x6) and Four-rank Diffusion (4x8): one engine, two geometries.
 
 RULES.md sections 1 and 2. A board is described as data (`Geometry`): rows, columns, each
-row's pit maximum and distribution order, pit names and the block split. Everything the
-engine needs per pit (where each stone goes, which store takes overflow) is computed from it
-once, so playing a move is a few tuple operations.
+row's pit maximum, starting stones and distribution order, pit names and the two blocks.
+`DiffusionRules` computes from it, once, where every stone of every scoop goes; playing a
+move is then a few tuple operations.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from itertools import compress
+from operator import itemgetter
+from typing import Any, NamedTuple, TypeGuard
 
 from games.rules.base import GameInfo, IllegalMove, Outcome, register
 
 # Compass steps as (row, column) offsets; row 0 is the top row, as South sees the board.
-STEPS = {
+STEPS: dict[str, tuple[int, int]] = {
     "N": (-1, 0),
     "NE": (-1, 1),
     "E": (0, 1),
@@ -25,144 +27,226 @@ STEPS = {
     "W": (0, -1),
     "NW": (-1, -1),
 }
-LEFT, RIGHT = 0, 1
-# A distribution target: a pit index, or a store (-1 left, -2 right).
-LEFT_STORE, RIGHT_STORE = -1, -2
+LEFT, RIGHT = 0, 1  # store indices in `stores`
+# Distribution positions that are stores, not pits (pit indices are >= 0).
+_LEFT_STORE, _RIGHT_STORE = -1, -2
+
+
+@dataclass(frozen=True)
+class Block:
+    """A block of columns; when it is empty at the end of a move its owner wins."""
+
+    name: str
+    owner: int
+    columns: range
 
 
 @dataclass(frozen=True)
 class Geometry:
-    """A Diffusion board as data."""
+    """A Diffusion board as data. Rows run top (North's outer row) to bottom (South's)."""
 
-    rows: int
     columns: int
-    maxima: tuple[int, ...]  # per row, top first
-    start: tuple[int, ...]  # stones per pit at the start, per row
-    orders: tuple[tuple[str, ...], ...]  # distribution order per row, compass directions
-    names: tuple[tuple[str, ...], ...]  # canonical pit names per row, left to right
-    # South (player 1) owns the left half of the columns, North (player 2) the right half.
-    block_names: tuple[str, str]
+    maxima: tuple[int, ...]  # per row: a pit never holds more
+    start: tuple[int, ...]  # per row: stones in each pit at the start
+    orders: tuple[tuple[str, ...], ...]  # per row: compass directions, clockwise limit first
+    names: tuple[tuple[str, ...], ...]  # per row: canonical pit names, left to right
+    blocks: tuple[Block, Block]
+    # For render_text: labels printed above and below the columns, and beside each row.
+    labels_above: tuple[str, ...]
+    labels_below: tuple[str, ...]
+    row_labels: tuple[str, ...] = ()
+
+    @property
+    def rows(self) -> int:
+        return len(self.maxima)
 
 
 class DiffusionState(NamedTuple):
-    """Immutable: pits row by row from the top, stores [left, right], whose turn, winner."""
+    """Immutable: pits row by row from the top, stores (left, right), whose turn, winner.
+
+    `winner` (0 while the game goes on) follows from the pits; it is kept so that
+    `outcome()` and `legal_moves()` need not look at the board.
+    """
 
     pits: tuple[int, ...]
     stores: tuple[int, int]
     to_move: int
-    winner: int = 0  # 0 while the game goes on
+    winner: int = 0
+
+
+class _Scoop(NamedTuple):
+    """Where the stones of one scoop go: pits in order, and stones falling off each end."""
+
+    pits: tuple[int, ...]
+    off_left: int
+    off_right: int
 
 
 class DiffusionRules:
-    """The rules of one Diffusion board; build through get_rules()."""
+    """The rules of one Diffusion board; build it through get_rules()."""
 
     def __init__(self, slug: str, geometry: Geometry) -> None:
         self.slug = slug
         self.geometry = g = geometry
-        self.size = g.rows * g.columns
+        columns = g.columns
+        per_row = (g.maxima, g.start, g.orders, g.names)
+        if len({len(table) for table in per_row}) != 1 or any(
+            len(names) != columns for names in g.names
+        ):
+            raise ValueError(f"{slug}: every row needs a maximum, a start, an order and names")
+        if any(start > maximum for start, maximum in zip(g.start, g.maxima, strict=True)):
+            raise ValueError(f"{slug}: a row starts above its maximum")
+        self.size = size = g.rows * columns
+        cells = [divmod(pit, columns) for pit in range(size)]
         self.names: tuple[str, ...] = tuple(name for row in g.names for name in row)
+        # Lenient notation: the exact, lower- and upper-case spellings of every name.
         self.index: dict[str, int] = {}
-        for i, name in enumerate(self.names):
-            self.index[name] = i
-            self.index[name.lower()] = i
-            self.index[name.upper()] = i
-        self.maximum: tuple[int, ...] = tuple(g.maxima[i // g.columns] for i in range(self.size))
-        self.targets: tuple[tuple[int, ...], ...] = tuple(
-            self._targets(i) for i in range(self.size)
-        )
-        half = g.columns // 2
+        for pit, name in enumerate(self.names):
+            for spelling in (name, name.lower(), name.upper()):
+                if self.index.setdefault(spelling, pit) != pit:
+                    raise ValueError(f"{slug}: pit names clash when case is ignored: {name}")
+        self.maximum: tuple[int, ...] = tuple(g.maxima[row] for row, _ in cells)
+        self.total = sum(g.start[row] for row, _ in cells)
+        # Block and store side of every pit, checked to cover the board exactly once.
+        block_of = [-1] * size
+        for b, block in enumerate(g.blocks):
+            for pit, (_, column) in enumerate(cells):
+                if column in block.columns:
+                    if block_of[pit] != -1:
+                        raise ValueError(f"{slug}: blocks overlap at {self.names[pit]}")
+                    block_of[pit] = b
+        if -1 in block_of or len({block.owner for block in g.blocks}) != 2:
+            raise ValueError(f"{slug}: the two blocks must cover the board and have two owners")
+        if block_of.count(0) < 2 or block_of.count(1) < 2:
+            raise ValueError(f"{slug}: a block needs two pits at least")  # see itemgetter below
+        self.block_of: tuple[int, ...] = tuple(block_of)
+        # Decision (RULES.md): overflow goes to the store on the emptied pit's half.
+        if columns % 2:
+            raise ValueError(f"{slug}: the board needs an even number of columns")
         self.side: tuple[int, ...] = tuple(
-            LEFT if i % g.columns < half else RIGHT for i in range(self.size)
+            LEFT if column < columns // 2 else RIGHT for _, column in cells
         )
-        self.blocks: tuple[tuple[int, ...], tuple[int, ...]] = (
-            tuple(i for i in range(self.size) if i % g.columns < half),
-            tuple(i for i in range(self.size) if i % g.columns >= half),
+        self.owners = (g.blocks[0].owner, g.blocks[1].owner)
+        # itemgetter returns a block's counts as a tuple in C: `any()` of it is the win test.
+        self._block_counts = tuple(
+            itemgetter(*(pit for pit in range(size) if block_of[pit] == b)) for b in (0, 1)
         )
-        self.total = sum(g.start[i // g.columns] for i in range(self.size))
+        self._outcomes: dict[int, Outcome] = {
+            block.owner: Outcome(block.owner, f"{block.name} is empty") for block in g.blocks
+        }
+        # _scoops[pit][stones]: the whole distribution of that many stones from that pit.
+        self._scoops: tuple[tuple[_Scoop, ...], ...] = tuple(
+            self._scoops_from(pit) for pit in range(size)
+        )
 
-    def _targets(self, pit: int) -> tuple[int, ...]:
+    def _positions(self, pit: int) -> list[int]:
+        """The pit's distribution positions in order: pit indices, or _LEFT/_RIGHT_STORE."""
         g = self.geometry
         row, column = divmod(pit, g.columns)
-        targets = []
+        positions = []
         for direction in g.orders[row]:
             dr, dc = STEPS[direction]
             r, c = row + dr, column + dc
             if not 0 <= r < g.rows:
-                raise ValueError(f"{g.names[row][column]} {direction} leaves the board's rows")
-            # RULES.md: positions off the end of the board are the adjacent store.
+                # No order of either board points off the top or bottom; a new board must not.
+                raise ValueError(f"{self.names[pit]} {direction} leaves the board's rows")
+            # RULES.md: a position off the end of the board is the adjacent store.
             if c < 0:
-                targets.append(LEFT_STORE)
+                positions.append(_LEFT_STORE)
             elif c >= g.columns:
-                targets.append(RIGHT_STORE)
+                positions.append(_RIGHT_STORE)
             else:
-                targets.append(r * g.columns + c)
-        return tuple(targets)
+                positions.append(r * g.columns + c)
+        if len(set(positions) - {_LEFT_STORE, _RIGHT_STORE}) != sum(p >= 0 for p in positions):
+            raise ValueError(f"{self.names[pit]}: a distribution visits a pit twice")
+        if self.maximum[pit] > len(positions):
+            # RULES.md: "a distribution never wraps"; a board where it could is not Diffusion.
+            raise ValueError(f"{self.names[pit]} may hold more stones than it has positions")
+        return positions
+
+    def _scoops_from(self, pit: int) -> tuple[_Scoop, ...]:
+        positions = self._positions(pit)
+        return tuple(
+            _Scoop(
+                tuple(p for p in positions[:stones] if p >= 0),
+                positions[:stones].count(_LEFT_STORE),
+                positions[:stones].count(_RIGHT_STORE),
+            )
+            for stones in range(self.maximum[pit] + 1)
+        )
 
     # --- the engine API -----------------------------------------------------------------------
 
     def initial_state(self) -> DiffusionState:
+        """The opening position: every pit at its row's start count, stores empty, South to move."""
         g = self.geometry
-        pits = tuple(g.start[i // g.columns] for i in range(self.size))
+        pits = tuple(g.start[pit // g.columns] for pit in range(self.size))
         return DiffusionState(pits, (0, 0), 1)
 
     def to_move(self, state: DiffusionState) -> int:
+        """The player to move: 1 (South) or 2 (North); after the last move, the next in turn."""
         return state.to_move
 
     def legal_moves(self, state: DiffusionState) -> list[str]:
         """Every non-empty pit (either player may scoop any pit); none once the game is over."""
         if state.winner:
             return []
-        names = self.names
-        return [names[i] for i, stones in enumerate(state.pits) if stones]
+        return list(compress(self.names, state.pits))
 
     def canonical_move(self, state: DiffusionState, move: str) -> str:
+        """The canonical name of the pit `move` names ("c2" for " C2"); IllegalMove if none."""
         return self.names[self._parse(move)]
 
-    def _parse(self, move: Any) -> int:
-        pit = self.index.get(move) if isinstance(move, str) else None
+    def _parse(self, move: object) -> int:
+        if not isinstance(move, str):
+            raise IllegalMove(f"a move is a pit name, not {type(move).__name__}")
+        pit = self.index.get(move.strip())
         if pit is None:
-            if not isinstance(move, str):
-                raise IllegalMove(f"a move is a pit name, not {type(move).__name__}")
-            pit = self.index.get(move.strip())
-            if pit is None:
-                shown = move.strip()[:20] or "(nothing)"
-                raise IllegalMove(f"no such pit: {shown}")
+            raise IllegalMove(f"no such pit: {move.strip()[:20] or '(nothing)'}")
         return pit
 
     def play(self, state: DiffusionState, move: str) -> DiffusionState:
-        """The state after scooping the pit named by `move`; IllegalMove if it cannot be."""
+        """The state after scooping the pit `move` names; IllegalMove if that cannot be done."""
         if state.winner:
             raise IllegalMove("the game is over")
-        pit = self._parse(move)
+        try:
+            pit = self.index[move]  # the usual case: a canonical or lower-case name
+        except (KeyError, TypeError):  # TypeError: an unhashable non-move such as a list
+            pit = self._parse(move)
         pits = list(state.pits)
         stones = pits[pit]
         if not stones:
             raise IllegalMove(f"pit {self.names[pit]} is empty")
         pits[pit] = 0
-        stores = list(state.stores)
+        targets, left, right = self._scoops[pit][stones]
         maximum = self.maximum
-        overflow = self.side[pit]
-        for target in self.targets[pit][:stones]:
-            if target < 0:
-                stores[-1 - target] += 1
-            elif pits[target] < maximum[target]:
+        overflow = 0
+        for target in targets:
+            if pits[target] < maximum[target]:
                 pits[target] += 1
             else:
-                # A full pit's stone goes to the store on the emptied pit's side (Decision).
-                stores[overflow] += 1
-        # Only the scooped pit's block can have become empty; its owner wins.
-        block = self.blocks[overflow]
-        winner = 0 if any(pits[i] for i in block) else overflow + 1
-        return DiffusionState(tuple(pits), (stores[0], stores[1]), 3 - state.to_move, winner)
+                overflow += 1
+        left += state.stores[0]
+        right += state.stores[1]
+        if overflow:
+            # Decision: a full pit's stone goes to the store on the emptied pit's side.
+            if self.side[pit] == LEFT:
+                left += overflow
+            else:
+                right += overflow
+        # Only the scooped pit's block can have emptied (sowing only adds stones elsewhere).
+        block = self.block_of[pit]
+        winner = 0 if any(self._block_counts[block](pits)) else self.owners[block]
+        return DiffusionState(tuple(pits), (left, right), 3 - state.to_move, winner)
 
     def outcome(self, state: DiffusionState) -> Outcome | None:
-        if not state.winner:
-            return None
-        return Outcome(state.winner, f"{self.geometry.block_names[state.winner - 1]} is empty")
+        """None while the game goes on; else the owner of the empty block wins."""
+        return self._outcomes[state.winner] if state.winner else None
 
     # --- JSON and text --------------------------------------------------------------------------
 
     def to_json(self, state: DiffusionState) -> dict[str, Any]:
+        """{"rows": [top row, ..., bottom row], "stores": [left, right], "to_move": 1|2}."""
         columns = self.geometry.columns
         pits = state.pits
         return {
@@ -176,87 +260,115 @@ class DiffusionRules:
         g = self.geometry
         if not isinstance(data, Mapping):
             raise ValueError("a state is a JSON object")
+        extra = sorted(map(str, set(data) - {"rows", "stores", "to_move"}))
+        if extra:
+            raise ValueError(f"unexpected keys in a {self.slug} state: {', '.join(extra)}")
         rows, stores, to_move = data.get("rows"), data.get("stores"), data.get("to_move")
         if (
-            not isinstance(rows, Sequence)
+            not _is_list(rows)
             or len(rows) != g.rows
-            or any(not isinstance(row, Sequence) or len(row) != g.columns for row in rows)
+            or not all(_is_list(row) and len(row) == g.columns for row in rows)
         ):
             raise ValueError(f"rows must be {g.rows} lists of {g.columns} pits")
-        pits = tuple(stone for row in rows for stone in row)
-        if any(isinstance(n, bool) or not isinstance(n, int) for n in (*pits, *(stores or ()))):
-            raise ValueError("stone counts must be whole numbers")
-        if any(not 0 <= n <= self.maximum[i] for i, n in enumerate(pits)):
-            raise ValueError("a pit holds more stones than it may, or fewer than none")
-        if not isinstance(stores, Sequence) or len(stores) != 2 or min(stores) < 0:
-            raise ValueError("stores must be [left, right], each at least 0")
-        if to_move not in (1, 2):
+        if not _is_list(stores) or len(stores) != 2:
+            raise ValueError("stores must be [left, right]")
+        pits = tuple(n for row in rows for n in row)
+        if not all(_is_count(n) for n in (*pits, *stores)):
+            raise ValueError("stone counts must be whole numbers, at least 0")
+        for pit, n in enumerate(pits):
+            if n > self.maximum[pit]:
+                raise ValueError(
+                    f"pit {self.names[pit]} holds {n} stones; it never holds more than "
+                    f"{self.maximum[pit]}"
+                )
+        if type(to_move) is not int or to_move not in (1, 2):
             raise ValueError("to_move must be 1 or 2")
-        if sum(pits) + sum(stores) != self.total:
-            raise ValueError(f"the board holds {sum(pits) + sum(stores)} stones, not {self.total}")
-        winners = [
-            owner + 1 for owner, block in enumerate(self.blocks) if not any(pits[i] for i in block)
-        ]
-        if len(winners) > 1:
+        on_board = sum(pits) + sum(stores)
+        if on_board != self.total:
+            raise ValueError(f"the board holds {on_board} stones, not {self.total}")
+        empty = [b for b in (0, 1) if not any(self._block_counts[b](pits))]
+        if len(empty) == 2:
+            # Impossible: only the scooped pit's block can empty, and the game stops there.
             raise ValueError("both blocks are empty")
-        return DiffusionState(pits, (stores[0], stores[1]), to_move, winners[0] if winners else 0)
+        winner = self.owners[empty[0]] if empty else 0
+        return DiffusionState(pits, (stores[0], stores[1]), to_move, winner)
 
     def render_text(self, state: DiffusionState) -> str:
-        """The board as pbmserv printed it: pit names above/below, counts, stores at the ends."""
+        """The board drawn as pbmserv drew it (seed 000, figures 1-5); whose turn is not shown.
+
+        The stores sit at the ends of the middle line; an empty store is blank, as in the
+        seed's figures.
+        """
         g = self.geometry
-        width = 4
-        lines = []
-        rows = [state.pits[r : r + g.columns] for r in range(0, self.size, g.columns)]
-        pad = " " * 5
-        for r, row in enumerate(rows):
-            names = "".join(f"{name:>{width}}" for name in g.names[r])
-            counts = "".join(f"{n:>{width}}" for n in row)
-            if r == 0:
-                lines.append(pad + names)
-            if r == g.rows // 2:
-                lines.append(
-                    f"[{state.stores[0]:>2}]"
-                    + " " * (g.columns * width + 2)
-                    + f"[{state.stores[1]:>2}]"
-                )
-            lines.append(pad + counts)
-            if r == g.rows - 1:
-                lines.append(pad + names)
-        outcome = self.outcome(state)
-        if outcome is None:
-            lines.append(
-                f"Player {state.to_move} ({'South' if state.to_move == 1 else 'North'}) to move."
-            )
-        else:
-            lines.append(f"Player {outcome.winner} wins: {outcome.reason}.")
+        columns = g.columns
+        edge = "---".join("." * (columns + 3))
+        divider = "+".join(["---"] * columns)
+        middle = g.rows // 2 - 1  # the line after this row carries the stores
+        # Figure 4: "|20 |---+ ... +---| 20|"; up to 144 stones fit the three characters.
+        left, right = state.stores
+        left_cell = "   " if not left else f"{left:>2} " if left < 100 else str(left)
+        right_cell = "   " if not right else f" {right:<2}" if right < 100 else str(right)
+        lines = ["      " + "   ".join(g.labels_above), edge]
+        for row in range(g.rows):
+            counts = state.pits[row * columns : (row + 1) * columns]
+            line = "|   | " + " | ".join(map(str, counts)) + " |   |"
+            if g.row_labels:
+                line += f" {g.row_labels[row]}"
+            lines.append(line)
+            if row == middle:
+                lines.append(f"|{left_cell}|{divider}|{right_cell}|")
+            elif row < g.rows - 1:
+                lines.append(f"|   |{divider}|   |")
+        lines += ["'" + "---'" * (columns + 2), "      " + "   ".join(g.labels_below)]
         return "\n".join(lines) + "\n"
 
 
-# RULES.md section 1: the pbmserv pit letters, top row F..A and bottom row G..L.
+def _is_list(value: object) -> TypeGuard[Sequence[Any]]:
+    # JSON arrays arrive as lists; tuples are accepted, text (also a Sequence) is not.
+    return isinstance(value, Sequence) and not isinstance(value, str | bytes)
+
+
+def _is_count(value: object) -> bool:
+    return type(value) is int and value >= 0  # bool is an int subclass: refused
+
+
+# The two outer rows of both boards: RULES.md, "bottom-row pit: E, NE, N, NW, W" and
+# "top-row pit: W, SW, S, SE, E".
+TOP_ROW_ORDER = ("W", "SW", "S", "SE", "E")
+BOTTOM_ROW_ORDER = ("E", "NE", "N", "NW", "W")
+
+# RULES.md section 1: the pbmserv pit letters, top row F..A and bottom row G..L; South
+# (player 1) owns block A, the left half.
 DIFFUSION = Geometry(
-    rows=2,
     columns=6,
     maxima=(5, 5),
     start=(4, 4),
-    orders=(("W", "SW", "S", "SE", "E"), ("E", "NE", "N", "NW", "W")),
-    names=(("F", "E", "D", "C", "B", "A"), ("G", "H", "I", "J", "K", "L")),
-    block_names=("block A", "block B"),
+    orders=(TOP_ROW_ORDER, BOTTOM_ROW_ORDER),
+    names=(tuple("FEDCBA"), tuple("GHIJKL")),
+    blocks=(Block("block A", 1, range(0, 3)), Block("block B", 2, range(3, 6))),
+    labels_above=tuple("FEDCBA"),
+    labels_below=tuple("GHIJKL"),
 )
 
-# RULES.md section 2: files a-h, ranks 4 (top, North's outer row) to 1 (South's outer row).
+# RULES.md section 2: files a-h; rows are ranks 4 (North's outer row) down to 1 (South's).
 FOUR_RANK = Geometry(
-    rows=4,
     columns=8,
     maxima=(5, 6, 6, 5),
     start=(4, 5, 5, 4),
     orders=(
-        ("W", "SW", "S", "SE", "E"),  # rank 4
+        TOP_ROW_ORDER,  # rank 4
         ("NE", "N", "NW", "SW", "S", "SE"),  # rank 3, above the centre: own row skipped
         ("SW", "S", "SE", "NE", "N", "NW"),  # rank 2, below the centre: own row skipped
-        ("E", "NE", "N", "NW", "W"),  # rank 1
+        BOTTOM_ROW_ORDER,  # rank 1
     ),
-    names=tuple(tuple(f"{file}{rank}" for file in "abcdefgh") for rank in (4, 3, 2, 1)),
-    block_names=("South's block (files a-d)", "North's block (files e-h)"),
+    names=tuple(tuple(f"{file}{rank}" for file in "abcdefgh") for rank in "4321"),
+    blocks=(
+        Block("block a-d", 1, range(0, 4)),
+        Block("block e-h", 2, range(4, 8)),
+    ),
+    labels_above=tuple("abcdefgh"),
+    labels_below=tuple("abcdefgh"),
+    row_labels=tuple("4321"),
 )
 
 register(
@@ -264,7 +376,7 @@ register(
         slug="diffusion",
         name="Diffusion",
         factory=lambda: DiffusionRules("diffusion", DIFFUSION),
-        summary="Mark Steere, 2006: two rows of six pits; empty your own block to win.",
+        summary="Mark Steere, 2006: two rows of six pits; the owner of an emptied block wins.",
     )
 )
 register(
@@ -272,6 +384,6 @@ register(
         slug="four-rank-diffusion",
         name="Four-rank Diffusion",
         factory=lambda: DiffusionRules("four-rank-diffusion", FOUR_RANK),
-        summary="Mark Steere, 2006: four ranks of eight pits, inner pits hold six.",
+        summary="Mark Steere, 2006: four ranks of eight pits; inner pits hold six.",
     )
 )
