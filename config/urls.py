@@ -2,11 +2,13 @@ from django.contrib import admin
 from django.urls import include, path
 
 from config.health import healthz
+from lobby.links import challenge_link
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("", include("games.urls")),
     path("", include("lobby.api_urls")),
+    path("challenge/<str:token>/", challenge_link, name="challenge-link"),
     path("", include("lobby.urls")),
 ]

@@ -102,9 +102,15 @@ def positions(game: Game) -> list[dict[str, Any]]:
 
 
 def title(game: Game) -> str:
-    """The game's display name, with its options when they are not the defaults."""
-    names = {g["slug"]: g.get("name", g["slug"]) for g in available_games()}
-    name = names.get(game.slug, game.slug)
-    if game.options:
-        name += " (" + ", ".join(f"{k} {v}" for k, v in sorted(game.options.items())) + ")"
+    """The game's display name and options, and who plays."""
+    name = title_for(game.slug, game.options)
     return f"{name}: {game.player1.username} vs {game.player2.username}"
+
+
+def title_for(slug: str, options: dict[str, Any]) -> str:
+    """A game's display name with its options (ZigZag (pits 8, seeds 7))."""
+    names = {g["slug"]: g.get("name", g["slug"]) for g in available_games()}
+    name = names.get(slug, slug)
+    if options:
+        name += " (" + ", ".join(f"{k} {v}" for k, v in sorted(options.items())) + ")"
+    return name
