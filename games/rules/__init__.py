@@ -16,6 +16,7 @@ below; the conformance tests then play it like every other game.
 """
 
 from games.rules import diffusion as _diffusion  # noqa: F401  (registers its games)
+from games.rules import zigzag as _zigzag  # noqa: F401
 from games.rules.base import (
     IllegalMove,
     InvalidOptions,
