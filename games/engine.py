@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from games.rules import available_games, get_rules
@@ -28,6 +29,18 @@ def client_moves(rules: Any, state: Any) -> Any:
     if summary is not None:
         return summary(state)
     return list(rules.legal_moves(state))
+
+
+def pick_client_move(legal: Any, rng: random.Random) -> str:
+    """A random move from what client_moves() listed (bots, load tests and tests use it)."""
+    if isinstance(legal, dict):  # Diffusion Chess: {"destinations": {stone: {cell: path}}, "echo"}
+        moves = [path for targets in legal["destinations"].values() for path in targets.values()]
+        moves += ["echo"] if legal["echo"] else []
+    else:
+        moves = list(legal)
+    if not moves:
+        raise ValueError("no legal move to pick")
+    return str(rng.choice(moves))
 
 
 def normalized_options(slug: str, options: dict[str, Any]) -> dict[str, Any]:

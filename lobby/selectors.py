@@ -1,4 +1,4 @@
-"""Reads for the lobby: its snapshot and the live games list."""
+"""Reads for the lobby: its snapshot, the live games list and the pages' listings."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from typing import Any
 from django.db.models import Count, Q
 
 from games.models import Game
-from lobby.models import Challenge, LobbyConnection, Seek
+from games.selectors import title_for
+from lobby.models import Challenge, LobbyConnection, Seek, User
 from lobby.services import feed
 from lobby.services.challenges import challenge_payload
 from lobby.services.seeks import seek_payload
@@ -81,3 +82,80 @@ def snapshot(user: Any) -> dict[str, Any]:
         "my_games": my_games,
         "online": online_count(),
     }
+
+
+# --- pages: the live games page and profiles (server-rendered) ---------------------------
+
+LIVE_PAGE_SHOWN = 200
+PROFILE_GAMES_SHOWN = 100
+
+
+def live_games_for_page(limit: int = LIVE_PAGE_SHOWN) -> list[dict[str, Any]]:
+    """Games in progress, most recently active first, with their display name and watchers."""
+    games = (
+        Game.objects.filter(status=Game.Status.ACTIVE)
+        .select_related("player1", "player2")
+        .annotate(spectators=Count("connections", filter=Q(connections__player__isnull=True)))
+        .order_by("-updated_at")[:limit]
+    )
+    return [
+        {
+            "id": game.pk,
+            "slug": game.slug,
+            "name": title_for(game.slug, game.options),
+            "player1": game.player1.username,
+            "player2": game.player2.username,
+            "ply": game.ply,
+            "spectators": game.spectators,
+            "updated_at": game.updated_at,
+        }
+        for game in games
+    ]
+
+
+def user_by_name(username: str) -> Any:
+    """The user with this name (any case), or None."""
+    return User.objects.filter(username__iexact=username).first()
+
+
+def _outcome_for(game: Game, number: int) -> str:
+    """won / lost / draw / aborted, from the point of view of player `number`."""
+    if game.status == Game.Status.ABORTED:
+        return "aborted"
+    if game.winner is None:
+        return "draw"
+    return "won" if game.winner == number else "lost"
+
+
+def user_games(user: Any, limit: int = PROFILE_GAMES_SHOWN) -> dict[str, list[dict[str, Any]]]:
+    """A user's games: the running ones and the finished (or aborted) ones, newest first."""
+    games = (
+        Game.objects.filter(Q(player1=user) | Q(player2=user))
+        .select_related("player1", "player2")
+        .order_by("-updated_at")
+    )
+    listings = {
+        "running": games.filter(status=Game.Status.ACTIVE),
+        "finished": games.exclude(status=Game.Status.ACTIVE),
+    }
+    rows: dict[str, list[dict[str, Any]]] = {"running": [], "finished": []}
+    for key, chosen in listings.items():
+        for game in chosen[:limit]:
+            number = 1 if game.player1_id == user.pk else 2
+            opponent = game.player2 if number == 1 else game.player1
+            rows[key].append(
+                {
+                    "id": game.pk,
+                    "slug": game.slug,
+                    "name": title_for(game.slug, game.options),
+                    "side": number,
+                    "opponent": opponent.username,
+                    "opponent_is_guest": opponent.is_guest,
+                    "ply": game.ply,
+                    "status": game.status,
+                    "outcome": None if key == "running" else _outcome_for(game, number),
+                    "reason": game.reason,
+                    "updated_at": game.updated_at,
+                }
+            )
+    return rows

@@ -2,19 +2,42 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth import login
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from lobby import services
+from games.rules import available_games
+from lobby import selectors, services
 from lobby.forms import SignUpForm
 
 BACKEND = "django.contrib.auth.backends.ModelBackend"
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "lobby/home.html")
+    # The lobby's forms are built from the engines' option metadata (lobby.js reads it).
+    return render(request, "lobby/home.html", {"games": available_games()})
+
+
+@require_GET
+def live(request: HttpRequest) -> HttpResponse:
+    """Every game in progress, with how many people watch it."""
+    return render(request, "lobby/live.html", {"games": selectors.live_games_for_page()})
+
+
+@require_GET
+def profile(request: HttpRequest, username: str) -> HttpResponse:
+    """A player's running and finished games."""
+    player = selectors.user_by_name(username)
+    if player is None:
+        raise Http404(f"There is no user called {username[:40]!r}.")
+    if player.username != username:
+        return redirect("profile", username=player.username)  # one address per player
+    return render(
+        request,
+        "lobby/profile.html",
+        {"player": player, "games": selectors.user_games(player)},
+    )
 
 
 def _next_url(request: HttpRequest) -> str:

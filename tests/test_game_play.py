@@ -11,6 +11,7 @@ from channels.db import database_sync_to_async
 from django.test import Client
 
 from games.consumers import GameConsumer
+from games.engine import pick_client_move
 from games.models import Game, Move
 from games.rules import available_games
 from tests.games_helpers import drain_crowd, new_game, next_of_type, open_socket, session_for
@@ -25,11 +26,7 @@ def slugs() -> list[str]:
 
 def pick(legal: Any, rng: random.Random) -> str:
     """A random legal move from whatever the server listed."""
-    if isinstance(legal, dict):  # a per-stone summary: {"moves": [...]} or similar
-        legal = legal.get("moves") or [m for ms in legal.values() for m in ms]
-    moves = list(legal)
-    assert moves, "an active game must offer a move"
-    return str(rng.choice(moves))
+    return pick_client_move(legal, rng)
 
 
 @pytest.mark.django_db(transaction=True)

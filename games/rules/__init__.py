@@ -1,9 +1,12 @@
 """The rule engines: pure Python, no Django.
 
-rules = get_rules("diffusion")             # or "four-rank-diffusion"; options as keywords
+rules = get_rules("diffusion")             # "four-rank-diffusion", "zigzag" (pits=, seeds=),
+                                           # "diffusion-chess"; options as keywords
 state = rules.initial_state()              # states are immutable and hashable
 rules.to_move(state)                       # 1 or 2; player 1 (South) moves first
-rules.legal_moves(state)                   # canonical move strings; empty once over
+rules.legal_moves(state)                   # canonical move strings; empty once over (chess:
+                                           # a generator; it also has client_moves,
+                                           # is_legal and random_move)
 state = rules.play(state, "I")             # a NEW state, or IllegalMove saying why
 rules.outcome(state)                       # None, or Outcome(winner, reason)
 rules.to_json(state) / rules.from_json(d)  # exact round trip; ValueError on a bad dict
@@ -15,7 +18,9 @@ A game joins by registering a `GameInfo` (games/rules/base.py) from its module, 
 below; the conformance tests then play it like every other game.
 """
 
-from games.rules import diffusion as _diffusion  # noqa: F401  (registers its games)
+# Registration order is the order the games are offered in (lobby forms, listings).
+from games.rules import diffusion as _diffusion  # noqa: F401, I001  (registers its games)
+from games.rules import chess as _chess  # noqa: F401
 from games.rules import zigzag as _zigzag  # noqa: F401
 from games.rules.base import (
     IllegalMove,

@@ -1,5 +1,6 @@
 // The game page: draws what the server says and sends what the player clicks.
 // The server decides everything (legal moves, results); this file holds no rules.
+import { renderChess } from "./boards/chess.js";
 import { renderMancala } from "./boards/mancala.js";
 
 const root = document.getElementById("game");
@@ -61,6 +62,8 @@ function receive(message) {
     live.you = message.you;
     live.game = message.game;
     live.previous = null;
+    const moves = message.game.moves;
+    live.lastMove = moves.length ? moves[moves.length - 1].notation : null;
     if (live.flipped === null) live.flipped = message.you === 2;
     draw();
     return;
@@ -144,9 +147,18 @@ function draw() {
     previous: viewingOld ? null : live.previous,
     flipped: live.flipped,
     captured: state.captured,
+    lastMove: viewingOld ? null : live.lastMove,
+    ply: viewingOld ? live.viewing : game.ply,
     onMove: (move) => send({ type: "move", move, ply: game.ply, id: `m${game.ply}` }),
+    onDraft: (move) => { $("move-input").value = move; },
   };
-  renderMancala($("board"), view);
+  if (game.slug === "diffusion-chess") {
+    renderChess($("board"), view);
+    $("echo-button").hidden = !(myTurn && game.legal_moves && game.legal_moves.echo);
+    $("move-input").placeholder = "a path, e.g. j3-j4-k4, or echo";
+  } else {
+    renderMancala($("board"), view);
+  }
 
   const moves = $("moves");
   moves.replaceChildren(...game.moves.map((move, index) => {
@@ -206,6 +218,9 @@ $("move-form").addEventListener("submit", (event) => {
   if (!move) return;
   send({ type: "move", move, ply: live.game.ply, id: `k${live.game.ply}` });
   input.value = "";
+});
+$("echo-button").addEventListener("click", () => {
+  send({ type: "move", move: "echo", ply: live.game.ply, id: `e${live.game.ply}` });
 });
 $("resign-button").addEventListener("click", () => {
   if (confirm("Resign this game?")) send({ type: "resign" });

@@ -1,34 +1,645 @@
-// The lobby socket. It only shows the connection state for now; the server decides
-// everything and this page draws what it is told.
-(function () {
-  "use strict";
-  const status = document.getElementById("connection");
-  let delay = 500;
+// The lobby page: draws what the lobby socket says (docs/PROTOCOL.md, "The lobby socket")
+// and sends what the user asks for. The server decides everything (pairing, options,
+// who may accept what); this file holds no rules. Plain ES module, no build step.
+//
+// Elements a browser test can target:
+//   #lobby[data-ready="true"]            set once the first snapshot is drawn
+//   #connection[data-state]              connecting | open | closed
+//   #online-count                        people in the lobby
+//   #lobby-error .text                   the server's last refusal (role=alert; hidden when none)
+//   #lobby-notice .text                  news: seek waiting, challenge declined, open-challenge link
+//   #seek-form, #seek-game, #seek-options input[data-option="<name>"], #seek-submit
+//   #seeks li[data-seek-id][data-user]   every open seek; yours have class "mine"
+//     button.join[data-slug]             another user's seek: play it (one button per game)
+//     button.cancel                      your own seek: cancel it
+//   #challenge-form, #challenge-user (empty: an open challenge), #challenge-game,
+//     #challenge-options input[data-option="<name>"], #challenge-side (random|first|second),
+//     #challenge-submit
+//   #challenges-in li[data-challenge-id][data-user]   button.accept, input.reason, button.decline
+//   #challenges-out li[data-challenge-id][data-user]  button.cancel, a.challenge-link (open ones)
+//   #my-games li[data-game-id] a         your games in progress
+//   #live-games li[data-game-id] a       games in progress; .spectators[data-count]
+// Anonymous visitors get the lists but no forms (#sign-in-first instead).
 
-  function show(state, text) {
-    status.dataset.state = state;
-    status.textContent = text;
+const $ = (id) => document.getElementById(id);
+const root = $("lobby");
+const GAMES = JSON.parse($("games-data").textContent);
+const GAME_INFO = new Map(GAMES.map((game) => [game.slug, game]));
+const REFRESH_MS = 30000;
+const CHALLENGE_GONE = new Set([
+  "no_such_challenge", "challenge_accepted", "challenge_declined",
+  "challenge_cancelled", "challenge_expired",
+]);
+
+const lobby = {
+  v: null, // the last public feed version applied (null before the first snapshot)
+  user: null, // {username, is_guest} or null
+  seeks: new Map(),
+  incoming: new Map(),
+  outgoing: new Map(),
+  games: [], // live games, newest first
+  myGames: [],
+  online: null,
+  socket: null,
+  retry: 500,
+  timer: null,
+  syncing: false,
+  requests: new Map(), // request id -> what was asked
+  nextId: 1,
+  personal: 0, // personal messages received (an HTTP refresh must not undo a newer one)
+  leaving: false,
+};
+
+const me = () => (lobby.user ? lobby.user.username : root.dataset.username || null);
+const signedIn = () => root.dataset.signedIn === "true";
+
+// --- the socket -----------------------------------------------------------------------------
+
+function connect() {
+  clearTimeout(lobby.timer);
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const query = lobby.v === null ? "" : `?v=${lobby.v}`;
+  const socket = new WebSocket(`${scheme}://${location.host}/ws/lobby/${query}`);
+  const reconnecting = lobby.v !== null;
+  lobby.socket = socket;
+  lobby.syncing = false;
+  setConnection("connecting", reconnecting ? "Reconnecting to the lobby…" : "Connecting to the lobby…");
+  socket.addEventListener("open", () => {
+    lobby.retry = 500;
+    if (reconnecting) {
+      // The missed public events come by version; personal news (challenges, games that
+      // started) is not replayed, so read it again.
+      connected();
+      refresh();
+    }
+  });
+  socket.addEventListener("message", (event) => {
+    let message;
+    try {
+      message = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    receive(message);
+  });
+  socket.addEventListener("close", () => {
+    if (lobby.socket !== socket || lobby.leaving) return;
+    setConnection("closed", "Disconnected from the lobby; reconnecting…");
+    const wait = lobby.retry * (0.75 + Math.random() / 2);
+    lobby.retry = Math.min(lobby.retry * 2, 15000);
+    lobby.timer = setTimeout(connect, wait);
+  });
+}
+
+function connected() {
+  const who = me();
+  setConnection("open", who ? `Connected to the lobby as ${who}.` : "Connected to the lobby (watching).");
+}
+
+function isOpen() {
+  return lobby.socket && lobby.socket.readyState === WebSocket.OPEN;
+}
+
+// Sends a request with an id; the `ok` or `error` that answers it repeats the id.
+function request(message, meta = {}) {
+  if (!isOpen()) {
+    showError("Not connected to the lobby: try again in a moment.");
+    return null;
   }
+  hideAlert("lobby-error");
+  const id = `r${lobby.nextId++}`;
+  lobby.requests.set(id, { ...meta, type: message.type });
+  lobby.socket.send(JSON.stringify({ ...message, id }));
+  return id;
+}
 
-  function connect() {
-    const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const socket = new WebSocket(`${scheme}://${location.host}/ws/lobby/`);
-    socket.addEventListener("open", () => { delay = 500; });
-    socket.addEventListener("message", (event) => {
-      const message = JSON.parse(event.data);
-      if (message.type === "lobby") {
-        const who = message.user ? message.user.username : "a visitor";
-        show("open", `Connected to the lobby as ${who}.`);
-      } else if (message.type === "error") {
-        console.warn("lobby:", message.code, message.message);
+function setConnection(state, text) {
+  const node = $("connection");
+  node.dataset.state = state;
+  node.textContent = text;
+}
+
+// --- messages from the server -------------------------------------------------------------
+
+function receive(message) {
+  switch (message.type) {
+    case "lobby":
+      applySnapshot(message, { fromSocket: true });
+      break;
+    case "batch":
+      for (const event of message.events || []) applyPublic(event);
+      draw();
+      break;
+    case "seek_added":
+    case "seek_removed":
+      applyPublic(message);
+      draw();
+      break;
+    case "game_started":
+      if (message.you !== undefined) {
+        gameStarted(message.game_id);
+      } else {
+        applyPublic(message);
+        draw();
       }
-    });
-    socket.addEventListener("close", () => {
-      show("closed", "Disconnected from the lobby; reconnecting…");
-      setTimeout(connect, delay);
-      delay = Math.min(delay * 2, 10000);
+      break;
+    case "challenge":
+    case "challenge_updated":
+      lobby.personal += 1;
+      applyChallenge(message.challenge);
+      draw();
+      break;
+    case "online":
+      lobby.online = message.online;
+      drawOnline();
+      break;
+    case "ok":
+      answered(message);
+      break;
+    case "error":
+      refused(message);
+      break;
+    default:
+      break; // pong, and anything newer than this page
+  }
+}
+
+function applySnapshot(snapshot, { fromSocket }) {
+  const waiting = waitingFor();
+  lobby.v = snapshot.v;
+  lobby.syncing = false;
+  lobby.user = snapshot.user;
+  lobby.seeks = new Map(snapshot.seeks.map((seek) => [seek.id, seek]));
+  lobby.games = snapshot.games.slice();
+  lobby.online = snapshot.online;
+  applyPersonal(snapshot, waiting);
+  if (fromSocket) connected();
+  draw();
+  root.dataset.ready = "true";
+}
+
+// What may turn into a game of ours: our outgoing challenges and our seeks.
+function waitingFor() {
+  return { challenges: [...lobby.outgoing.keys()], seeks: mySeeks().map((seek) => seek.id) };
+}
+
+// The personal part of a snapshot: challenges and the user's games. `waiting` is what
+// waitingFor() said before the snapshot replaced the lists.
+function applyPersonal(snapshot, waiting) {
+  const before = new Set(lobby.myGames);
+  const first = root.dataset.ready !== "true";
+  lobby.incoming = new Map(snapshot.challenges.incoming.map((c) => [c.id, c]));
+  lobby.outgoing = new Map(snapshot.challenges.outgoing.map((c) => [c.id, c]));
+  lobby.myGames = snapshot.my_games.slice();
+  const fresh = lobby.myGames.filter((id) => !before.has(id));
+  if (first || !fresh.length) return;
+  // A game started while we were away (its personal `game_started` was missed): if one of
+  // our challenges or seeks has gone meanwhile, that is the game we were waiting for.
+  const gone = waiting.challenges.some((id) => !lobby.outgoing.has(id))
+    || waiting.seeks.some((id) => !lobby.seeks.has(id));
+  if (gone) gameStarted(fresh[0]);
+  else showNotice("A game of yours has started: ", { href: `/games/${fresh[0]}/`, text: `go to game ${fresh[0]}` });
+}
+
+// Public feed events: in version order, each applied once (and idempotently by id).
+function applyPublic(event) {
+  if (typeof event.v !== "number" || lobby.v === null) return;
+  if (event.v <= lobby.v) return;
+  if (event.v !== lobby.v + 1) {
+    // A gap: ask for what we missed (the server answers with the events or a snapshot).
+    if (!lobby.syncing && isOpen()) {
+      lobby.syncing = true;
+      lobby.socket.send(JSON.stringify({ type: "sync", v: lobby.v }));
+    }
+    return;
+  }
+  lobby.v = event.v;
+  lobby.syncing = false;
+  if (event.type === "seek_added") {
+    lobby.seeks.set(event.seek.id, event.seek);
+  } else if (event.type === "seek_removed") {
+    lobby.seeks.delete(event.seek_id);
+  } else if (event.type === "game_started") {
+    const game = event.game;
+    if (!lobby.games.some((g) => g.id === game.id)) {
+      lobby.games.unshift({ ply: 0, spectators: 0, ...game });
+    }
+  }
+}
+
+function applyChallenge(challenge) {
+  const mine = challenge.challenger === me();
+  const list = mine ? lobby.outgoing : lobby.incoming;
+  if (challenge.status === "pending") {
+    list.set(challenge.id, challenge);
+    if (!mine) showNotice(`${challenge.challenger} challenges you to ${gameTitle(challenge.slug, challenge.options)}.`);
+    return;
+  }
+  const known = list.delete(challenge.id);
+  if (challenge.status === "declined" && mine) {
+    const reason = challenge.decline_reason ? `: “${challenge.decline_reason}”` : ".";
+    showNotice(`${challenge.challenged} declined your challenge${reason}`);
+  } else if (challenge.status === "cancelled" && !mine && known) {
+    showNotice(`${challenge.challenger} cancelled their challenge.`);
+  } else if (challenge.status === "expired" && known) {
+    showNotice("A challenge expired.");
+  }
+}
+
+function gameStarted(gameId) {
+  if (!lobby.myGames.includes(gameId)) lobby.myGames.unshift(gameId);
+  if (lobby.leaving) return;
+  lobby.leaving = true;
+  showNotice("Your game is starting…", { href: `/games/${gameId}/`, text: "open it" });
+  location.assign(`/games/${gameId}/`);
+}
+
+function answered(message) {
+  const asked = lobby.requests.get(message.id);
+  lobby.requests.delete(message.id);
+  if (!asked) return;
+  if (asked.type === "seek") {
+    showNotice(asked.joining
+      ? "Joining… you will be taken to the game."
+      : "Looking for an opponent: you will be taken to the game as soon as someone joins.");
+  } else if (asked.type === "challenge") {
+    if (asked.open) {
+      const href = `${location.origin}/challenge/${message.token}/`;
+      showNotice("Open challenge created. Share this link: ", { href, text: href });
+    } else {
+      showNotice(`Challenge sent to ${asked.user}.`);
+      const input = $("challenge-user");
+      if (input) input.value = "";
+    }
+  } else if (asked.type === "accept" && message.game_id) {
+    gameStarted(message.game_id);
+  } else if (asked.type === "decline") {
+    lobby.incoming.delete(asked.challengeId);
+    draw();
+  } else if (asked.type === "cancel_challenge") {
+    lobby.outgoing.delete(asked.challengeId);
+    draw();
+  }
+}
+
+function refused(message) {
+  const asked = message.id !== undefined ? lobby.requests.get(message.id) : undefined;
+  if (asked) lobby.requests.delete(message.id);
+  if (asked && asked.challengeId !== undefined && CHALLENGE_GONE.has(message.code)) {
+    // The server says the challenge can no longer be answered: stop offering it.
+    lobby.incoming.delete(asked.challengeId);
+    lobby.outgoing.delete(asked.challengeId);
+    draw();
+  }
+  showError(message.message || message.code || "The server refused that.");
+}
+
+// Re-reads the snapshot over HTTP: after a reconnect (personal news is not replayed) and
+// now and then for the live games list (games that ended, spectator counts).
+async function refresh() {
+  const mark = lobby.personal;
+  let snapshot;
+  try {
+    const response = await fetch("/api/lobby", { headers: { Accept: "application/json" }, credentials: "same-origin" });
+    if (!response.ok) return;
+    snapshot = await response.json();
+  } catch {
+    return;
+  }
+  if (lobby.v === null) return; // the socket's own snapshot is on its way
+  const waiting = waitingFor();
+  if (snapshot.v >= lobby.v) {
+    // At least as new as what we have: events up to its version are in it.
+    lobby.v = snapshot.v;
+    lobby.seeks = new Map(snapshot.seeks.map((seek) => [seek.id, seek]));
+    lobby.games = snapshot.games.slice();
+    lobby.online = snapshot.online;
+  }
+  if (lobby.personal === mark) applyPersonal(snapshot, waiting);
+  draw();
+}
+
+// --- drawing --------------------------------------------------------------------------------
+
+function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "dataset") Object.assign(node.dataset, value);
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  node.append(...children.filter((child) => child !== null && child !== undefined));
+  return node;
+}
+
+function gameName(slug) {
+  const info = GAME_INFO.get(slug);
+  return info ? info.name : slug;
+}
+
+function gameTitle(slug, options) {
+  const keys = Object.keys(options || {}).sort();
+  const name = gameName(slug);
+  return keys.length ? `${name} (${keys.map((k) => `${k} ${options[k]}`).join(", ")})` : name;
+}
+
+function userLink(name) {
+  return el("a", { class: "user", href: `/@${encodeURIComponent(name)}/` }, name);
+}
+
+// A row of a list: `key` says everything it shows, so an unchanged row keeps its node
+// (and whatever the user is typing in it, such as a reason for declining).
+function keyed(key, build) {
+  return { key, build };
+}
+
+function fill(listId, rows) {
+  const list = $(listId);
+  const old = new Map([...list.children].map((node) => [node.dataset.key, node]));
+  const nodes = rows.map(({ key, build }) => {
+    const node = old.get(key) || build();
+    node.dataset.key = key;
+    return node;
+  });
+  if (nodes.length !== list.children.length || nodes.some((node, i) => list.children[i] !== node)) {
+    list.replaceChildren(...nodes);
+  }
+  const empty = $(`${listId}-empty`);
+  if (empty) empty.hidden = rows.length > 0;
+}
+
+function mySeeks() {
+  const name = me();
+  return [...lobby.seeks.values()].filter((seek) => seek.user === name);
+}
+
+function draw() {
+  drawOnline();
+  drawSeeks();
+  drawChallenges();
+  drawMyGames();
+  drawLiveGames();
+}
+
+function drawOnline() {
+  $("online-count").textContent = lobby.online === null ? "–" : String(lobby.online);
+}
+
+function drawSeeks() {
+  const name = me();
+  const canPlay = Boolean(lobby.user) && signedIn();
+  const rows = [...lobby.seeks.values()].map((seek) => keyed(JSON.stringify([seek, name, canPlay]), () => {
+    const mine = seek.user === name;
+    const what = seek.games.map((g) => gameTitle(g.slug, g.options)).join(" or ");
+    const actions = [];
+    if (mine) {
+      actions.push(el("button", {
+        type: "button", class: "cancel",
+        onclick: () => request({ type: "cancel_seek", seek_id: seek.id }, { seekId: seek.id }),
+      }, "Cancel"));
+    } else if (canPlay) {
+      for (const game of seek.games) {
+        actions.push(el("button", {
+          type: "button", class: "join primary", dataset: { slug: game.slug },
+          title: `Play ${seek.user}: ${gameTitle(game.slug, game.options)}`,
+          onclick: (event) => {
+            event.stopPropagation();
+            join(seek, game);
+          },
+        }, seek.games.length > 1 ? `Play ${gameName(game.slug)}` : "Play"));
+      }
+    }
+    return el("li", {
+      class: mine ? "mine" : canPlay ? "joinable" : "",
+      dataset: { seekId: seek.id, user: seek.user },
+      onclick: (event) => {
+        if (!mine && canPlay && !event.target.closest("a, button")) join(seek, seek.games[0]);
+      },
+    },
+    el("span", { class: "who" }, mine ? el("strong", {}, "You") : userLink(seek.user)),
+    el("span", { class: "what" }, what),
+    el("span", { class: "actions" }, ...actions));
+  }));
+  fill("seeks", rows);
+}
+
+function join(seek, game) {
+  // Joining is seeking the same game with the same options: the server pairs the two.
+  request({ type: "seek", games: [{ slug: game.slug, options: game.options }] }, { joining: seek.id });
+}
+
+function sideText(challenge, mine) {
+  if (challenge.side === "random") return "sides drawn at random";
+  const challengerFirst = challenge.side === "first";
+  if (mine) return challengerFirst ? "you move first" : "they move first";
+  return challengerFirst ? `${challenge.challenger} moves first` : "you move first";
+}
+
+function expiresText(challenge) {
+  const left = Date.parse(challenge.expires_at) - Date.now();
+  if (!Number.isFinite(left)) return "";
+  const hours = Math.floor(left / 3600000);
+  return hours >= 1 ? `expires in ${hours} h` : `expires in ${Math.max(1, Math.ceil(left / 60000))} min`;
+}
+
+function live(challenge) {
+  // Expiry is only recorded when someone answers: stop offering a challenge past its time.
+  const expires = Date.parse(challenge.expires_at);
+  return !Number.isFinite(expires) || expires > Date.now();
+}
+
+function drawChallenges() {
+  if (!$("challenges-in")) return;
+  const incoming = [...lobby.incoming.values()].filter(live).map((challenge) => keyed(JSON.stringify([challenge, expiresText(challenge)]), () => {
+    const reason = el("input", { class: "reason", type: "text", maxlength: "100", placeholder: "reason (optional)", "aria-label": "reason for declining" });
+    return el("li", { dataset: { challengeId: challenge.id, user: challenge.challenger } },
+      el("span", { class: "who" }, userLink(challenge.challenger)),
+      el("span", { class: "what" }, gameTitle(challenge.slug, challenge.options)),
+      el("span", { class: "detail" }, `${sideText(challenge, false)} · ${expiresText(challenge)}`),
+      el("span", { class: "actions" },
+        el("button", {
+          type: "button", class: "accept primary",
+          onclick: () => request({ type: "accept", challenge_id: challenge.id }, { challengeId: challenge.id }),
+        }, "Accept"),
+        reason,
+        el("button", {
+          type: "button", class: "decline",
+          onclick: () => request(
+            { type: "decline", challenge_id: challenge.id, reason: reason.value.trim() },
+            { challengeId: challenge.id },
+          ),
+        }, "Decline")));
+  }));
+  fill("challenges-in", incoming);
+
+  const outgoing = [...lobby.outgoing.values()].filter(live).map((challenge) => keyed(JSON.stringify([challenge, expiresText(challenge)]), () => {
+    const open = !challenge.challenged;
+    const href = `${location.origin}/challenge/${challenge.token}/`;
+    return el("li", { class: open ? "open" : "", dataset: { challengeId: challenge.id, user: challenge.challenged || "" } },
+      el("span", { class: "who" }, open ? "Open challenge" : userLink(challenge.challenged)),
+      el("span", { class: "what" }, gameTitle(challenge.slug, challenge.options)),
+      el("span", { class: "detail" }, `${sideText(challenge, true)} · ${expiresText(challenge)}`),
+      open ? el("a", { class: "challenge-link", href }, href) : null,
+      el("span", { class: "actions" },
+        el("button", {
+          type: "button", class: "cancel",
+          onclick: () => request({ type: "cancel_challenge", challenge_id: challenge.id }, { challengeId: challenge.id }),
+        }, "Cancel")));
+  }));
+  fill("challenges-out", outgoing);
+}
+
+function drawMyGames() {
+  if (!$("my-games")) return;
+  const byId = new Map(lobby.games.map((game) => [game.id, game]));
+  const name = me();
+  fill("my-games", lobby.myGames.map((id) => {
+    const game = byId.get(id);
+    let label = `Game ${id}`;
+    if (game) {
+      const opponent = game.players["1"] === name ? game.players["2"] : game.players["1"];
+      label = `${gameName(game.slug)} against ${opponent}`;
+    }
+    return keyed(JSON.stringify([id, label]), () => el("li", { dataset: { gameId: id } }, el("a", { href: `/games/${id}/` }, label)));
+  }));
+}
+
+function drawLiveGames() {
+  const name = me();
+  fill("live-games", lobby.games.map((game) => keyed(JSON.stringify([game, name]), () => {
+    const players = game.players;
+    const mine = name && (players["1"] === name || players["2"] === name);
+    const spectators = game.spectators || 0;
+    return el("li", { class: mine ? "mine" : "", dataset: { gameId: game.id } },
+      el("a", { href: `/games/${game.id}/`, class: "watch" },
+        el("span", { class: "players" }, `${players["1"]} vs ${players["2"]}`),
+        el("span", { class: "what" }, gameTitle(game.slug, game.options))),
+      el("span", { class: "detail" },
+        el("span", { class: "ply" }, `move ${game.ply || 0}`), " · ",
+        el("span", { class: "spectators", dataset: { count: spectators } }, `${spectators} watching`)));
+  })));
+}
+
+// --- messages to the user ---------------------------------------------------------------
+
+function showAlert(id, text, link) {
+  const box = $(id);
+  const body = box.querySelector(".text");
+  body.replaceChildren(text);
+  if (link) body.append(el("a", { href: link.href }, link.text));
+  box.hidden = false;
+}
+
+function hideAlert(id) {
+  $(id).hidden = true;
+}
+
+function showError(text) {
+  showAlert("lobby-error", text);
+}
+
+function showNotice(text, link) {
+  showAlert("lobby-notice", text, link);
+}
+
+for (const id of ["lobby-error", "lobby-notice"]) {
+  $(id).querySelector(".dismiss").addEventListener("click", () => hideAlert(id));
+}
+
+// --- forms ----------------------------------------------------------------------------------
+
+// A number input per option of the chosen game, from the engine's metadata.
+function drawOptions(select, fieldset) {
+  const info = GAME_INFO.get(select.value);
+  const inputs = [];
+  for (const option of info ? info.options : []) {
+    let min = option.min;
+    if (option.constraint === "even" && min % 2 !== 0) min += 1;
+    if (option.constraint === "odd" && min % 2 === 0) min += 1;
+    const id = `${fieldset.id}-${option.name}`;
+    inputs.push(el("div", { class: "option" },
+      el("label", { for: id }, option.name),
+      el("input", {
+        id, type: "number", name: option.name, required: true, inputmode: "numeric",
+        min, max: option.max, step: option.constraint ? 2 : 1, value: option.default,
+        dataset: { option: option.name }, title: option.help,
+      }),
+      el("small", { class: "help" }, option.help)));
+  }
+  fieldset.replaceChildren(...inputs);
+  fieldset.hidden = inputs.length === 0;
+  const summary = fieldset.parentElement.querySelector(".game-summary");
+  if (summary) summary.textContent = info ? info.summary || "" : "";
+}
+
+function readOptions(fieldset) {
+  const options = {};
+  for (const input of fieldset.querySelectorAll("input[data-option]")) {
+    const number = Number(input.value);
+    // The server checks every value; send what the user typed when it is not a number.
+    options[input.dataset.option] = input.value !== "" && Number.isInteger(number) ? number : input.value;
+  }
+  return options;
+}
+
+function setUpGameChoice(selectId, fieldsetId) {
+  const select = $(selectId);
+  const fieldset = $(fieldsetId);
+  select.replaceChildren(...GAMES.map((game) => el("option", { value: game.slug }, game.name)));
+  select.addEventListener("change", () => drawOptions(select, fieldset));
+  drawOptions(select, fieldset);
+  return { select, fieldset };
+}
+
+function setUpForms() {
+  const seekForm = $("seek-form");
+  if (seekForm) {
+    const seek = setUpGameChoice("seek-game", "seek-options");
+    seekForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      request({ type: "seek", games: [{ slug: seek.select.value, options: readOptions(seek.fieldset) }] });
     });
   }
+  const challengeForm = $("challenge-form");
+  if (challengeForm) {
+    const choice = setUpGameChoice("challenge-game", "challenge-options");
+    challengeForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const user = $("challenge-user").value.trim();
+      const message = {
+        type: "challenge",
+        slug: choice.select.value,
+        options: readOptions(choice.fieldset),
+        side: $("challenge-side").value,
+      };
+      if (user) message.user = user;
+      request(message, { open: !user, user });
+    });
+  }
+}
 
-  connect();
-})();
+// --- start ------------------------------------------------------------------------------------
+
+setUpForms();
+connect();
+setInterval(() => {
+  if (document.visibilityState === "visible" && isOpen()) refresh();
+}, REFRESH_MS);
+setInterval(drawChallenges, 60000); // expiry countdowns
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState !== "visible" || lobby.leaving) return;
+  if (!lobby.socket || lobby.socket.readyState === WebSocket.CLOSED) {
+    lobby.retry = 500;
+    connect();
+  }
+});
+window.addEventListener("pageshow", (event) => {
+  // Back from a game (bfcache): the page may be stale; the socket was closed.
+  if (event.persisted) {
+    lobby.leaving = false;
+    lobby.retry = 500;
+    connect();
+  }
+});

@@ -26,6 +26,7 @@ from django.test import Client
 
 from config.benchservers import check_shared_services, start_servers, stop_servers
 from games import services
+from games.engine import pick_client_move
 from lobby.models import User
 
 STARTUP_SECONDS = 60
@@ -223,7 +224,7 @@ class Command(BaseCommand):
             next_at = time.perf_counter()
             while status == "active" and time.perf_counter() < stop_at:
                 next_at += interval
-                move = self.rng.choice(list(legal))
+                move = pick_client_move(legal, self.rng)
                 sent = time.perf_counter()
                 await sockets[to_move].send(
                     json.dumps({"type": "move", "move": move, "ply": ply, "id": ply})
