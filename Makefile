@@ -9,7 +9,7 @@ WS_MAX_BYTES ?= 65536
 # The PostgreSQL pass of `make test` uses this database (127.0.0.1:5432, trust auth).
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
 
-.PHONY: run test lint format check venv dev clean
+.PHONY: run test lint format check venv dev clean chromium
 
 $(VENV)/bin/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11 or newer is needed"'
@@ -44,7 +44,19 @@ run: $(VENV)/.installed .secret_key
 
 # Pass 1: the embedded default (SQLite, in-memory layer) plus the real-Redis tier.
 # Pass 2: the PostgreSQL tier against the real server.
-test: $(VENV)/.installed-dev
+# The browser tests drive Debian's Chromium (Playwright's own download does not work here).
+chromium:
+	@test -x /usr/bin/chromium || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing Debian's chromium for the browser tests"; \
+	    (apt-get install -y -q chromium >/dev/null 2>&1 || \
+	     (apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null)); \
+	  fi; \
+	  test -x /usr/bin/chromium || { \
+	    echo "The browser tests need Debian's Chromium: run 'apt-get install chromium' as root"; \
+	    exit 1; }; }
+
+test: $(VENV)/.installed-dev chromium
 	$(BIN)/pytest -m "not postgres" $(PYTEST_ARGS)
 	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" $(BIN)/pytest -m postgres $(PYTEST_ARGS)
 

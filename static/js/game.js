@@ -170,7 +170,10 @@ function draw() {
     link.title = `player ${move.player}`;
     if (live.viewing === index + 1) link.classList.add("viewing");
     link.addEventListener("click", () => view_position(index + 1));
-    item.append(link);
+    const number = document.createElement("span");
+    number.className = "ply";
+    number.textContent = `${index + 1}.`;
+    item.append(number, link);
     return item;
   }));
   $("live-button").hidden = !viewingOld;

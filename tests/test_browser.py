@@ -1,0 +1,296 @@
+"""The web client in a real browser: Playwright driving Debian's Chromium against Daphne with
+the Redis channel layer, as people use it. Screenshots of every board type are saved under
+test-artifacts/ (ignored by git) so they can be looked at.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import require_redis
+from tests.servers import ROOT, Server, free_port, running
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = ROOT / "test-artifacts"
+TIMEOUT_MS = 15_000
+
+pytestmark = [pytest.mark.browser, pytest.mark.redis]
+
+try:
+    from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+except ImportError:  # pragma: no cover - the dev extra installs it
+    pytest.fail(
+        "Playwright is missing: run `make dev` (it installs the dev extra, playwright included)",
+        pytrace=False,
+    )
+
+
+class Site:
+    """Daphne on a scratch SQLite database and the real Redis layer; restartable."""
+
+    def __init__(self, scratch: Path) -> None:
+        self.scratch = scratch
+        self.port = free_port()
+        self.env: dict[str, str | None] = {
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DJANGO_SECRET_KEY": "browser-test-secret-key-not-for-production-0123456789",
+            "DJANGO_DEBUG": None,
+            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "DATABASE_URL": f"sqlite:///{scratch / 'db.sqlite3'}",
+            "DJANGO_STATIC_ROOT": str(scratch / "static"),
+            "REDIS_URL": require_redis(),
+            "CHANNEL_LAYER_PREFIX": f"browser-{uuid.uuid4().hex[:8]}",
+        }
+        environment = {k: v for k, v in {**os.environ, **self.env}.items() if v is not None}
+        for command in (["migrate", "--noinput"], ["collectstatic", "--noinput", "-v", "0"]):
+            subprocess.run(
+                [sys.executable, "manage.py", *command], cwd=ROOT, env=environment, check=True
+            )
+        self.runs = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def serve(self) -> AbstractContextManager[Server]:
+        self.runs += 1
+        command = [sys.executable, "-m", "daphne", "-p", str(self.port), "config.asgi:application"]
+        return running(command, self.env, self.scratch / f"daphne-{self.runs}.log", self.port)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail(
+            "Debian's Chromium is missing at /usr/bin/chromium: `apt-get install chromium` "
+            "(make test installs it when it can)",
+            pytrace=False,
+        )
+    ARTIFACTS.mkdir(exist_ok=True)
+    expect.set_options(timeout=TIMEOUT_MS)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Site:
+    return Site(tmp_path)
+
+
+class Problems:
+    """Every page's JavaScript errors: a test fails if any page threw."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def watch(self, name: str, page: Page) -> Page:
+        page.on("pageerror", lambda error: self.errors.append(f"{name}: {error}"))
+        return page
+
+
+@pytest.fixture
+def problems() -> Iterator[Problems]:
+    seen = Problems()
+    yield seen
+    assert not seen.errors, f"JavaScript errors: {seen.errors}"
+
+
+def guest(browser: Browser, site: Site, problems: Problems, name: str, **options: Any) -> Page:
+    """A new browser context that signs in as a guest from the lobby; returns the lobby page."""
+    context: BrowserContext = browser.new_context(**options)
+    page = problems.watch(name, context.new_page())
+    page.goto(site.url + "/")
+    page.locator("#guest-form button").click()
+    expect(page.locator("#lobby")).to_have_attribute("data-ready", "true")
+    expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+    return page
+
+
+def username(page: Page) -> str:
+    return str(page.locator("#lobby").get_attribute("data-username"))
+
+
+def challenge(
+    challenger: Page, opponent: Page, slug: str, options: dict[str, int] | None = None
+) -> int:
+    """The challenger challenges the opponent from the lobby (moving first); the opponent
+    accepts; both land on the new game's page. Returns the game's id."""
+    challenger.fill("#challenge-user", username(opponent))
+    challenger.select_option("#challenge-game", slug)
+    for name, value in (options or {}).items():
+        challenger.fill(f"#challenge-options input[data-option={name}]", str(value))
+    challenger.select_option("#challenge-side", "first")
+    challenger.click("#challenge-submit")
+    incoming = opponent.locator("#challenges-in li[data-challenge-id]")
+    expect(incoming).to_have_count(1)
+    incoming.locator("button.accept").click()
+    for page in (challenger, opponent):
+        page.wait_for_url(re.compile(r"/games/\d+/$"), timeout=TIMEOUT_MS)
+        expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+    game_id = int(challenger.url.rstrip("/").split("/")[-1])
+    assert opponent.url == challenger.url
+    return game_id
+
+
+def moves_of(page: Page) -> list[str]:
+    return [text.strip() for text in page.locator("#moves li button").all_inner_texts()]
+
+
+def wait_for_moves(pages: list[Page], count: int) -> None:
+    for page in pages:
+        expect(page.locator("#moves li")).to_have_count(count)
+
+
+def play_by_clicking(players: list[Page], watchers: list[Page], rng: random.Random) -> int:
+    """Click random playable pits on whichever player's page offers them until the game
+    ends; every page must show every move. Returns the number of moves."""
+    pages = players + watchers
+    count = len(moves_of(players[0]))
+    for _ in range(2000):
+        if players[0].locator("#banner").is_visible():
+            return count
+        for page in players:
+            pits = page.locator("g.pit.playable")
+            if pits.count():
+                names = [
+                    str(name) for name in pits.evaluate_all("ns => ns.map(n => n.dataset.pit)")
+                ]
+                page.locator(f"g.pit.playable[data-pit='{rng.choice(list(names))}']").click()
+                count += 1
+                wait_for_moves(pages, count)
+                break
+        else:
+            # Nobody can move: the game must be over (the banner may still be on its way).
+            expect(players[0].locator("#banner")).to_be_visible()
+    raise AssertionError("the game did not end")
+
+
+def test_two_players_meet_through_a_challenge_and_play_diffusion_while_a_visitor_watches(
+    browser: Browser, site: Site, problems: Problems
+) -> None:
+    with site.serve():
+        alice = guest(browser, site, problems, "alice")
+        bob = guest(browser, site, problems, "bob", viewport={"width": 390, "height": 844})
+        ARTIFACTS.mkdir(exist_ok=True)
+        alice.screenshot(path=str(ARTIFACTS / "lobby.png"), full_page=True)
+        game_id = challenge(alice, bob, "diffusion")
+        visitor = problems.watch("visitor", browser.new_context().new_page())
+        visitor.goto(f"{site.url}/games/{game_id}/")
+        expect(visitor.locator("#connection")).to_have_attribute("data-state", "open")
+        expect(alice.locator("#spectators")).to_have_text("1")
+        # Alice moves first: her pits are playable, Bob's page offers nothing yet.
+        expect(alice.locator("g.pit.playable").first).to_be_visible()
+        assert bob.locator("g.pit.playable").count() == 0
+        assert visitor.locator("g.pit.playable").count() == 0
+        alice.screenshot(path=str(ARTIFACTS / "diffusion-2x6.png"), full_page=True)
+
+        plies = play_by_clicking([alice, bob], [visitor], random.Random(game_id))
+
+        assert plies > 0
+        banners = set()
+        for page in (alice, bob, visitor):
+            expect(page.locator("#banner")).to_be_visible()
+            banners.add(page.locator("#banner").inner_text())
+            assert moves_of(page) == moves_of(alice)
+        assert len(banners) == 1, banners
+        assert re.search(r"(wins|Draw) — block [AB] is empty", banners.pop())
+        bob.screenshot(path=str(ARTIFACTS / "diffusion-2x6-final-phone.png"), full_page=True)
+        # Stepping back through the history, then back to live.
+        visitor.locator("#moves li button").first.click()
+        expect(visitor.locator("#live-button")).to_be_visible()
+        visitor.locator("#live-button").click()
+        expect(visitor.locator("#live-button")).to_be_hidden()
+
+
+def test_zigzag_is_played_to_the_end_and_diffusion_chess_takes_a_path_and_an_echo(
+    browser: Browser, site: Site, problems: Problems
+) -> None:
+    with site.serve():
+        alice = guest(browser, site, problems, "alice")
+        bob = guest(browser, site, problems, "bob")
+        lobby_alice, lobby_bob = alice.url, bob.url
+
+        challenge(alice, bob, "zigzag", {"pits": 4, "seeds": 3})
+        expect(alice.locator("g.pit.playable[data-pit='a']")).to_be_visible()
+        alice.screenshot(path=str(ARTIFACTS / "zigzag.png"), full_page=True)
+        play_by_clicking([alice, bob], [], random.Random(7))
+        banner = alice.locator("#banner").inner_text()
+        assert re.search(r"South \d+, North \d+", banner), banner
+        expect(alice.locator("svg.mancala .captured")).to_contain_text("captured: South")
+
+        alice.goto(lobby_alice)
+        bob.goto(lobby_bob)
+        expect(alice.locator("#lobby")).to_have_attribute("data-ready", "true")
+        expect(bob.locator("#lobby")).to_have_attribute("data-ready", "true")
+        challenge(alice, bob, "four-rank-diffusion")
+        expect(alice.locator("g.pit.playable").first).to_be_visible()
+        alice.screenshot(path=str(ARTIFACTS / "four-rank-4x8.png"), full_page=True)
+
+        alice.goto(lobby_alice)
+        bob.goto(lobby_bob)
+        expect(alice.locator("#lobby")).to_have_attribute("data-ready", "true")
+        expect(bob.locator("#lobby")).to_have_attribute("data-ready", "true")
+        challenge(alice, bob, "diffusion-chess")
+        expect(alice.locator("svg.chessboard")).to_be_visible()
+        # A path drawn step by step: the stone on j3 (king group, size 9), then j4, then k4.
+        alice.locator("g.cell.movable[data-cell='j3']").click()
+        alice.locator("g.cell[data-cell='j4']").click()
+        alice.locator("g.cell[data-cell='k4']").click()
+        expect(alice.locator("#move-input")).to_have_value("j3-j4-k4")
+        alice.locator("#move-form button[type=submit]").click()
+        wait_for_moves([alice, bob], 1)
+        assert moves_of(bob) == ["j3-j4-k4"]
+        # The echo repeats the steps (north, east) from k4: k5, l5.
+        expect(alice.locator("#echo-button")).to_be_visible()
+        alice.locator("#echo-button").click()
+        wait_for_moves([alice, bob], 2)
+        expect(bob.locator("g.cell[data-cell='l5'] .stone.white")).to_have_count(1)
+        # A destination clicked directly takes the suggested shortest path.
+        alice.locator("g.cell.movable[data-cell='b2']").click()
+        alice.locator("g.cell.target[data-cell='b4']").click()
+        expect(alice.locator("#move-input")).to_have_value("b2-b3-b4")
+        alice.locator("#move-input").press("Enter")
+        wait_for_moves([alice, bob], 3)
+        expect(alice.locator(".turn-info")).to_contain_text("White to move, 1 move left")
+        alice.screenshot(path=str(ARTIFACTS / "diffusion-chess.png"), full_page=True)
+
+
+def test_a_players_page_reconnects_after_the_server_restarts_and_play_goes_on(
+    browser: Browser, site: Site, problems: Problems
+) -> None:
+    with site.serve():
+        alice = guest(browser, site, problems, "alice")
+        bob = guest(browser, site, problems, "bob")
+        challenge(alice, bob, "diffusion")
+        alice.locator("g.pit.playable").first.click()
+        wait_for_moves([alice, bob], 1)
+    # The server is gone: both pages say so and keep trying.
+    for page in (alice, bob):
+        expect(page.locator("#connection")).to_have_attribute(
+            "data-state", re.compile("closed|connecting")
+        )
+    with site.serve():
+        for page in (alice, bob):
+            expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+        url = bob.url
+        expect(bob.locator("g.pit.playable").first).to_be_visible()
+        bob.locator("g.pit.playable").first.click()
+        wait_for_moves([alice, bob], 2)
+        assert moves_of(alice) == moves_of(bob)
+        assert bob.url == url  # no reload was needed
