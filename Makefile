@@ -33,14 +33,17 @@ dev: $(VENV)/.installed-dev
 	$(BIN)/python -c 'import secrets; print(secrets.token_urlsafe(50))' > $@
 	chmod 600 $@
 
+# The server and, beside it, the sweeper that ends games whose clocks ran out.
 run: $(VENV)/.installed .secret_key
 	@export DJANGO_SECRET_KEY="$${DJANGO_SECRET_KEY:-$$(cat .secret_key)}"; \
 	$(BIN)/python manage.py migrate --noinput && \
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0 && \
-	echo "Serving on http://$(HOST):$(PORT)/" && \
-	exec $(BIN)/daphne --bind $(HOST) --port $(PORT) \
+	{ $(BIN)/python manage.py sweeper & SWEEPER=$$!; \
+	  trap 'kill $$SWEEPER 2>/dev/null' EXIT; trap 'exit 143' TERM INT; \
+	  echo "Serving on http://$(HOST):$(PORT)/"; \
+	  $(BIN)/daphne --bind $(HOST) --port $(PORT) \
 		--websocket-max-message-size $(WS_MAX_BYTES) --ping-interval 20 --ping-timeout 30 \
-		config.asgi:application
+		config.asgi:application; }
 
 # Pass 1: the embedded default (SQLite, in-memory layer) plus the real-Redis tier.
 # Pass 2: the PostgreSQL tier against the real server.

@@ -8,8 +8,12 @@ order. See docs/PROTOCOL.md.
 
 from __future__ import annotations
 
+import asyncio
+from contextlib import suppress
 from typing import Any, ClassVar
 from urllib.parse import parse_qs
+
+from django.conf import settings
 
 from config.db import db_call
 from config.ws import ClientError, JsonConsumer
@@ -41,7 +45,11 @@ class GameConsumer(JsonConsumer):
         "rematch": "handle_rematch",
         "sync": "handle_sync",
         "ping": "handle_ping",
+        "claim": "handle_claim",
+        "lag_reply": "handle_lag_reply",
     }
+    # How often a player's socket measures the round trip (lag compensation).
+    lag_probe_seconds: ClassVar[float] = float(getattr(settings, "LAG_PROBE_SECONDS", 10.0))
     max_message_bytes: ClassVar[int | None] = 4096
 
     game_id: int
@@ -54,6 +62,9 @@ class GameConsumer(JsonConsumer):
         self.last_v = 0
         self.player = None
         self.joined = False
+        self.lag_ms = 0  # half the measured round trip, smoothed
+        self._timer: asyncio.TimerHandle | None = None
+        self._prober: asyncio.Task[None] | None = None
         game = await db_call(selectors.load_game)(self.game_id)
         if game is None:
             await self.accept()
@@ -70,17 +81,28 @@ class GameConsumer(JsonConsumer):
         await db_call(presence.arrive)(
             game_id=self.game_id, channel_name=self.channel_name, user=self.user, player=self.player
         )
+        if self.player is not None:
+            await db_call(services.player_returned)(game_id=self.game_id, player=self.player)
+            self._prober = asyncio.create_task(self._probe_lag())
         since = self._version_in_query()
         if since is None or not await self._replay(since):
             await self._send_state()
+        elif self.player is not None:
+            await self._arm_from_game()
         presence.crowd_changed(self.game_id)
 
     async def disconnect(self, code: int) -> None:
         if not getattr(self, "joined", False):
             return
+        if self._timer is not None:
+            self._timer.cancel()
+        if self._prober is not None:
+            self._prober.cancel()
         for group in presence.groups_for(self.game_id, self.player):
             await self.channel_layer.group_discard(group, self.channel_name)
         await db_call(presence.leave)(channel_name=self.channel_name)
+        if self.player is not None:
+            await db_call(services.player_left)(game_id=self.game_id, player=self.player)
         presence.crowd_changed(self.game_id)
 
     def _version_in_query(self) -> int | None:
@@ -104,6 +126,8 @@ class GameConsumer(JsonConsumer):
         await self.send_json(
             {"type": "state", "v": game.version, "you": self.player, "game": state}
         )
+        if state is not None:
+            self._arm(state.get("clock"))
 
     def _load_snapshot(self) -> tuple[Game | None, dict[str, Any] | None]:
         game = selectors.load_game(self.game_id)
@@ -143,6 +167,8 @@ class GameConsumer(JsonConsumer):
                     await self.send_json(earlier)
         self.last_v = version
         await self.send_json({**event, **extra})
+        if "clock" in event:
+            self._arm(event["clock"])
 
     async def game_event(self, message: dict[str, Any]) -> None:
         await self._deliver(message["event"])
@@ -174,7 +200,9 @@ class GameConsumer(JsonConsumer):
         move = content.get("move")
         if isinstance(move, str) and len(move) > MAX_MOVE_LENGTH:
             raise ClientError("bad_message", f"A move has at most {MAX_MOVE_LENGTH} characters.")
-        await self._call(services.play_move, content, move=move, ply=content.get("ply"))
+        await self._call(
+            services.play_move, content, move=move, ply=content.get("ply"), lag=self.lag_ms
+        )
 
     async def handle_resign(self, content: dict[str, Any]) -> None:
         await self._call(services.resign, content)
@@ -194,3 +222,60 @@ class GameConsumer(JsonConsumer):
 
     async def handle_ping(self, content: dict[str, Any]) -> None:
         await self.send_json({"type": "pong", "id": content.get("id")})
+
+    async def handle_claim(self, content: dict[str, Any]) -> None:
+        await self._call(services.claim_victory, content)
+
+    async def handle_lag_reply(self, content: dict[str, Any]) -> None:
+        sent = content.get("t")
+        if not isinstance(sent, int) or isinstance(sent, bool):
+            raise ClientError("bad_message", 'lag_reply needs "t", as the probe sent it.')
+        round_trip = services.now_ms() - sent
+        if 0 <= round_trip <= 10_000:  # older than that: not a probe of this socket's
+            one_way = round_trip // 2
+            self.lag_ms = one_way if not self.lag_ms else (self.lag_ms * 3 + one_way) // 4
+
+    # --- time -------------------------------------------------------------------------------
+
+    async def _probe_lag(self) -> None:
+        with suppress(Exception):  # the socket closing ends the probing, nothing else
+            while True:
+                await asyncio.sleep(self.lag_probe_seconds)
+                await self.send_json({"type": "lag_probe", "t": services.now_ms()})
+
+    def _arm(self, clock: dict[str, Any] | None) -> None:
+        """A player's socket checks the clock at the deadline itself (the sweeper is the
+        backstop when nobody is connected)."""
+        if self.player is None:
+            return
+        if not clock or not clock.get("running"):
+            self._arm_in(None)
+            return
+        if clock.get("first_move_by"):
+            left = clock["first_move_by"] - clock["server_time"]
+        else:
+            left = clock["remaining"][clock["running"] - 1]
+        self._arm_in(left / 1000)
+
+    def _arm_in(self, seconds: float | None) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if seconds is not None:
+            loop = asyncio.get_running_loop()
+            self._timer = loop.call_later(
+                max(0.0, seconds) + 0.05, lambda: loop.create_task(self._at_deadline())
+            )
+
+    async def _at_deadline(self) -> None:
+        applied = await db_call(services.check_clock)(game_id=self.game_id)
+        if applied.event is None:
+            await self._arm_from_game(applied.game)
+
+    async def _arm_from_game(self, game: Game | None = None) -> None:
+        if game is None:
+            game = await db_call(selectors.load_game)(self.game_id)
+        if game is None or game.status != Game.Status.ACTIVE or game.deadline is None:
+            self._arm_in(None)
+            return
+        self._arm_in(game.deadline.timestamp() - services.now_ms() / 1000)

@@ -18,6 +18,8 @@ class Game(models.Model):
         RULES = "rules"  # the engine's outcome: an empty block, a stranded king, ...
         RESIGNATION = "resignation"
         ABORT = "abort"
+        TIME = "time"  # the running player's clock ran out (games/clocks.py)
+        ABANDON = "abandon"  # a real-time player left and the opponent claimed the win
 
     slug = models.CharField(max_length=40)
     options = models.JSONField(default=dict, blank=True)
@@ -38,6 +40,13 @@ class Game(models.Model):
     version = models.PositiveIntegerField(default=0)
     # Which players asked for a rematch ([1], [2]); the rematch game once both have.
     rematch_offers = models.JSONField(default=list, blank=True)
+    # Time: the control ("" untimed, "5+3", "3d"), the clock (games/clocks.py; null when
+    # untimed) and when the running side runs out, indexed for the sweeper.
+    time_control = models.CharField(max_length=20, blank=True, default="")
+    clock = models.JSONField(null=True, blank=True)
+    deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Real-time players whose last socket closed: {"1": epoch ms when they left}.
+    away = models.JSONField(default=dict, blank=True)
     rematch = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
     )

@@ -6,10 +6,11 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from games import clocks
 from games.engine import client_moves, rules_for
 from games.models import Game, GameEvent, Move
 from games.rules import available_games
-from games.services import result_of
+from games.services import now_ms, result_of
 
 # A client further behind than this gets a fresh snapshot instead of the events.
 MAX_REPLAY = 200
@@ -39,6 +40,10 @@ def snapshot(game: Game) -> dict[str, Any]:
         "rematch_offers": game.rematch_offers,
         "rematch_id": game.rematch_id,
         "created_at": game.created_at.isoformat(),
+        "time_control": clocks.parse(game.time_control).describe(),
+        "clock": clocks.view(game.clock, now_ms()),
+        # Real-time players away from the game: when their opponent may claim the win.
+        "away": {seat: at + clocks.ABANDON_MS for seat, at in game.away.items()},
     }
 
 

@@ -9,16 +9,20 @@ unique (game, ply) constraint backs it up.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from channels.layers import get_channel_layer
+from django.conf import settings
+from django.core.mail import send_mail
 from django.db import transaction
 
 from config.db import run_soon
-from games import presence
+from games import clocks, presence
 from games.engine import canonical_move, client_moves, rules_for
-from games.models import Game, GameEvent, Move
+from games.models import Game, GameConnection, GameEvent, Move
 from games.rules import IllegalMove, InvalidOptions
 from lobby.models import User
 
@@ -90,39 +94,169 @@ def _player(game: Game, user: Any) -> int:
     return number
 
 
-def _finish(game: Game, *, winner: int | None, termination: str, reason: str) -> dict[str, Any]:
+def _finish(
+    game: Game, *, winner: int | None, termination: str, reason: str, now: int | None = None
+) -> dict[str, Any]:
+    now = now_ms() if now is None else now
     game.status = (
         Game.Status.ABORTED if termination == Game.Termination.ABORT else (Game.Status.FINISHED)
     )
     game.winner = winner
     game.termination = termination
     game.reason = reason
-    return _emit(game, {"type": "end", "status": game.status, "result": result_of(game)})
+    game.clock = clocks.stopped(game.clock, now)
+    game.deadline = None
+    return _emit(
+        game,
+        {
+            "type": "end",
+            "status": game.status,
+            "result": result_of(game),
+            "clock": clocks.view(game.clock, now),
+        },
+    )
+
+
+# --- time ----------------------------------------------------------------------------------
+
+
+def now_ms() -> int:
+    """The server's time in ms (time-machine moves it in tests)."""
+    return int(time.time() * 1000)
+
+
+def _excused(game: Game, now: int) -> int:
+    """Time the running player does not spend while their opponent is away (the
+    abandonment countdown): at most ABANDON_MS, real-time games only."""
+    clock = game.clock
+    if not clock or not clock.get("running") or not clocks.parse(clock["control"]).realtime:
+        return 0
+    left_at = game.away.get(str(3 - clock["running"]))
+    if left_at is None:
+        return 0
+    return min(clocks.ABANDON_MS, max(0, now - max(clock["since"], left_at)))
+
+
+def _set_deadline(game: Game) -> None:
+    due = clocks.due(game.clock)
+    if due is None or game.status != Game.Status.ACTIVE:
+        game.deadline = None
+        return
+    at = due.at
+    if not due.abort and str(3 - due.player) in game.away:
+        at += clocks.ABANDON_MS  # an upper bound: check_clock looks again then
+    game.deadline = datetime.fromtimestamp(at / 1000, tz=UTC)
+
+
+def _overdue(game: Game, now: int) -> clocks.Due | None:
+    due = clocks.due(game.clock)
+    if due is None:
+        return None
+    excused = 0 if due.abort else _excused(game, now)
+    return due if due.at + excused <= now else None
+
+
+def _end_by_clock(game: Game, due: clocks.Due, now: int) -> dict[str, Any]:
+    user = game.player1 if due.player == 1 else game.player2
+    if due.abort:
+        return _finish(
+            game,
+            winner=None,
+            termination=Game.Termination.ABORT,
+            reason=f"{user.username} did not make a first move within "
+            f"{clocks.FIRST_MOVE_MS // 1000} seconds",
+            now=now,
+        )
+    event = _finish(
+        game,
+        winner=3 - due.player,
+        termination=Game.Termination.TIME,
+        reason=f"{user.username} ran out of time",
+        now=now,
+    )
+    return event
+
+
+def check_clock(*, game_id: int, user: Any = None) -> Applied:
+    """End the game if the running side is out of time (or never made a first move).
+
+    Idempotent: connected consumers and the sweeper may all call it at the deadline; the
+    row lock orders them and only the first finds the game still active.
+    """
+    with transaction.atomic():
+        game = _locked(game_id)
+        if game.status != Game.Status.ACTIVE or game.clock is None:
+            return Applied(game=game, event=None)
+        now = now_ms()
+        due = _overdue(game, now)
+        if due is None:
+            before = game.deadline
+            _set_deadline(game)
+            if game.deadline != before:
+                game.save(update_fields=["deadline"])
+            return Applied(game=game, event=None)
+        event = _end_by_clock(game, due, now)
+        game.save()
+    return Applied(game=game, event=event)
+
+
+def overdue_games(limit: int = 500) -> list[int]:
+    """Active games whose deadline has passed (the sweeper's work list)."""
+    now = datetime.fromtimestamp(now_ms() / 1000, tz=UTC)
+    return list(
+        Game.objects.filter(status=Game.Status.ACTIVE, deadline__lte=now)
+        .order_by("deadline")
+        .values_list("pk", flat=True)[:limit]
+    )
+
+
+def next_deadline() -> datetime | None:
+    return (
+        Game.objects.filter(status=Game.Status.ACTIVE, deadline__isnull=False)
+        .order_by("deadline")
+        .values_list("deadline", flat=True)
+        .first()
+    )
 
 
 # --- creating games ----------------------------------------------------------------------
 
 
-def new_game(*, slug: str, options: dict[str, Any], player1: User, player2: User) -> Game:
-    """An unsaved active game; the engine validates the slug and options."""
+def new_game(
+    *, slug: str, options: dict[str, Any], player1: User, player2: User, time_control: str = ""
+) -> Game:
+    """An unsaved active game; the engine validates the slug and options, clocks.parse the
+    time control. A timed game's clock starts now, with player 1 to move."""
     if player1.pk == player2.pk:
         raise GameError("same_player", "A game needs two different players.")
     try:
         rules = rules_for(slug, options)
     except InvalidOptions as error:
         raise GameError("invalid_options", str(error)) from None
-    return Game(
+    try:
+        control = clocks.parse(time_control)
+    except clocks.BadTimeControl as error:
+        raise GameError("invalid_time_control", str(error)) from None
+    game = Game(
         slug=slug,
         options=options,
         player1=player1,
         player2=player2,
         state=rules.to_json(rules.initial_state()),
+        time_control=control.code,
+        clock=clocks.start(control, now_ms()),
     )
+    _set_deadline(game)
+    return game
 
 
-def create_game(*, slug: str, options: dict[str, Any], player1: User, player2: User) -> Game:
+def create_game(
+    *, slug: str, options: dict[str, Any], player1: User, player2: User, time_control: str = ""
+) -> Game:
     """A new active game; the engine validates the slug and options."""
-    game = new_game(slug=slug, options=options, player1=player1, player2=player2)
+    game = new_game(
+        slug=slug, options=options, player1=player1, player2=player2, time_control=time_control
+    )
     game.save()
     return game
 
@@ -135,8 +269,12 @@ def create_games(games: list[Game]) -> list[Game]:
 # --- moves ---------------------------------------------------------------------------------
 
 
-def play_move(*, game_id: int, user: Any, move: Any, ply: Any) -> Applied:
-    """Apply `move` for `user` if `ply` moves have been played; see docs/PROTOCOL.md."""
+def play_move(*, game_id: int, user: Any, move: Any, ply: Any, lag: int = 0) -> Applied:
+    """Apply `move` for `user` if `ply` moves have been played; see docs/PROTOCOL.md.
+
+    `lag` is the mover's measured one-way network delay (ms), forgiven within a quota. A
+    move that arrives after the mover's time ran out ends the game on time instead.
+    """
     if not isinstance(move, str) or not move.strip():
         raise GameError("bad_message", 'A move needs "move": the move in notation, as text.')
     if not isinstance(ply, int) or isinstance(ply, bool) or ply < 0:
@@ -159,39 +297,79 @@ def play_move(*, game_id: int, user: Any, move: Any, ply: Any) -> Applied:
         state = rules.from_json(game.state)
         if rules.to_move(state) != player:
             raise GameError("not_your_turn", "It is not your turn.")
-        try:
-            new_state = rules.play(state, move)
-        except IllegalMove as error:
-            raise GameError("illegal_move", str(error)) from None
-        notation = canonical_move(rules, state, move)
-        state_json = rules.to_json(new_state)
-        Move.objects.create(game=game, ply=ply, player=player, notation=notation, state=state_json)
-        game.ply = ply + 1
-        game.state = state_json
-        outcome = rules.outcome(new_state)
-        if outcome is not None:
-            game.status = Game.Status.FINISHED
-            game.winner = outcome.winner
-            game.termination = Game.Termination.RULES
-            game.reason = outcome.reason
-        event = _emit(
+        now = now_ms()
+        flagged = _overdue(game, now)
+        if flagged is not None:
+            _end_by_clock(game, flagged, now)
+            game.save()
+        else:
+            event = _apply(game, rules, state, player=player, move=move, ply=ply, now=now, lag=lag)
+    if flagged is not None:
+        raise GameError("game_over", f"The game is over ({game.reason}).")
+    return Applied(game=game, event=event)
+
+
+def _apply(
+    game: Game, rules: Any, state: Any, *, player: int, move: str, ply: int, now: int, lag: int
+) -> dict[str, Any]:
+    """Play the move on the locked game: engine, move row, clock, events."""
+    try:
+        new_state = rules.play(state, move)
+    except IllegalMove as error:
+        raise GameError("illegal_move", str(error)) from None
+    notation = canonical_move(rules, state, move)
+    state_json = rules.to_json(new_state)
+    Move.objects.create(game=game, ply=ply, player=player, notation=notation, state=state_json)
+    game.ply = ply + 1
+    game.state = state_json
+    outcome = rules.outcome(new_state)
+    turn_over = outcome is not None or rules.to_move(new_state) != player
+    if game.clock:
+        game.clock = clocks.after_move(
+            game.clock,
+            player=player,
+            turn_over=turn_over,
+            game_over=outcome is not None,
+            now=now,
+            lag=lag,
+            excused=_excused(game, now),
+        )
+    if outcome is not None:
+        game.status = Game.Status.FINISHED
+        game.winner = outcome.winner
+        game.termination = Game.Termination.RULES
+        game.reason = outcome.reason
+    _set_deadline(game)
+    event = _emit(
+        game,
+        {
+            "type": "move",
+            "ply": game.ply,
+            "player": player,
+            "move": notation,
+            "state": state_json,
+            "to_move": rules.to_move(new_state),
+            "legal_moves": client_moves(rules, new_state),
+            "status": game.status,
+            "result": result_of(game),
+            "clock": clocks.view(game.clock, now),
+        },
+    )
+    if outcome is not None:
+        _emit(
             game,
             {
-                "type": "move",
-                "ply": game.ply,
-                "player": player,
-                "move": notation,
-                "state": state_json,
-                "to_move": rules.to_move(new_state),
-                "legal_moves": client_moves(rules, new_state),
+                "type": "end",
                 "status": game.status,
                 "result": result_of(game),
+                "clock": clocks.view(game.clock, now),
             },
         )
-        if outcome is not None:
-            _emit(game, {"type": "end", "status": game.status, "result": result_of(game)})
-        game.save()
-    return Applied(game=game, event=event)
+    elif turn_over and game.time_control.endswith("d"):
+        opponent = 3 - player
+        transaction.on_commit(lambda: notify_move(game.pk, opponent))
+    game.save()
+    return event
 
 
 def _resent(game: Game, rules: Any, *, player: int, move: str, ply: int) -> Applied:
@@ -277,7 +455,11 @@ def offer_rematch(*, game_id: int, user: Any) -> Applied:
         game.rematch_offers = sorted(offers)
         if offers == {1, 2}:
             rematch = create_game(
-                slug=game.slug, options=game.options, player1=game.player2, player2=game.player1
+                slug=game.slug,
+                options=game.options,
+                player1=game.player2,
+                player2=game.player1,
+                time_control=game.time_control,
             )
             game.rematch = rematch
             event = _emit(game, {"type": "rematch", "new_game_id": rematch.pk})
@@ -285,3 +467,117 @@ def offer_rematch(*, game_id: int, user: Any) -> Applied:
             event = _emit(game, {"type": "rematch_offer", "by": player})
         game.save()
     return Applied(game=game, event=event)
+
+
+# --- abandonment -----------------------------------------------------------------------------
+
+
+def _realtime_and_active(game: Game) -> bool:
+    return game.status == Game.Status.ACTIVE and clocks.parse(game.time_control).realtime
+
+
+def player_left(*, game_id: int, player: int) -> Applied:
+    """A player's socket closed: if it was their last on a real-time game, the countdown
+    to a claimable win starts (the opponent is told)."""
+    with transaction.atomic():
+        game = _locked(game_id)
+        still_here = GameConnection.objects.filter(game=game, player=player).exists()
+        if still_here or not _realtime_and_active(game) or str(player) in game.away:
+            return Applied(game=game, event=None)
+        now = now_ms()
+        game.away = {**game.away, str(player): now}
+        _set_deadline(game)
+        event = _emit(game, {"type": "away", "player": player, "claim_at": now + clocks.ABANDON_MS})
+        game.save()
+    return Applied(game=game, event=event)
+
+
+def player_returned(*, game_id: int, player: int) -> Applied:
+    """A player is back: the countdown stops; the time their opponent did not spend
+    waiting on them is given back."""
+    with transaction.atomic():
+        game = _locked(game_id)
+        if str(player) not in game.away:
+            return Applied(game=game, event=None)
+        now = now_ms()
+        if game.status == Game.Status.ACTIVE and game.clock:
+            excused = _excused(game, now)
+            if excused:
+                running = game.clock["running"]
+                remaining = list(game.clock["remaining"])
+                remaining[running - 1] += excused
+                game.clock = {**game.clock, "remaining": remaining}
+        game.away = {seat: at for seat, at in game.away.items() if seat != str(player)}
+        _set_deadline(game)
+        event = _emit(
+            game, {"type": "back", "player": player, "clock": clocks.view(game.clock, now)}
+        )
+        game.save()
+    return Applied(game=game, event=event)
+
+
+def claim_victory(*, game_id: int, user: Any) -> Applied:
+    """The opponent of a real-time player away for ABANDON_MS may claim the win."""
+    with transaction.atomic():
+        game = _locked(game_id)
+        player = _player(game, user)
+        if game.status != Game.Status.ACTIVE:
+            raise GameError("game_over", "The game is already over.")
+        opponent = 3 - player
+        left_at = game.away.get(str(opponent))
+        now = now_ms()
+        if left_at is None or GameConnection.objects.filter(game=game, player=opponent).exists():
+            raise GameError("opponent_here", "Your opponent is connected: the game goes on.")
+        wait = left_at + clocks.ABANDON_MS - now
+        if wait > 0:
+            raise GameError(
+                "too_early",
+                f"Your opponent may still come back: you can claim in {-(-wait // 1000)} s.",
+            )
+        gone = game.player1 if opponent == 1 else game.player2
+        event = _finish(
+            game,
+            winner=player,
+            termination=Game.Termination.ABANDON,
+            reason=f"{gone.username} left the game",
+            now=now,
+        )
+        game.save()
+    return Applied(game=game, event=event)
+
+
+# --- correspondence e-mail -------------------------------------------------------------------
+
+
+def notify_move(game_id: int, player: int) -> bool:
+    """E-mail `player` that it is their move, unless a socket of theirs is on the game (they
+    see it already), they have no address, or they turned these e-mails off."""
+    game = Game.objects.select_related("player1", "player2").filter(pk=game_id).first()
+    if game is None or game.status != Game.Status.ACTIVE:
+        return False
+    if GameConnection.objects.filter(game=game, player=player).exists():
+        return False
+    user = game.player1 if player == 1 else game.player2
+    opponent = game.player2 if player == 1 else game.player1
+    if not user.email or not user.email_on_move:
+        return False
+    from games.selectors import title_for  # a read helper; selectors imports this module
+
+    name = title_for(game.slug, game.options)
+    link = f"{settings.SITE_URL.rstrip('/')}/games/{game.pk}/"
+    try:
+        send_mail(
+            subject=f"Your move in {name} #{game.pk} against {opponent.username}",
+            message=(
+                f"{opponent.username} has moved in {name} #{game.pk}. It is your move:\n\n"
+                f"{link}\n\nYou have {game.time_control.removesuffix('d')} day(s) per move.\n"
+                f"Turn these e-mails off on your profile: "
+                f"{settings.SITE_URL.rstrip('/')}/@{user.username}/\n"
+            ),
+            from_email=None,
+            recipient_list=[user.email],
+        )
+    except OSError:
+        logger.exception("could not e-mail %s about game %s", user.username, game.pk)
+        return False
+    return True

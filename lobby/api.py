@@ -71,7 +71,12 @@ def lobby(request: HttpRequest) -> dict[str, Any]:
 @require_POST
 @lobby_call
 def create_seek(request: HttpRequest) -> dict[str, Any]:
-    seek, game = seeks.create_seek(user=_signed_in(request), games=_body(request).get("games"))
+    body = _body(request)
+    seek, game = seeks.create_seek(
+        user=_signed_in(request),
+        games=body.get("games"),
+        time_control=body.get("time_control", ""),
+    )
     seek.refresh_from_db()
     return {"seek": seek_payload(seek), "game_id": game.pk if game else None}
 
@@ -93,6 +98,7 @@ def create_challenge(request: HttpRequest) -> dict[str, Any]:
         slug=body.get("slug"),
         options=body.get("options"),
         side=body.get("side", "random"),
+        time_control=body.get("time_control", ""),
     )
     return {"challenge": challenge_payload(challenge)}
 

@@ -191,7 +191,12 @@ class LobbyConsumer(JsonConsumer):
 
     async def handle_seek(self, content: dict[str, Any]) -> None:
         seek, _ = await self._call(
-            seeks.create_seek, content, user=self.user, games=content.get("games"), pair_now=False
+            seeks.create_seek,
+            content,
+            user=self.user,
+            games=content.get("games"),
+            time_control=content.get("time_control", ""),
+            pair_now=False,
         )
         matchmaker.poke()  # `game_started` follows when the seek pairs
         await self._ok(content, seek_id=seek.pk)
@@ -212,6 +217,7 @@ class LobbyConsumer(JsonConsumer):
             slug=content.get("slug"),
             options=content.get("options"),
             side=content.get("side", "random"),
+            time_control=content.get("time_control", ""),
         )
         await self._ok(content, challenge_id=challenge.pk, token=challenge.token)
 

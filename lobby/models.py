@@ -18,6 +18,8 @@ class User(AbstractUser):
         error_messages={"unique": "That name is taken."},
     )
     is_guest = models.BooleanField(default=False)
+    # Correspondence: "your move" e-mails when no socket of theirs is on the game.
+    email_on_move = models.BooleanField(default=True)
 
     objects = UserManager()
 

@@ -30,3 +30,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     DATABASES["default"]["TEST"] = {  # noqa: F405
         "NAME": os.path.join(tempfile.gettempdir(), f"diffusion-test-{os.getpid()}.sqlite3")
     }
+
+# Game sockets probe the round trip this often; tests that want probes lower it.
+LAG_PROBE_SECONDS = 3600.0

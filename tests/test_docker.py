@@ -43,7 +43,16 @@ def dockerfile_instructions() -> list[tuple[str, str]]:
 
 
 def test_compose_has_the_production_services(compose: dict[str, Any]) -> None:
-    assert set(compose["services"]) == {"db", "redis", "migrate", "web1", "web2", "proxy"}
+    assert set(compose["services"]) == {
+        "db",
+        "redis",
+        "migrate",
+        "web1",
+        "web2",
+        "sweeper",
+        "proxy",
+    }
+    assert compose["services"]["sweeper"]["command"] == ["python", "manage.py", "sweeper"]
     assert compose["services"]["db"]["image"].startswith("postgres:")
     assert compose["services"]["redis"]["image"].startswith("redis:")
     assert compose["services"]["migrate"]["command"] == [

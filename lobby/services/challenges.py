@@ -11,6 +11,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from games import clocks
 from games import services as game_services
 from games.engine import normalized_options
 from games.models import Game
@@ -18,7 +19,7 @@ from games.rules import InvalidOptions
 from lobby.models import Challenge, User
 from lobby.services import feed
 from lobby.services.errors import LobbyError
-from lobby.services.seeks import announce_game
+from lobby.services.seeks import announce_game, check_time_control
 
 LIFETIME = timedelta(hours=24)
 MAX_REASON_LENGTH = 100
@@ -32,6 +33,8 @@ def challenge_payload(challenge: Challenge) -> dict[str, Any]:
         "slug": challenge.slug,
         "options": challenge.options,
         "side": challenge.side,
+        "time_control": challenge.time_control,
+        "time_label": clocks.parse(challenge.time_control).label,
         "status": challenge.status,
         "decline_reason": challenge.decline_reason,
         "token": challenge.token,
@@ -75,6 +78,7 @@ def create_challenge(
     options = options or {}
     if not isinstance(options, dict):
         raise LobbyError("bad_message", '"options" must be an object.')
+    control = check_time_control(time_control)
     try:
         full = normalized_options(slug, options)
     except InvalidOptions as error:
@@ -91,7 +95,7 @@ def create_challenge(
             slug=slug,
             options=full,
             side=side,
-            time_control=time_control,
+            time_control=control.code,
             token=secrets.token_urlsafe(12),
             expires_at=timezone.now() + LIFETIME,
         )
@@ -160,7 +164,11 @@ def _accept(challenge: Challenge, user: User) -> Game:
         else (user, challenge.challenger)
     )
     game = game_services.create_game(
-        slug=challenge.slug, options=challenge.options, player1=first, player2=second
+        slug=challenge.slug,
+        options=challenge.options,
+        player1=first,
+        player2=second,
+        time_control=challenge.time_control,
     )
     challenge.status = Challenge.Status.ACCEPTED
     challenge.challenged = user

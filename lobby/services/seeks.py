@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from games import clocks
 from games import services as game_services
 from games.engine import normalized_options
 from games.models import Game
@@ -65,12 +66,21 @@ def seek_view(seek: Seek) -> matching.SeekView:
     )
 
 
+def check_time_control(text: Any) -> clocks.TimeControl:
+    """The time control `text` names; LobbyError("invalid_time_control") if none."""
+    try:
+        return clocks.parse(text)
+    except clocks.BadTimeControl as error:
+        raise LobbyError("invalid_time_control", str(error)) from None
+
+
 def seek_payload(seek: Seek) -> dict[str, Any]:
     return {
         "id": seek.pk,
         "user": seek.user.username,
         "games": seek.games,
         "time_control": seek.time_control,
+        "time_label": clocks.parse(seek.time_control).label,
         "created_at": seek.created_at.isoformat(),
     }
 
@@ -83,13 +93,20 @@ def create_seek(
     if not user.is_authenticated:
         raise LobbyError("not_logged_in", "Log in or play as a guest to seek a game.")
     checked = check_games(games)
+    control = check_time_control(time_control)
     with transaction.atomic():
         # Lock the user's row so two tabs cannot both slip under the limit.
         User.objects.select_for_update().filter(pk=user.pk).first()
         if Seek.objects.filter(user=user, status=Seek.Status.OPEN).count() >= MAX_OPEN_SEEKS:
             raise LobbyError("too_many_seeks", f"You can have at most {MAX_OPEN_SEEKS} open seeks.")
         # Announced by pair() only if it has to wait: a seek paired at once never shows.
-        seek = Seek.objects.create(user=user, games=checked, time_control=time_control)
+        # A correspondence seek waits for a partner after its owner leaves the lobby.
+        seek = Seek.objects.create(
+            user=user,
+            games=checked,
+            time_control=control.code,
+            realtime=control.kind != "correspondence",
+        )
     return seek, pair(seek.pk) if pair_now else None
 
 
@@ -128,7 +145,11 @@ def _pair_queue() -> dict[int, Game]:
     games = game_services.create_games(
         [
             game_services.new_game(
-                slug=choice.slug, options=choice.options_dict(), player1=first, player2=second
+                slug=choice.slug,
+                options=choice.options_dict(),
+                player1=first,
+                player2=second,
+                time_control=a.time_control,  # pair_up pairs equal controls only
             )
             for a, b, choice in pairs
             for first, second in [random.sample([a.user, b.user], 2)]

@@ -1,0 +1,68 @@
+"""End every game whose clock has run out, whether or not anyone is connected.
+
+    python manage.py sweeper [--once] [--max-sleep 1.0]
+
+A long-running process (`make run` starts one beside the server; docker runs it as its own
+service). Consumers of connected players check their game's deadline themselves; this is
+the authority for everything else. Ending a game on time is idempotent: the game row is
+locked and only the first checker finds it still active, so several sweepers (or a
+sweeper racing a consumer) never end a game twice.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand
+from django.db import close_old_connections
+
+from games import services
+
+
+class Command(BaseCommand):
+    help = "End games whose clocks have run out (loss on time, or no first move: aborted)."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--once", action="store_true", help="one pass, then exit")
+        parser.add_argument(
+            "--max-sleep", type=float, default=1.0, help="longest wait between passes (s)"
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        stopping = False
+
+        def stop(*_: Any) -> None:
+            nonlocal stopping
+            stopping = True
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        if not options["once"]:
+            self.stdout.write("sweeper: watching game clocks")
+        while not stopping:
+            ended = sweep()
+            if ended:
+                self.stdout.write(f"sweeper: ended {ended} game(s) on time")
+            if options["once"]:
+                return
+            close_old_connections()
+            time.sleep(pause(options["max_sleep"]))
+
+
+def sweep() -> int:
+    """One pass: check every overdue game; how many ended."""
+    ended = 0
+    for game_id in services.overdue_games():
+        if services.check_clock(game_id=game_id).event is not None:
+            ended += 1
+    return ended
+
+
+def pause(longest: float) -> float:
+    """Until the next deadline, at most `longest` seconds (new games may start any time)."""
+    upcoming = services.next_deadline()
+    if upcoming is None:
+        return longest
+    return min(longest, max(0.05, upcoming.timestamp() - services.now_ms() / 1000))
