@@ -7,6 +7,7 @@ from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from games import clocks
 from games.rules import available_games
 from lobby import selectors, services
 from lobby.forms import SignUpForm
@@ -16,7 +17,9 @@ BACKEND = "django.contrib.auth.backends.ModelBackend"
 
 def home(request: HttpRequest) -> HttpResponse:
     # The lobby's forms are built from the engines' option metadata (lobby.js reads it).
-    return render(request, "lobby/home.html", {"games": available_games()})
+    return render(
+        request, "lobby/home.html", {"games": available_games(), "time": clocks.offered()}
+    )
 
 
 @require_GET

@@ -127,7 +127,11 @@ def username(page: Page) -> str:
 
 
 def challenge(
-    challenger: Page, opponent: Page, slug: str, options: dict[str, int] | None = None
+    challenger: Page,
+    opponent: Page,
+    slug: str,
+    options: dict[str, int] | None = None,
+    time_control: str = "",
 ) -> int:
     """The challenger challenges the opponent from the lobby (moving first); the opponent
     accepts; both land on the new game's page. Returns the game's id."""
@@ -136,6 +140,7 @@ def challenge(
     for name, value in (options or {}).items():
         challenger.fill(f"#challenge-options input[data-option={name}]", str(value))
     challenger.select_option("#challenge-side", "first")
+    challenger.select_option("#challenge-time", time_control)
     challenger.click("#challenge-submit")
     incoming = opponent.locator("#challenges-in li[data-challenge-id]")
     expect(incoming).to_have_count(1)
@@ -294,3 +299,26 @@ def test_a_players_page_reconnects_after_the_server_restarts_and_play_goes_on(
         wait_for_moves([alice, bob], 2)
         assert moves_of(alice) == moves_of(bob)
         assert bob.url == url  # no reload was needed
+
+
+def test_clocks_show_the_first_move_countdown_then_tick_for_the_side_to_move(
+    browser: Browser, site: Site, problems: Problems
+) -> None:
+    with site.serve():
+        alice = guest(browser, site, problems, "alice")
+        bob = guest(browser, site, problems, "bob")
+        challenge(alice, bob, "diffusion", time_control="3+2")
+        expect(alice.locator("#time-control")).to_have_text("3+2 (real time)")
+        expect(alice.locator("#clock-1")).to_contain_text("first move:")
+        expect(bob.locator("#clock-2")).to_have_text("3:00")
+        alice.locator("g.pit.playable").first.click()
+        wait_for_moves([alice, bob], 1)
+        expect(bob.locator("#clock-2")).to_contain_text("first move:")
+        expect(alice.locator("#clock-1")).to_have_text("3:00")  # the first move was free
+        bob.locator("g.pit.playable").first.click()
+        wait_for_moves([alice, bob], 2)
+        # Alice's clock runs now, on both pages; first moves are free and add nothing.
+        expect(bob.locator("#clock-1.running")).to_be_visible()
+        expect(alice.locator("#clock-1")).to_have_text(re.compile(r"2:5\d"), timeout=5_000)
+        expect(alice.locator("#clock-2")).to_have_text("3:00")
+        alice.screenshot(path=str(ARTIFACTS / "clocks.png"), full_page=True)

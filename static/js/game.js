@@ -10,6 +10,8 @@ const $ = (id) => document.getElementById(id);
 const live = {
   v: 0, you: null, game: null, previous: null, lastMove: null,
   flipped: null, viewing: null, positions: null, socket: null, retry: 500, pending: 0,
+  // The clock as the server last told it, and the local time when it arrived.
+  clock: null, clockAt: 0,
 };
 
 function connect() {
@@ -62,6 +64,7 @@ function receive(message) {
     live.you = message.you;
     live.game = message.game;
     live.previous = null;
+    setClock(message.game.clock);
     const moves = message.game.moves;
     live.lastMove = moves.length ? moves[moves.length - 1].notation : null;
     if (live.flipped === null) live.flipped = message.you === 2;
@@ -71,6 +74,10 @@ function receive(message) {
   if (message.type === "crowd") return drawCrowd(message);
   if (message.type === "error") {
     say(message.message, "error");
+    return;
+  }
+  if (message.type === "lag_probe") {
+    send({ type: "lag_reply", t: message.t }); // the server measures the round trip
     return;
   }
   if (message.type === "pong" || message.type === "ack") return;
@@ -87,6 +94,7 @@ function receive(message) {
 
 function apply(event) {
   const game = live.game;
+  if (event.clock !== undefined) setClock(event.clock);
   if (event.type === "move") {
     live.previous = game.state;
     live.lastMove = event.move;
@@ -104,6 +112,13 @@ function apply(event) {
     game.status = event.status;
     game.result = event.result;
     game.legal_moves = [];
+    game.away = {};
+  } else if (event.type === "away") {
+    game.away = { ...game.away, [String(event.player)]: event.claim_at };
+  } else if (event.type === "back") {
+    const away = { ...game.away };
+    delete away[String(event.player)];
+    game.away = away;
   } else if (event.type === "rematch_offer") {
     game.rematch_offers = [...new Set([...game.rematch_offers, event.by])];
   } else if (event.type === "rematch") {
@@ -117,6 +132,61 @@ function drawCrowd(crowd) {
     $(`player-${seat}`).classList.toggle("online", Boolean(crowd.players[seat]));
   }
 }
+
+// --- clocks -----------------------------------------------------------------------------
+
+function setClock(clock) {
+  live.clock = clock || null;
+  live.clockAt = Date.now();
+}
+
+function format(ms) {
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  if (seconds >= 86400) return `${Math.floor(seconds / 86400)} d ${Math.floor((seconds % 86400) / 3600)} h`;
+  if (seconds >= 3600) return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+// The server's numbers, ticked down locally for the side whose clock runs.
+function drawClocks() {
+  const clock = live.clock;
+  const game = live.game;
+  $("time-control").textContent = game && game.time_control ? game.time_control.label : "";
+  for (const seat of [1, 2]) {
+    const node = $(`clock-${seat}`);
+    node.hidden = !clock;
+    if (!clock) continue;
+    const running = clock.running === seat;
+    const passed = running ? Date.now() - live.clockAt : 0;
+    let text = format(clock.remaining[seat - 1] - passed);
+    if (running && clock.first_move_by) {
+      const left = clock.first_move_by - clock.server_time - passed;
+      text = `first move: ${Math.max(0, Math.ceil(left / 1000))} s`;
+    }
+    node.textContent = text;
+    node.classList.toggle("running", running);
+    node.classList.toggle("low", running && !clock.first_move_by && clock.remaining[seat - 1] - passed < 10000);
+  }
+  drawAway();
+}
+
+function drawAway() {
+  const game = live.game;
+  const box = $("away");
+  const away = game && game.status === "active" ? game.away || {} : {};
+  const seat = Object.keys(away)[0];
+  box.hidden = !seat;
+  if (!seat) return;
+  const name = game.players[seat].username;
+  const left = Math.ceil((away[seat] - (live.clock ? live.clock.server_time + (Date.now() - live.clockAt) : Date.now())) / 1000);
+  const canClaim = live.you !== null && String(live.you) !== seat;
+  $("away-text").textContent = left > 0
+    ? `${name} has left the game: ${canClaim ? "you can claim the win" : "the win can be claimed"} in ${left} s.`
+    : `${name} has left the game.`;
+  $("claim-button").hidden = !(canClaim && left <= 0);
+}
+
+setInterval(drawClocks, 200);
 
 // --- drawing ----------------------------------------------------------------------------
 
@@ -196,6 +266,7 @@ function draw() {
   $("rematch-button").hidden = !player || active || Boolean(game.rematch_id);
   $("rematch-button").textContent = game.rematch_offers.includes(live.you)
     ? "Rematch offered" : game.rematch_offers.length ? "Accept rematch" : "Rematch";
+  drawClocks();
   const link = $("rematch-link");
   link.hidden = !game.rematch_id;
   if (game.rematch_id) link.href = `/games/${game.rematch_id}/`;
@@ -229,6 +300,7 @@ $("resign-button").addEventListener("click", () => {
   if (confirm("Resign this game?")) send({ type: "resign" });
 });
 $("abort-button").addEventListener("click", () => send({ type: "abort" }));
+$("claim-button").addEventListener("click", () => send({ type: "claim" }));
 $("rematch-button").addEventListener("click", () => send({ type: "rematch" }));
 $("flip-button").addEventListener("click", () => {
   live.flipped = !live.flipped;

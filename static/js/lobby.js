@@ -392,7 +392,7 @@ function drawSeeks() {
   const canPlay = Boolean(lobby.user) && signedIn();
   const rows = [...lobby.seeks.values()].map((seek) => keyed(JSON.stringify([seek, name, canPlay]), () => {
     const mine = seek.user === name;
-    const what = seek.games.map((g) => gameTitle(g.slug, g.options)).join(" or ");
+    const what = seek.games.map((g) => gameTitle(g.slug, g.options)).join(" or ") + timeText(seek);
     const actions = [];
     if (mine) {
       actions.push(el("button", {
@@ -426,8 +426,25 @@ function drawSeeks() {
 }
 
 function join(seek, game) {
-  // Joining is seeking the same game with the same options: the server pairs the two.
-  request({ type: "seek", games: [{ slug: game.slug, options: game.options }] }, { joining: seek.id });
+  // Joining is seeking the same game, options and time: the server pairs the two.
+  request({
+    type: "seek",
+    games: [{ slug: game.slug, options: game.options }],
+    time_control: seek.time_control || "",
+  }, { joining: seek.id });
+}
+
+function setUpTimeControl(prefix) {
+  const select = $(`${prefix}-time`);
+  const custom = $(`${prefix}-custom`);
+  select.addEventListener("change", () => { custom.hidden = select.value !== "custom"; });
+  return () => (select.value === "custom"
+    ? `${$(`${prefix}-minutes`).value}+${$(`${prefix}-seconds`).value}`
+    : select.value);
+}
+
+function timeText(item) {
+  return item.time_label && item.time_label !== "untimed" ? ` · ${item.time_label}` : "";
 }
 
 function sideText(challenge, mine) {
@@ -456,7 +473,7 @@ function drawChallenges() {
     const reason = el("input", { class: "reason", type: "text", maxlength: "100", placeholder: "reason (optional)", "aria-label": "reason for declining" });
     return el("li", { dataset: { challengeId: challenge.id, user: challenge.challenger } },
       el("span", { class: "who" }, userLink(challenge.challenger)),
-      el("span", { class: "what" }, gameTitle(challenge.slug, challenge.options)),
+      el("span", { class: "what" }, gameTitle(challenge.slug, challenge.options) + timeText(challenge)),
       el("span", { class: "detail" }, `${sideText(challenge, false)} · ${expiresText(challenge)}`),
       el("span", { class: "actions" },
         el("button", {
@@ -479,7 +496,7 @@ function drawChallenges() {
     const href = `${location.origin}/challenge/${challenge.token}/`;
     return el("li", { class: open ? "open" : "", dataset: { challengeId: challenge.id, user: challenge.challenged || "" } },
       el("span", { class: "who" }, open ? "Open challenge" : userLink(challenge.challenged)),
-      el("span", { class: "what" }, gameTitle(challenge.slug, challenge.options)),
+      el("span", { class: "what" }, gameTitle(challenge.slug, challenge.options) + timeText(challenge)),
       el("span", { class: "detail" }, `${sideText(challenge, true)} · ${expiresText(challenge)}`),
       open ? el("a", { class: "challenge-link", href }, href) : null,
       el("span", { class: "actions" },
@@ -597,14 +614,20 @@ function setUpForms() {
   const seekForm = $("seek-form");
   if (seekForm) {
     const seek = setUpGameChoice("seek-game", "seek-options");
+    const seekTime = setUpTimeControl("seek");
     seekForm.addEventListener("submit", (event) => {
       event.preventDefault();
-      request({ type: "seek", games: [{ slug: seek.select.value, options: readOptions(seek.fieldset) }] });
+      request({
+        type: "seek",
+        games: [{ slug: seek.select.value, options: readOptions(seek.fieldset) }],
+        time_control: seekTime(),
+      });
     });
   }
   const challengeForm = $("challenge-form");
   if (challengeForm) {
     const choice = setUpGameChoice("challenge-game", "challenge-options");
+    const challengeTime = setUpTimeControl("challenge");
     challengeForm.addEventListener("submit", (event) => {
       event.preventDefault();
       const user = $("challenge-user").value.trim();
@@ -613,6 +636,7 @@ function setUpForms() {
         slug: choice.select.value,
         options: readOptions(choice.fieldset),
         side: $("challenge-side").value,
+        time_control: challengeTime(),
       };
       if (user) message.user = user;
       request(message, { open: !user, user });
