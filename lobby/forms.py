@@ -18,3 +18,12 @@ class SignUpForm(UserCreationForm):
         if User.objects.filter(username__iexact=username).exists():
             raise forms.ValidationError("That name is taken.", code="taken")
         return username
+
+
+class NotificationsForm(forms.Form):
+    """Correspondence "your move" e-mails: where to, and whether at all."""
+
+    email = forms.EmailField(required=False, label="E-mail address")
+    email_on_move = forms.BooleanField(
+        required=False, label="E-mail me when it is my move in a correspondence game"
+    )

@@ -7,6 +7,7 @@ from lobby import views
 urlpatterns = [
     path("", views.home, name="home"),
     path("live/", views.live, name="live"),
+    path("settings/notifications/", views.notifications, name="notifications"),
     path("@<str:username>/", views.profile, name="profile"),
     path("users/<str:username>/", RedirectView.as_view(pattern_name="profile")),
     path("signup/", views.sign_up, name="signup"),

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -10,7 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from games import clocks
 from games.rules import available_games
 from lobby import selectors, services
-from lobby.forms import SignUpForm
+from lobby.forms import NotificationsForm, SignUpForm
 
 BACKEND = "django.contrib.auth.backends.ModelBackend"
 
@@ -36,11 +37,29 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
         raise Http404(f"There is no user called {username[:40]!r}.")
     if player.username != username:
         return redirect("profile", username=player.username)  # one address per player
-    return render(
-        request,
-        "lobby/profile.html",
-        {"player": player, "games": selectors.user_games(player)},
-    )
+    context = {"player": player, "games": selectors.user_games(player)}
+    if request.user == player:
+        context["notifications"] = NotificationsForm(
+            initial={"email": player.email, "email_on_move": player.email_on_move}
+        )
+    return render(request, "lobby/profile.html", context)
+
+
+@require_POST
+@login_required
+def notifications(request: HttpRequest) -> HttpResponse:
+    """Change one's own correspondence e-mail setting (the profile page's form)."""
+    form = NotificationsForm(request.POST)
+    if form.is_valid():
+        services.do_set_notifications(
+            user=request.user,
+            email=form.cleaned_data["email"],
+            email_on_move=form.cleaned_data["email_on_move"],
+        )
+        messages.success(request, "Your e-mail settings are saved.")
+    else:
+        messages.error(request, "That is not an e-mail address.")
+    return redirect("profile", username=request.user.username)
 
 
 def _next_url(request: HttpRequest) -> str:

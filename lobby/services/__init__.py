@@ -1,6 +1,17 @@
 """The only code that changes lobby state: accounts, seeks, challenges and the lobby feed."""
 
-from lobby.services.accounts import do_create_guest, do_sign_up, generate_guest_name
+from lobby.services.accounts import (
+    do_create_guest,
+    do_set_notifications,
+    do_sign_up,
+    generate_guest_name,
+)
 from lobby.services.errors import LobbyError
 
-__all__ = ["LobbyError", "do_create_guest", "do_sign_up", "generate_guest_name"]
+__all__ = [
+    "LobbyError",
+    "do_create_guest",
+    "do_set_notifications",
+    "do_sign_up",
+    "generate_guest_name",
+]

@@ -37,3 +37,8 @@ def do_sign_up(*, username: str, password: str, email: str = "") -> User:
     """A registered account; the caller has validated the name and the password."""
     with transaction.atomic():
         return User.objects.create_user(username=username, password=password, email=email)
+
+
+def do_set_notifications(*, user: User, email: str, email_on_move: bool) -> None:
+    """Where correspondence "your move" e-mails go, and whether they are sent."""
+    User.objects.filter(pk=user.pk).update(email=email, email_on_move=email_on_move)
