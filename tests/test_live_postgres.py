@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -14,9 +17,9 @@ from channels.db import database_sync_to_async
 from django.db import connections
 
 from games import services
-from games.models import Game, Move
+from games.models import Game, GameEvent, Move
 from tests.games_helpers import new_game, next_of_type, open_socket, session_for
-from tests.servers import daphnes, shared_test_env
+from tests.servers import ROOT, daphnes, shared_test_env
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -149,3 +152,49 @@ def test_a_move_on_one_server_process_reaches_a_spectator_on_another(tmp_path: P
     assert (seen["move"], seen["v"], seen["player"]) == ("I", 1, 1)
     game.refresh_from_db()
     assert game.ply == 1
+
+
+def overdue_game() -> Game:
+    """A real-time game whose first mover's 30 seconds ran out a moment ago."""
+    game = new_game()
+    started = services.now_ms() - 31_000
+    game.time_control = "1+0"
+    game.clock = {
+        "control": "1+0",
+        "remaining": [60_000, 60_000],
+        "running": 1,
+        "since": started,
+        "moved": [False, False],
+        "lag": [5_000, 5_000],
+    }
+    services._set_deadline(game)
+    game.save()
+    return game
+
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_a_consumer_and_the_sweeper_racing_at_the_deadline_end_the_game_once(
+    attempt: int,
+) -> None:
+    game = overdue_game()
+    results = race(
+        lambda: services.check_clock(game_id=game.pk),
+        lambda: services.check_clock(game_id=game.pk),
+        lambda: services.check_clock(game_id=game.pk),
+    )
+    assert sum(r.event is not None for r in results) == 1, results
+    assert GameEvent.objects.filter(game=game, payload__type="end").count() == 1
+    game.refresh_from_db()
+    assert game.status == "aborted" and game.deadline is None
+
+
+def test_two_sweeper_processes_end_each_overdue_game_exactly_once(tmp_path: Path) -> None:
+    games = [overdue_game() for _ in range(20)]
+    env = {**os.environ, **{k: v for k, v in shared_test_env("sweepers").items() if v}}
+    command = [sys.executable, "manage.py", "sweeper", "--once"]
+    sweepers = [subprocess.Popen(command, cwd=ROOT, env=env) for _ in range(2)]
+    assert [process.wait(timeout=60) for process in sweepers] == [0, 0]
+    for game in games:
+        game.refresh_from_db()
+        assert game.status == "aborted"
+        assert GameEvent.objects.filter(game=game, payload__type="end").count() == 1
