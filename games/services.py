@@ -106,7 +106,7 @@ def _finish(
     game.reason = reason
     game.clock = clocks.stopped(game.clock, now)
     game.deadline = None
-    return _emit(
+    event = _emit(
         game,
         {
             "type": "end",
@@ -115,6 +115,15 @@ def _finish(
             "clock": clocks.view(game.clock, now),
         },
     )
+    _announce_end(game)
+    return event
+
+
+def _announce_end(game: Game) -> None:
+    """Tell the lobby's live-games list (call last in the transaction: see feed.publish)."""
+    from lobby.services import feed  # lobby builds on games, not the other way round
+
+    feed.publish({"type": "game_ended", "game_id": game.pk, "status": game.status})
 
 
 # --- time ----------------------------------------------------------------------------------
@@ -369,6 +378,8 @@ def _apply(
         opponent = 3 - player
         transaction.on_commit(lambda: notify_move(game.pk, opponent))
     game.save()
+    if outcome is not None:
+        _announce_end(game)
     return event
 
 

@@ -345,3 +345,21 @@ async def test_a_reconnecting_lobby_socket_gets_the_events_it_missed(
     back, first = await lobby_socket(None, query=f"?v={snapshot['v']}")
     assert first["type"] == "seek_added" and first["v"] == snapshot["v"] + 1
     await back.disconnect()
+
+
+async def test_a_game_that_ends_leaves_the_live_list_of_every_lobby(users: dict[str, User]) -> None:
+    from games import services as game_services
+
+    game = await db(game_services.create_game)(
+        slug="diffusion", options={}, player1=users["alice"], player2=users["bob"]
+    )
+    watcher, snapshot = await lobby_socket(None)
+    await db(game_services.resign)(game_id=game.pk, user=users["alice"])
+    ended = await until(watcher, "game_ended")
+    assert ended == {
+        "type": "game_ended",
+        "game_id": game.pk,
+        "status": "finished",
+        "v": snapshot["v"] + 1,
+    }
+    await watcher.disconnect()

@@ -224,6 +224,9 @@ function applyPublic(event) {
     if (!lobby.games.some((g) => g.id === game.id)) {
       lobby.games.unshift({ ply: 0, spectators: 0, ...game });
     }
+  } else if (event.type === "game_ended") {
+    lobby.games = lobby.games.filter((g) => g.id !== event.game_id);
+    lobby.myGames = lobby.myGames.filter((id) => id !== event.game_id);
   }
 }
 
