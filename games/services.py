@@ -176,17 +176,16 @@ def _end_by_clock(game: Game, due: clocks.Due, now: int) -> dict[str, Any]:
             f"{clocks.FIRST_MOVE_MS // 1000} seconds",
             now=now,
         )
-    event = _finish(
+    return _finish(
         game,
         winner=3 - due.player,
         termination=Game.Termination.TIME,
         reason=f"{user.username} ran out of time",
         now=now,
     )
-    return event
 
 
-def check_clock(*, game_id: int, user: Any = None) -> Applied:
+def check_clock(*, game_id: int) -> Applied:
     """End the game if the running side is out of time (or never made a first move).
 
     Idempotent: connected consumers and the sweeper may all call it at the deadline; the

@@ -28,13 +28,18 @@ def online_count() -> int:
     return len(users) + anonymous
 
 
-def live_games() -> list[dict[str, Any]]:
-    games = (
+def _active_games(limit: int) -> Any:
+    """Games in progress, most recently active first, with their spectator counts."""
+    return (
         Game.objects.filter(status=Game.Status.ACTIVE)
         .select_related("player1", "player2")
         .annotate(spectators=Count("connections", filter=Q(connections__player__isnull=True)))
-        .order_by("-updated_at")[:LIVE_GAMES_SHOWN]
+        .order_by("-updated_at")[:limit]
     )
+
+
+def live_games() -> list[dict[str, Any]]:
+    games = _active_games(LIVE_GAMES_SHOWN)
     return [
         {
             "id": game.pk,
@@ -92,12 +97,7 @@ PROFILE_GAMES_SHOWN = 100
 
 def live_games_for_page(limit: int = LIVE_PAGE_SHOWN) -> list[dict[str, Any]]:
     """Games in progress, most recently active first, with their display name and watchers."""
-    games = (
-        Game.objects.filter(status=Game.Status.ACTIVE)
-        .select_related("player1", "player2")
-        .annotate(spectators=Count("connections", filter=Q(connections__player__isnull=True)))
-        .order_by("-updated_at")[:limit]
-    )
+    games = _active_games(limit)
     return [
         {
             "id": game.pk,

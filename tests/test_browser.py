@@ -153,6 +153,12 @@ def challenge(
     return game_id
 
 
+def back_to_lobby(site: Site, *pages: Page) -> None:
+    for page in pages:
+        page.goto(site.url + "/")
+        expect(page.locator("#lobby")).to_have_attribute("data-ready", "true")
+
+
 def moves_of(page: Page) -> list[str]:
     return [text.strip() for text in page.locator("#moves li button").all_inner_texts()]
 
@@ -229,7 +235,6 @@ def test_zigzag_is_played_to_the_end_and_diffusion_chess_takes_a_path_and_an_ech
     with site.serve():
         alice = guest(browser, site, problems, "alice")
         bob = guest(browser, site, problems, "bob")
-        lobby_alice, lobby_bob = alice.url, bob.url
 
         challenge(alice, bob, "zigzag", {"pits": 4, "seeds": 3})
         expect(alice.locator("g.pit.playable[data-pit='a']")).to_be_visible()
@@ -239,18 +244,12 @@ def test_zigzag_is_played_to_the_end_and_diffusion_chess_takes_a_path_and_an_ech
         assert re.search(r"South \d+, North \d+", banner), banner
         expect(alice.locator("svg.mancala .captured")).to_contain_text("captured: South")
 
-        alice.goto(lobby_alice)
-        bob.goto(lobby_bob)
-        expect(alice.locator("#lobby")).to_have_attribute("data-ready", "true")
-        expect(bob.locator("#lobby")).to_have_attribute("data-ready", "true")
+        back_to_lobby(site, alice, bob)
         challenge(alice, bob, "four-rank-diffusion")
         expect(alice.locator("g.pit.playable").first).to_be_visible()
         alice.screenshot(path=str(ARTIFACTS / "four-rank-4x8.png"), full_page=True)
 
-        alice.goto(lobby_alice)
-        bob.goto(lobby_bob)
-        expect(alice.locator("#lobby")).to_have_attribute("data-ready", "true")
-        expect(bob.locator("#lobby")).to_have_attribute("data-ready", "true")
+        back_to_lobby(site, alice, bob)
         challenge(alice, bob, "diffusion-chess")
         expect(alice.locator("svg.chessboard")).to_be_visible()
         # A path drawn step by step: the stone on j3 (king group, size 9), then j4, then k4.

@@ -89,6 +89,7 @@ export function renderChess(container, view) {
     renderChess(container, view);
   };
 
+  const interactive = Object.keys(destinations).length > 0;
   for (let file = 0; file < SIZE; file += 1) {
     for (let rank = 0; rank < SIZE; rank += 1) {
       const name = cellName(file, rank);
@@ -103,7 +104,6 @@ export function renderChess(container, view) {
       if (name === selected) classes.push("selected");
       if (lastPath.has(name)) classes.push("last");
       if (previous && before.get(name) !== stone) classes.push("changed");
-      const interactive = Object.keys(destinations).length > 0;
       const group = el("g", {
         class: classes.join(" "),
         "data-cell": name,
