@@ -106,7 +106,11 @@ def create_challenge(
 
 
 def _locked(*, challenge_id: Any = None, token: Any = None) -> Challenge:
-    query = Challenge.objects.select_for_update().select_related("challenger", "challenged")
+    # Lock the challenge row only: PostgreSQL refuses FOR UPDATE on the nullable side of the
+    # outer join that select_related("challenged") makes (an open challenge has no one yet).
+    query = Challenge.objects.select_for_update(of=("self",)).select_related(
+        "challenger", "challenged"
+    )
     if token is not None:
         challenge = query.filter(token=str(token)[:32]).first() if token else None
     elif isinstance(challenge_id, int) and not isinstance(challenge_id, bool):
