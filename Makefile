@@ -45,8 +45,11 @@ run: $(VENV)/.installed .secret_key
 		--websocket-max-message-size $(WS_MAX_BYTES) --ping-interval 20 --ping-timeout 30 \
 		config.asgi:application; }
 
-# Pass 1: the embedded default (SQLite, in-memory layer) plus the real-Redis tier.
-# Pass 2: the PostgreSQL tier against the real server.
+# One suite, run twice: pass 1 on the embedded default (SQLite, in-memory layer) with the
+# real-Redis tests, pass 2 on the real PostgreSQL (server-process and browser tests then run
+# the production shape: PostgreSQL + Redis). Tests bound to one database carry the marker
+# `postgres` or `sqlite` with a reason. The pure rule-engine tests touch no database and
+# run once.
 # The browser tests drive Debian's Chromium (Playwright's own download does not work here).
 chromium:
 	@test -x /usr/bin/chromium || { \
@@ -61,7 +64,8 @@ chromium:
 
 test: $(VENV)/.installed-dev chromium
 	$(BIN)/pytest -m "not postgres" $(PYTEST_ARGS)
-	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" $(BIN)/pytest -m postgres $(PYTEST_ARGS)
+	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
+		$(BIN)/pytest -m "not sqlite" --ignore=tests/rules $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .

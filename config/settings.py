@@ -158,6 +158,13 @@ CHANNEL_LAYERS = build_channel_layers(
 # them through (Daphne is also started with --websocket-max-message-size).
 WEBSOCKET_MAX_MESSAGE_BYTES = int(os.environ.get("WEBSOCKET_MAX_MESSAGE_BYTES", "16384"))
 
+# --- Presence (config/presence.py) ---------------------------------------------------------
+# Each server process vouches for its sockets' rows this often; rows nobody vouched for in
+# PRESENCE_EXPIRY_SECONDS belong to a dead process and are removed (counts, claims and seeks
+# then recover). The expiry leaves room for a process stalled by load.
+PRESENCE_HEARTBEAT_SECONDS = float(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "10"))
+PRESENCE_EXPIRY_SECONDS = float(os.environ.get("PRESENCE_EXPIRY_SECONDS", "45"))
+
 # --- E-mail (correspondence "your move" notices) -----------------------------------------
 # The console backend by default; SMTP when EMAIL_HOST is set (EMAIL_PORT, EMAIL_HOST_USER,
 # EMAIL_HOST_PASSWORD, EMAIL_USE_TLS).

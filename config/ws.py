@@ -7,6 +7,7 @@ socket stays open; nothing a client sends can crash the consumer.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -14,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
 from channels.consumer import get_handler_name
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
@@ -71,6 +73,17 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         super().__init__(*args, **kwargs)
         self._bucket = TokenBucket(self.rate_per_second, self.rate_burst)
         self._refused_in_a_row = 0
+        self._cleaned_up = False
+        self._closing = False
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            # Whatever ended the consumer (a crash in connect, a cancelled task, a bug), the
+            # rows and groups it holds must go: presence must never outlive the socket.
+            if not self._cleaned_up:
+                await asyncio.shield(self._clean_up(1011))
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         # Channels hops to the sync thread before EVERY message to close stale database
@@ -80,7 +93,50 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
+        if message["type"].startswith("websocket."):
+            await handler(message)
+            return
+        try:
+            await handler(message)
+        except Exception:
+            # A broadcast this socket could not handle must not end the socket (and with it
+            # the cleanup of its presence): log it, and go on with the next message.
+            logger.exception("%s failed on %s", type(self).__name__, message["type"])
+
+    async def websocket_disconnect(self, message: dict[str, Any]) -> None:
+        await self._clean_up(message.get("code", 1006))
+        raise StopConsumer()
+
+    async def _clean_up(self, code: int) -> None:
+        """Run `disconnect` once, however the consumer ends."""
+        if self._cleaned_up:
+            return
+        self._cleaned_up = True
+        self._closing = True
+        try:
+            await self.disconnect(code)
+        except Exception:
+            logger.exception("%s could not clean up after its socket", type(self).__name__)
+
+    async def send(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+    ) -> None:
+        if self._closing:
+            return
+        try:
+            await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+        except Exception:
+            # The client closed the socket between our decision to send and the send itself
+            # (Daphne: "Attempt to send on a closed protocol"). Nothing is lost: a client that
+            # comes back resyncs by version. The disconnect message follows and cleans up.
+            self._closing = True
+            logger.debug("%s: send on a closing socket dropped", type(self).__name__)
+
+    async def close(self, code: int | bool | None = None, reason: str | None = None) -> None:
+        try:
+            await super().close(code=code, reason=reason)
+        finally:
+            self._closing = True
 
     async def send_error(self, code: str, message: str, **extra: Any) -> None:
         await self.send_json({"type": "error", "code": code, "message": message, **extra})
@@ -132,4 +188,5 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             # The traceback stays in the server log; the client gets a plain message and the
             # socket stays usable.
             logger.exception("websocket handler %s failed", method_name)
-            await self.send_error("server_error", "Something went wrong on the server.")
+            echo = {"id": content["id"]} if "id" in content else {}
+            await self.send_error("server_error", "Something went wrong on the server.", **echo)

@@ -9,19 +9,26 @@ order. See docs/PROTOCOL.md.
 from __future__ import annotations
 
 import asyncio
+import logging
 from contextlib import suppress
 from typing import Any, ClassVar
 from urllib.parse import parse_qs
 
 from django.conf import settings
 
+from config import presence as process_presence
 from config.db import db_call
 from config.ws import ClientError, JsonConsumer
 from games import presence, selectors, services
 from games.engine import MAX_MOVE_LENGTH
 from games.models import Game
 
+logger = logging.getLogger(__name__)
+
 CLOSE_NO_SUCH_GAME = 4404
+# After a deadline, spectators look a moment later than players: a player's socket usually
+# ends the game and its broadcast reaches them first.
+SPECTATOR_DEADLINE_DELAY = 0.25
 MAX_CLIENT_ID_LENGTH = 64
 
 
@@ -65,6 +72,7 @@ class GameConsumer(JsonConsumer):
         self.lag_ms = 0  # half the measured round trip, smoothed
         self._timer: asyncio.TimerHandle | None = None
         self._prober: asyncio.Task[None] | None = None
+        process_presence.ensure_heartbeat()
         game = await db_call(selectors.load_game)(self.game_id)
         if game is None:
             await self.accept()
@@ -87,7 +95,7 @@ class GameConsumer(JsonConsumer):
         since = self._version_in_query()
         if since is None or not await self._replay(since):
             await self._send_state()
-        elif self.player is not None:
+        else:
             await self._arm_from_game()
         presence.crowd_changed(self.game_id)
 
@@ -98,12 +106,14 @@ class GameConsumer(JsonConsumer):
             self._timer.cancel()
         if self._prober is not None:
             self._prober.cancel()
-        for group in presence.groups_for(self.game_id, self.player):
-            await self.channel_layer.group_discard(group, self.channel_name)
-        await db_call(presence.leave)(channel_name=self.channel_name)
-        if self.player is not None:
-            await db_call(services.player_left)(game_id=self.game_id, player=self.player)
-        presence.crowd_changed(self.game_id)
+        try:
+            await db_call(presence.leave)(channel_name=self.channel_name)
+            if self.player is not None:
+                await db_call(services.player_left)(game_id=self.game_id, player=self.player)
+        finally:
+            for group in presence.groups_for(self.game_id, self.player):
+                await self.channel_layer.group_discard(group, self.channel_name)
+            presence.crowd_changed(self.game_id)
 
     def _version_in_query(self) -> int | None:
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
@@ -150,6 +160,18 @@ class GameConsumer(JsonConsumer):
 
     def _current_version(self) -> int:
         return Game.objects.filter(pk=self.game_id).values_list("version", flat=True).first() or 0
+
+    async def _catch_up(self, version: int) -> None:
+        """Send what this socket missed up to `version` (events another process committed
+        without this one hearing: the in-memory layer of `make run` and its sweeper)."""
+        if version <= self.last_v:
+            return
+        events = await db_call(selectors.events_since)(self.game_id, self.last_v, version)
+        if events is None:
+            await self._send_state()
+            return
+        for event in events:
+            await self._deliver(event)
 
     async def _deliver(self, event: dict[str, Any], **extra: Any) -> None:
         """Send one versioned event in order, filling any gap from the database first."""
@@ -244,10 +266,9 @@ class GameConsumer(JsonConsumer):
                 await self.send_json({"type": "lag_probe", "t": services.now_ms()})
 
     def _arm(self, clock: dict[str, Any] | None) -> None:
-        """A player's socket checks the clock at the deadline itself (the sweeper is the
-        backstop when nobody is connected)."""
-        if self.player is None:
-            return
+        """Check the clock at the deadline: a player's socket ends the game itself (the
+        sweeper is the backstop when nobody is connected), a spectator's looks whether it
+        ended and catches up."""
         if not clock or not clock.get("running"):
             self._arm_in(None)
             return
@@ -263,14 +284,27 @@ class GameConsumer(JsonConsumer):
             self._timer = None
         if seconds is not None:
             loop = asyncio.get_running_loop()
+            delay = 0.05 if self.player is not None else SPECTATOR_DEADLINE_DELAY
             self._timer = loop.call_later(
-                max(0.0, seconds) + 0.05, lambda: loop.create_task(self._at_deadline())
+                max(0.0, seconds) + delay, lambda: loop.create_task(self._at_deadline())
             )
 
     async def _at_deadline(self) -> None:
-        applied = await db_call(services.check_clock)(game_id=self.game_id)
-        if applied.event is None:
-            await self._arm_from_game(applied.game)
+        try:
+            game = await db_call(selectors.load_game)(self.game_id)
+            if game is None:
+                return
+            overdue = (
+                game.deadline is not None and game.deadline.timestamp() * 1000 <= services.now_ms()
+            )
+            if game.status == Game.Status.ACTIVE and (self.player is not None or overdue):
+                game = (await db_call(services.check_clock)(game_id=self.game_id)).game
+            # The game may have ended elsewhere (the sweeper, another process) without this
+            # socket hearing of it: catch up by version.
+            await self._catch_up(game.version)
+            await self._arm_from_game(game)
+        except Exception:
+            logger.exception("deadline check of game %s failed", self.game_id)
 
     async def _arm_from_game(self, game: Game | None = None) -> None:
         if game is None:

@@ -4,6 +4,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 
 class Game(models.Model):
@@ -128,6 +129,10 @@ class GameConnection(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE
     )
     player = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The server process holding the socket, and when it last vouched for it
+    # (config/presence.py removes rows of processes that died).
+    server = models.CharField(max_length=80, blank=True, db_index=True)
+    seen_at = models.DateTimeField(default=timezone.now, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -1,7 +1,8 @@
 """Who is on a game's sockets, across every server process, and the `crowd` messages.
 
-Connections live in the database (GameConnection) so every process counts the same crowd.
-Crowd messages are not game events (no version): a newer one simply replaces an older one,
+Connections live in the database (GameConnection) so every process counts the same crowd;
+config/presence.py keeps them honest when a process dies. Crowd messages are not game events
+(no version): a newer one simply replaces an older one,
 so bursts of arrivals are coalesced into one message per game per interval.
 """
 
@@ -14,7 +15,8 @@ from typing import Any
 
 from channels.layers import get_channel_layer
 
-from config.db import db_call
+from config import presence
+from config.db import db_call, run_soon
 from games.models import GameConnection
 
 logger = logging.getLogger(__name__)
@@ -44,14 +46,34 @@ def groups_for(game_id: int, player: int | None) -> list[str]:
 
 def arrive(*, game_id: int, channel_name: str, user: Any, player: int | None) -> None:
     signed_in = user is not None and user.is_authenticated
-    GameConnection.objects.update_or_create(
-        channel_name=channel_name,
-        defaults={"game_id": game_id, "user": user if signed_in else None, "player": player},
+    presence.arrive(
+        GameConnection,
+        channel_name,
+        game_id=game_id,
+        user_id=user.pk if signed_in else None,
+        player=player,
     )
 
 
 def leave(*, channel_name: str) -> None:
-    GameConnection.objects.filter(channel_name=channel_name).delete()
+    presence.leave(GameConnection, channel_name)
+
+
+def send_crowd(game_id: int) -> None:
+    """Send the game's crowd now, from sync code (the heartbeat's reaper, the sweeper)."""
+    message = crowd(game_id)
+    layer = get_channel_layer()
+    payload = {"type": "game.crowd", "crowd": message}
+
+    async def send() -> None:
+        try:
+            await layer.group_send(players_group(game_id), payload)
+            await layer.group_send(watchers_group(game_id), payload)
+        except Exception:
+            logger.exception("crowd update for game %s failed", game_id)
+
+    if layer is not None:
+        run_soon(send)
 
 
 def crowd(game_id: int) -> dict[str, Any]:

@@ -556,6 +556,29 @@ def claim_victory(*, game_id: int, user: Any) -> Applied:
     return Applied(game=game, event=event)
 
 
+def connections_reaped(rows: list[GameConnection]) -> None:
+    """Sockets of a dead server process are gone: their players count as having left (the
+    abandonment countdown starts) and every crowd is told."""
+    for game_id, player in sorted({(row.game_id, row.player) for row in rows if row.player}):
+        try:
+            player_left(game_id=game_id, player=player)
+        except Exception:
+            logger.exception("could not mark player %s of game %s as gone", player, game_id)
+    for game_id in sorted({row.game_id for row in rows}):
+        presence.send_crowd(game_id)
+
+
+def connections_revived(rows: list[GameConnection]) -> None:
+    """Sockets wrongly taken for dead (their process stalled) are back."""
+    for game_id, player in sorted({(row.game_id, row.player) for row in rows if row.player}):
+        try:
+            player_returned(game_id=game_id, player=player)
+        except Exception:
+            logger.exception("could not mark player %s of game %s as back", player, game_id)
+    for game_id in sorted({row.game_id for row in rows}):
+        presence.send_crowd(game_id)
+
+
 # --- correspondence e-mail -------------------------------------------------------------------
 
 

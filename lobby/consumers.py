@@ -13,11 +13,12 @@ from urllib.parse import parse_qs
 
 from channels.layers import get_channel_layer
 
+from config import presence
 from config.db import db_call
 from config.ws import ClientError, JsonConsumer
 from lobby import matchmaker, selectors
-from lobby.models import LobbyConnection
 from lobby.services import LobbyError, challenges, feed, seeks
+from lobby.services import presence as lobby_presence
 
 logger = logging.getLogger(__name__)
 
@@ -27,19 +28,6 @@ ONLINE_INTERVAL = 1.0
 _online: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Any]] = (
     weakref.WeakKeyDictionary()
 )
-
-
-def _arrive(channel_name: str, user: Any) -> None:
-    signed_in = user is not None and user.is_authenticated
-    LobbyConnection.objects.update_or_create(
-        channel_name=channel_name, defaults={"user": user if signed_in else None}
-    )
-
-
-def _leave(channel_name: str, user_id: int | None) -> None:
-    LobbyConnection.objects.filter(channel_name=channel_name).delete()
-    if user_id is not None and not LobbyConnection.objects.filter(user_id=user_id).exists():
-        seeks.cancel_realtime_seeks(user_id=user_id)
 
 
 def online_changed() -> None:
@@ -86,22 +74,26 @@ class LobbyConsumer(JsonConsumer):
         self.user = self.scope.get("user")
         self.user_id = _user_id(self.user)
         self.last_v = 0
+        presence.ensure_heartbeat()
         await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
         if self.user_id is not None:
             await self.channel_layer.group_add(feed.user_group(self.user_id), self.channel_name)
         await self.accept()
-        await db_call(_arrive)(self.channel_name, self.user)
+        await db_call(lobby_presence.arrive)(channel_name=self.channel_name, user=self.user)
         since = self._version_in_query()
         if since is None or not await self._replay(since):
             await self._send_snapshot()
         online_changed()
 
     async def disconnect(self, code: int) -> None:
-        await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
-        if self.user_id is not None:
-            await self.channel_layer.group_discard(feed.user_group(self.user_id), self.channel_name)
-        await db_call(_leave)(self.channel_name, self.user_id)
-        online_changed()
+        user_id = getattr(self, "user_id", None)
+        try:
+            await db_call(lobby_presence.leave)(channel_name=self.channel_name, user_id=user_id)
+        finally:
+            await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
+            if user_id is not None:
+                await self.channel_layer.group_discard(feed.user_group(user_id), self.channel_name)
+            online_changed()
 
     def _version_in_query(self) -> int | None:
         values = parse_qs(self.scope.get("query_string", b"").decode("latin-1")).get("v")

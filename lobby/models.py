@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models
 from django.db.models.functions import Lower
+from django.utils import timezone
 
 from lobby.usernames import validate_username
 
@@ -116,6 +117,10 @@ class LobbyConnection(models.Model):
 
     channel_name = models.CharField(max_length=200, unique=True)
     user = models.ForeignKey(User, null=True, blank=True, on_delete=models.CASCADE)
+    # The server process holding the socket, and when it last vouched for it
+    # (config/presence.py removes rows of processes that died).
+    server = models.CharField(max_length=80, blank=True, db_index=True)
+    seen_at = models.DateTimeField(default=timezone.now, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 from collections.abc import Iterator
+from contextlib import ExitStack
 from typing import Any
 from urllib.parse import urlparse
 
@@ -53,8 +54,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # A postgres-marked test on another database would pass without proving anything.
     for item in items:
+        for name in ("postgres", "sqlite"):
+            marker = item.get_closest_marker(name)
+            # One suite runs on both databases: a test bound to one must say why.
+            if marker is not None and not marker.kwargs.get("reason"):
+                raise pytest.UsageError(
+                    f"{item.nodeid}: @pytest.mark.{name} needs reason=... (why it cannot run "
+                    "on both databases)"
+                )
+        # A postgres-marked test on another database would pass without proving anything.
         if item.get_closest_marker("postgres"):
             item.add_marker(pytest.mark.usefixtures("require_postgres"))
 
@@ -71,6 +80,13 @@ def require_postgres(settings: Any) -> None:
     host, port = database.get("HOST") or "127.0.0.1", int(database.get("PORT") or 5432)
     if not _port_open(host, port):
         pytest.fail(POSTGRES_HELP.format(host=host, port=port), pytrace=False)
+
+
+@pytest.fixture
+def stack() -> Iterator[ExitStack]:
+    """Context managers a test enters as it goes, all left when it ends."""
+    with ExitStack() as contexts:
+        yield contexts
 
 
 def redis_layers(kind: str = "pubsub", **options: Any) -> dict[str, Any]:

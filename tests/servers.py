@@ -124,3 +124,38 @@ def shared_test_env(prefix: str) -> dict[str, str | None]:
         "REDIS_URL": require_redis(),
         "CHANNEL_LAYER_PREFIX": prefix,
     }
+
+
+def on_postgresql() -> bool:
+    """Whether this pass of the suite runs on PostgreSQL (the second pass of `make test`)."""
+    from django.conf import settings
+
+    return bool(settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql")
+
+
+@contextmanager
+def scratch_database(directory: Path) -> Iterator[str]:
+    """A DATABASE_URL for server processes started by a test, on this pass's backend.
+
+    The SQLite pass gets a file in `directory`; the PostgreSQL pass gets a new, empty
+    database on the same server, dropped afterwards. Either way the servers migrate it.
+    """
+    if not on_postgresql():
+        yield f"sqlite:///{directory / 'db.sqlite3'}"
+        return
+    import uuid
+
+    import psycopg
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    user, host, port = database["USER"], database["HOST"] or "127.0.0.1", database["PORT"] or 5432
+    name = f"scratch_{uuid.uuid4().hex[:12]}"
+    admin = f"postgresql://{user}@{host}:{port}/postgres"
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield f"postgres://{user}@{host}:{port}/{name}"
+    finally:
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

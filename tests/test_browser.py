@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import require_redis
-from tests.servers import ROOT, Server, free_port, running
+from tests.servers import ROOT, Server, free_port, running, scratch_database
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-artifacts"
@@ -37,9 +37,10 @@ except ImportError:  # pragma: no cover - the dev extra installs it
 
 
 class Site:
-    """Daphne on a scratch SQLite database and the real Redis layer; restartable."""
+    """Daphne on a scratch database of this pass's backend and the real Redis layer;
+    restartable."""
 
-    def __init__(self, scratch: Path) -> None:
+    def __init__(self, scratch: Path, database_url: str) -> None:
         self.scratch = scratch
         self.port = free_port()
         self.env: dict[str, str | None] = {
@@ -47,7 +48,7 @@ class Site:
             "DJANGO_SECRET_KEY": "browser-test-secret-key-not-for-production-0123456789",
             "DJANGO_DEBUG": None,
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-            "DATABASE_URL": f"sqlite:///{scratch / 'db.sqlite3'}",
+            "DATABASE_URL": database_url,
             "DJANGO_STATIC_ROOT": str(scratch / "static"),
             "REDIS_URL": require_redis(),
             "CHANNEL_LAYER_PREFIX": f"browser-{uuid.uuid4().hex[:8]}",
@@ -89,8 +90,9 @@ def browser() -> Iterator[Browser]:
 
 
 @pytest.fixture
-def site(tmp_path: Path) -> Site:
-    return Site(tmp_path)
+def site(tmp_path: Path) -> Iterator[Site]:
+    with scratch_database(tmp_path) as database_url:
+        yield Site(tmp_path, database_url)
 
 
 class Problems:

@@ -431,3 +431,41 @@ async def test_a_players_socket_probes_the_round_trip_and_refuses_a_bad_reply(
             break
     assert error["code"] == "bad_message"
     await client.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_game_ended_on_time_by_another_process_reaches_both_players_and_a_spectator(
+    monkeypatch: Any,
+) -> None:
+    def almost_out() -> Game:
+        game = timed_game("1+0")
+        now = services.now_ms()
+        game.clock = {**game.clock, "moved": [True, True], "remaining": [900, 60_000], "since": now}
+        services._set_deadline(game)
+        game.save()
+        return game
+
+    game = await database_sync_to_async(almost_out)()
+    alice, _ = await open_socket(game.pk, game.player1)
+    bob, _ = await open_socket(game.pk, game.player2)
+    watcher, _ = await open_socket(game.pk)
+
+    def sweeper_in_another_process() -> None:
+        # `make run`: the sweeper is its own process on the in-memory layer, so its broadcast
+        # never reaches the server's sockets. It wakes first and ends the game.
+        with monkeypatch.context() as patch:
+            patch.setattr(services, "broadcast", lambda game_id, event: None)
+            row = Game.objects.get(pk=game.pk)
+            row.clock = {**row.clock, "since": row.clock["since"] - 5_000}
+            row.save(update_fields=["clock"])
+            assert services.check_clock(game_id=game.pk).event is not None
+
+    await database_sync_to_async(sweeper_in_another_process)()
+    for client in (alice, bob, watcher):
+        while True:
+            message = await client.receive_json_from(timeout=5)
+            if message["type"] == "end":
+                break
+        assert message["result"]["termination"] == "time"
+        assert message["result"]["winner"] == 2
+        await client.disconnect()

@@ -21,7 +21,13 @@ from games.models import Game, GameEvent, Move
 from tests.games_helpers import new_game, next_of_type, open_socket, session_for
 from tests.servers import ROOT, daphnes, shared_test_env
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.postgres(
+        reason="races between threads and server processes need a server database: SQLite "
+        "lets one writer in at a time, and the embedded default is one process"
+    ),
+    pytest.mark.django_db(transaction=True),
+]
 
 db = database_sync_to_async
 

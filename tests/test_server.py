@@ -10,6 +10,7 @@ import subprocess
 import sys
 import urllib.request
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -20,27 +21,42 @@ from channels_redis.pubsub import RedisPubSubChannelLayer
 from config.channel_layers import redis_host
 from lobby.consumers import LOBBY_GROUP
 from tests.conftest import require_redis
-from tests.servers import ROOT, Server, daphnes, free_port, running
+from tests.servers import (
+    ROOT,
+    Server,
+    daphnes,
+    free_port,
+    on_postgresql,
+    running,
+    scratch_database,
+)
 
 WS_MAX_BYTES = 65536
 
 
 @pytest.fixture(scope="module")
 def make_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """`make run` exactly as the README gives it, on a scratch database and port."""
+    """`make run` exactly as the README gives it, on a scratch database and port.
+
+    The SQLite pass runs the embedded default; the PostgreSQL pass runs the README's
+    production example, `DATABASE_URL=… REDIS_URL=… make run`.
+    """
     scratch = tmp_path_factory.mktemp("make-run")
     port = free_port()
-    env: dict[str, str | None] = {
-        "PORT": str(port),
-        "DATABASE_URL": f"sqlite:///{scratch / 'db.sqlite3'}",
-        "DJANGO_STATIC_ROOT": str(scratch / "static"),
-        "WS_MAX_BYTES": str(WS_MAX_BYTES),
-    }
-    # The test run's own settings module and services must not leak into the server.
-    for variable in ("REDIS_URL", "DJANGO_SETTINGS_MODULE", "DJANGO_DEBUG", "DJANGO_SECRET_KEY"):
-        env[variable] = None
-    with running(["make", "run"], env, scratch / "server.log", port) as server:
-        yield server
+    with scratch_database(scratch) as database_url:
+        env: dict[str, str | None] = {
+            "PORT": str(port),
+            "DATABASE_URL": database_url,
+            "DJANGO_STATIC_ROOT": str(scratch / "static"),
+            "WS_MAX_BYTES": str(WS_MAX_BYTES),
+            "CHANNEL_LAYER_PREFIX": f"makerun{os.getpid()}",
+        }
+        # The test run's own settings module and services must not leak into the server.
+        for variable in ("DJANGO_SETTINGS_MODULE", "DJANGO_DEBUG", "DJANGO_SECRET_KEY"):
+            env[variable] = None
+        env["REDIS_URL"] = require_redis() if on_postgresql() else None
+        with running(["make", "run"], env, scratch / "server.log", port) as server:
+            yield server
 
 
 def fetch(url: str) -> tuple[int, str, str]:
@@ -61,12 +77,16 @@ def test_make_run_serves_the_home_page_and_its_static_files(make_run: Server) ->
     assert "--accent" in css
 
 
-def test_make_run_is_healthy_on_the_embedded_default(make_run: Server) -> None:
+def test_make_run_is_healthy_on_the_database_and_layer_it_was_given(make_run: Server) -> None:
     status, _, body = fetch(make_run.http + "/healthz")
     health = json.loads(body)
     assert status == 200
-    assert health["database"]["vendor"] == "sqlite"
-    assert health["channel_layer"]["backend"] == "InMemoryChannelLayer"
+    if on_postgresql():
+        assert health["database"]["vendor"] == "postgresql"
+        assert health["channel_layer"]["backend"] == "RedisPubSubChannelLayer"
+    else:
+        assert health["database"]["vendor"] == "sqlite"
+        assert health["channel_layer"]["backend"] == "InMemoryChannelLayer"
 
 
 def test_make_run_accepts_a_websocket(make_run: Server) -> None:
@@ -122,13 +142,15 @@ async def next_announcement(socket: Any) -> dict[str, Any]:
 
 
 @pytest.mark.redis
-def test_two_server_processes_share_broadcasts_through_redis(tmp_path: Path) -> None:
+def test_two_server_processes_share_broadcasts_through_redis(
+    tmp_path: Path, stack: ExitStack
+) -> None:
     redis_url = require_redis()
-    database = tmp_path / "db.sqlite3"
+    database_url = stack.enter_context(scratch_database(tmp_path))
     prefix = f"e2e{os.getpid()}"
     env: dict[str, str | None] = {
         "DJANGO_SECRET_KEY": "e2e-test-key",
-        "DATABASE_URL": f"sqlite:///{database}",
+        "DATABASE_URL": database_url,
         "REDIS_URL": redis_url,
         "CHANNEL_LAYER_PREFIX": prefix,
         "DJANGO_SETTINGS_MODULE": "config.settings",

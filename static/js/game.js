@@ -58,6 +58,10 @@ function say(text, kind = "info") {
 
 // --- messages from the server ---------------------------------------------------------
 
+const STALE_ERRORS = new Set([
+  "game_over", "not_your_turn", "too_late_to_abort", "game_not_over", "opponent_here",
+]);
+
 function receive(message) {
   if (message.type === "state") {
     live.v = message.v;
@@ -74,6 +78,8 @@ function receive(message) {
   if (message.type === "crowd") return drawCrowd(message);
   if (message.type === "error") {
     say(message.message, "error");
+    // These refusals prove the page's view is behind the server's: catch up.
+    if (STALE_ERRORS.has(message.code)) send({ type: "sync", v: live.v });
     return;
   }
   if (message.type === "lag_probe") {
@@ -138,6 +144,7 @@ function drawCrowd(crowd) {
 function setClock(clock) {
   live.clock = clock || null;
   live.clockAt = Date.now();
+  live.askedAtZero = false;
 }
 
 function format(ms) {
@@ -164,6 +171,15 @@ function drawClocks() {
       text = `first move: ${Math.max(0, Math.ceil(left / 1000))} s`;
     }
     node.textContent = text;
+    const left = clock.first_move_by
+      ? clock.first_move_by - clock.server_time - passed
+      : clock.remaining[seat - 1] - passed;
+    if (running && left < -1500 && !live.askedAtZero) {
+      // The server ends games on time by itself; if its news has not come a moment after
+      // zero, ask for what we missed (once per clock update).
+      live.askedAtZero = true;
+      if (live.socket && live.socket.readyState === WebSocket.OPEN) send({ type: "sync", v: live.v });
+    }
     node.classList.toggle("running", running);
     node.classList.toggle("low", running && !clock.first_move_by && clock.remaining[seat - 1] - passed < 10000);
   }

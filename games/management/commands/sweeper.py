@@ -3,7 +3,9 @@
     python manage.py sweeper [--once] [--max-sleep 1.0]
 
 A long-running process (`make run` starts one beside the server; docker runs it as its own
-service). Consumers of connected players check their game's deadline themselves; this is
+service). It also removes the presence rows of server processes that died
+(config/presence.py), so counts and claims recover even when no other process is up.
+Consumers of connected players check their game's deadline themselves; this is
 the authority for everything else. Ending a game on time is idempotent: the game row is
 locked and only the first checker finds it still active, so several sweepers (or a
 sweeper racing a consumer) never end a game twice.
@@ -11,6 +13,7 @@ sweeper racing a consumer) never end a game twice.
 
 from __future__ import annotations
 
+import logging
 import signal
 import time
 from typing import Any
@@ -18,7 +21,10 @@ from typing import Any
 from django.core.management.base import BaseCommand
 from django.db import close_old_connections
 
+from config import presence
 from games import services
+
+logger = logging.getLogger(__name__)
 
 
 class Command(BaseCommand):
@@ -45,6 +51,10 @@ class Command(BaseCommand):
             ended = sweep()
             if ended:
                 self.stdout.write(f"sweeper: ended {ended} game(s) on time")
+            try:
+                presence.reap()
+            except Exception:  # the clocks matter more: keep sweeping
+                logger.exception("sweeper: removing dead processes' connections failed")
             if options["once"]:
                 return
             close_old_connections()

@@ -1,0 +1,63 @@
+"""Who is in the lobby, across every server process (config/presence.py keeps the rows honest
+when a process dies): the online count, and real-time seeks that end with their owner's last
+lobby socket."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from channels.layers import get_channel_layer
+
+from config import presence
+from config.db import run_soon
+from lobby import selectors
+from lobby.models import LobbyConnection
+from lobby.services import feed, seeks
+
+logger = logging.getLogger(__name__)
+
+
+def arrive(*, channel_name: str, user: Any) -> None:
+    signed_in = user is not None and user.is_authenticated
+    presence.arrive(LobbyConnection, channel_name, user_id=user.pk if signed_in else None)
+
+
+def leave(*, channel_name: str, user_id: int | None) -> None:
+    presence.leave(LobbyConnection, channel_name)
+    if user_id is not None:
+        _gone([user_id])
+
+
+def _gone(user_ids: list[int]) -> None:
+    """Close the real-time seeks of users who have no lobby socket left."""
+    still_here = set(
+        LobbyConnection.objects.filter(user_id__in=user_ids).values_list("user_id", flat=True)
+    )
+    for user_id in sorted(set(user_ids) - still_here):
+        seeks.cancel_realtime_seeks(user_id=user_id)
+
+
+def send_online() -> None:
+    """Send the online count to every lobby socket now, from sync code."""
+    count = selectors.online_count()
+    layer = get_channel_layer()
+
+    async def send() -> None:
+        try:
+            await layer.group_send(feed.LOBBY_GROUP, {"type": "lobby.online", "online": count})
+        except Exception:
+            logger.exception("online count update failed")
+
+    if layer is not None:
+        run_soon(send)
+
+
+def connections_reaped(rows: list[LobbyConnection]) -> None:
+    """Lobby sockets of a dead server process are gone."""
+    _gone([row.user_id for row in rows if row.user_id is not None])
+    send_online()
+
+
+def connections_revived(rows: list[LobbyConnection]) -> None:
+    send_online()
