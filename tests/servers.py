@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTUP_SECONDS = 120  # the first `make run` on a machine installs and migrates
@@ -76,6 +77,32 @@ def running(
     try:
         _wait_until_serving(server)
         yield server
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+@contextmanager
+def background(command: list[str], env: dict[str, str | None], log: Path) -> Iterator[Any]:
+    """A process without a web port (the sweeper), stopped afterwards."""
+    environment = {**os.environ, **env}
+    full_env = {key: value for key, value in environment.items() if value is not None}
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=full_env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        yield process
     finally:
         with suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGTERM)
@@ -159,3 +186,48 @@ def scratch_database(directory: Path) -> Iterator[str]:
     finally:
         with psycopg.connect(admin, autocommit=True) as connection:
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+class Visitor:
+    """A browser-like HTTP client of a running server: cookies, CSRF, JSON API calls."""
+
+    def __init__(self, server: Server) -> None:
+        import http.cookiejar
+
+        self.server = server
+        self.cookies = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies))
+        self.username = ""
+
+    def cookie(self, name: str) -> str:
+        return next((c.value or "" for c in self.cookies if c.name == name), "")
+
+    def play_as_guest(self) -> Visitor:
+        import re
+        from urllib.parse import urlencode
+
+        with self.opener.open(self.server.http + "/", timeout=20) as response:
+            response.read()
+        form = urlencode({"csrfmiddlewaretoken": self.cookie("csrftoken")}).encode()
+        with self.opener.open(self.server.http + "/guest/", data=form, timeout=20) as response:
+            page = response.read().decode()
+        found = re.search(r'data-username="([^"]+)"', page)
+        assert found, "the lobby page after 'Play as guest' names no user"
+        self.username = found.group(1)
+        return self
+
+    def api(self, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        """POST `body` (or GET without one) to the JSON API; the decoded answer."""
+        import json
+
+        request = urllib.request.Request(
+            self.server.http + path,
+            data=None if body is None else json.dumps(body).encode(),
+            headers={"Content-Type": "application/json", "X-CSRFToken": self.cookie("csrftoken")},
+        )
+        with self.opener.open(request, timeout=20) as response:
+            answer: dict[str, Any] = json.loads(response.read())
+        return answer
+
+    def websocket_headers(self) -> dict[str, str]:
+        return {"Cookie": f"sessionid={self.cookie('sessionid')}", "Origin": self.server.http}

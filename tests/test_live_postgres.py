@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -17,7 +18,8 @@ from channels.db import database_sync_to_async
 from django.db import connections
 
 from games import services
-from games.models import Game, GameEvent, Move
+from games.models import Game, GameConnection, GameEvent, Move
+from lobby.models import LobbyConnection
 from tests.games_helpers import new_game, next_of_type, open_socket, session_for
 from tests.servers import ROOT, daphnes, shared_test_env
 
@@ -204,3 +206,88 @@ def test_two_sweeper_processes_end_each_overdue_game_exactly_once(tmp_path: Path
         game.refresh_from_db()
         assert game.status == "aborted"
         assert GameEvent.objects.filter(game=game, payload__type="end").count() == 1
+
+
+@pytest.mark.redis
+def test_when_a_server_process_is_killed_its_players_seeks_and_counts_recover(
+    tmp_path: Path,
+) -> None:
+    game = new_game()
+    game.time_control = "5+3"
+    game.save(update_fields=["time_control"])
+    alice, bob = game.player1, game.player2
+    env = {
+        **shared_test_env(f"kill-{game.pk}"),
+        # Short figures so the test is quick; production's are 10 s and 45 s.
+        "PRESENCE_HEARTBEAT_SECONDS": "0.5",
+        "PRESENCE_EXPIRY_SECONDS": "3",
+    }
+    alice_cookie = {"Cookie": f"sessionid={session_for(alice)}"}
+    bob_cookie = {"Cookie": f"sessionid={session_for(bob)}"}
+
+    async def connect(server: Any, path: str, headers: dict[str, str]) -> Any:
+        socket = await websockets.connect(
+            server.ws + path, origin=websockets.Origin(server.http), additional_headers=headers
+        )
+        await asyncio.wait_for(socket.recv(), 10)  # the snapshot
+        return socket
+
+    async def frames(socket: Any, **wanted: Any) -> dict[str, Any]:
+        """Read until each named test has matched a frame (in any order); those frames."""
+        found: dict[str, Any] = {}
+        while len(found) < len(wanted):
+            message = json.loads(await asyncio.wait_for(socket.recv(), 30))
+            for event in message["events"] if message["type"] == "batch" else [message]:
+                for name, accept in wanted.items():
+                    if name not in found and accept(event):
+                        found[name] = event
+        return found
+
+    async def frame(socket: Any, accept: Any) -> dict[str, Any]:
+        return dict((await frames(socket, it=accept))["it"])
+
+    async def crash(doomed: Any, survivor: Any) -> dict[str, Any]:
+        path = f"/ws/games/{game.pk}/"
+        # Alice, a spectator and Alice's lobby (with a real-time seek) live on the doomed one.
+        await connect(doomed, path, alice_cookie)
+        await connect(doomed, path, {})
+        alice_lobby = await connect(doomed, "/ws/lobby/", alice_cookie)
+        await alice_lobby.send(
+            json.dumps({"type": "seek", "games": [{"slug": "zigzag"}], "time_control": "3+2"})
+        )
+        seek_id = (await frame(alice_lobby, lambda e: e["type"] == "ok"))["seek_id"]
+        # Bob plays and watches the lobby from the survivor.
+        bob_game = await connect(survivor, path, bob_cookie)
+        bob_lobby = await connect(survivor, "/ws/lobby/", bob_cookie)
+        await frame(bob_game, lambda e: e["type"] == "crowd" and e["players"]["1"])
+
+        os.kill(doomed.process.pid, signal.SIGKILL)  # no disconnect runs anywhere
+
+        seen, lobby = await asyncio.gather(
+            frames(
+                bob_game,
+                away=lambda e: e["type"] == "away",
+                crowd=lambda e: e["type"] == "crowd" and not e["players"]["1"],
+            ),
+            frames(
+                bob_lobby,
+                removed=lambda e: e["type"] == "seek_removed" and e["seek_id"] == seek_id,
+                online=lambda e: e["type"] == "online" and e["online"] == 1,
+            ),
+        )
+        await bob_game.send(json.dumps({"type": "claim", "id": 1}))
+        claim = await frame(bob_game, lambda e: e["type"] == "error")
+        for socket in (bob_game, bob_lobby):
+            await socket.close()
+        return {**seen, **lobby, "claim": claim}
+
+    with daphnes(2, env, tmp_path) as (doomed, survivor):
+        seen = asyncio.run(crash(doomed, survivor))
+
+    assert seen["away"]["player"] == 1
+    assert seen["crowd"]["spectators"] == 0 and seen["crowd"]["players"] == {"1": False, "2": True}
+    assert seen["online"]["online"] == 1
+    # Alice's socket is gone: the claim's countdown runs (it is no longer `opponent_here`).
+    assert seen["claim"]["code"] == "too_early"
+    assert list(GameConnection.objects.values_list("player", flat=True)) == []
+    assert not LobbyConnection.objects.exists()

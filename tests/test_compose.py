@@ -1,0 +1,192 @@
+"""docker/compose.yml run for real, without a Docker engine: its migrate, web1, web2 and
+sweeper services start as local processes with the commands and environment the file (and
+the image's Dockerfile) give them, pointed at this machine's PostgreSQL and Redis instead of
+the `db` and `redis` containers. Players on different web processes then meet through every
+kind of challenge and see the sweeper's news.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests import live
+from tests.conftest import require_redis
+from tests.servers import (
+    ROOT,
+    Server,
+    Visitor,
+    background,
+    free_port,
+    running,
+    scratch_database,
+)
+
+pytestmark = [
+    pytest.mark.postgres(
+        reason="the compose file is the production shape: PostgreSQL, Redis, several processes"
+    ),
+]
+
+DOCKER = ROOT / "docker"
+SECRET = "compose-test-secret-key-not-for-production-0123456789"
+
+
+def interpolate(value: str, env: dict[str, str]) -> str:
+    """Compose's ${VAR}, ${VAR:-default} and ${VAR:?error} forms."""
+
+    def one(match: re.Match[str]) -> str:
+        name, form, rest = match.group(1), match.group(2) or "", match.group(3) or ""
+        if env.get(name):
+            return env[name]
+        if form == ":?":
+            raise AssertionError(f"compose needs {name}: {rest}")
+        return rest if form == ":-" else ""
+
+    return re.sub(r"\$\{([A-Z_]+)(:[-?])?([^}]*)\}", one, value)
+
+
+def image_command() -> list[str]:
+    text = (DOCKER / "Dockerfile").read_text().replace("\\\n", " ")
+    line = next(line for line in text.splitlines() if line.strip().startswith("CMD"))
+    return list(json.loads(line.strip()[3:]))
+
+
+def local(command: list[str], port: int | None = None) -> list[str]:
+    """The container's command as a process here: this Python, this machine's port."""
+    out: list[str] = []
+    for arg in command:
+        if arg in ("python", "python3"):
+            out.append(sys.executable)
+            continue
+        if arg == "daphne":
+            out += [sys.executable, "-m", "daphne"]
+            continue
+        arg = arg.replace("0.0.0.0", "127.0.0.1")
+        if port is not None:
+            arg = str(port) if arg == "8000" else arg.replace("port=8000", f"port={port}")
+        out.append(arg)
+    return out
+
+
+def service_env(service: dict[str, Any], database_url: str, prefix: str) -> dict[str, str | None]:
+    given = {"DJANGO_SECRET_KEY": SECRET}
+    env: dict[str, str | None] = {
+        key: interpolate(str(value), given) for key, value in service["environment"].items()
+    }
+    assert str(env["DATABASE_URL"]).startswith("postgres://")
+    assert str(env["REDIS_URL"]).startswith("redis://redis:")
+    env["DATABASE_URL"] = database_url  # the `db` container: this machine's PostgreSQL
+    env["REDIS_URL"] = require_redis()  # the `redis` container: this machine's Redis
+    env["CHANNEL_LAYER_PREFIX"] = prefix  # keeps parallel runs apart on the shared Redis
+    env["DJANGO_SETTINGS_MODULE"] = None
+    return env
+
+
+@pytest.fixture(scope="module")
+def compose_up(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Server]]:
+    compose = yaml.safe_load((DOCKER / "compose.yml").read_text())
+    services = compose["services"]
+    scratch = tmp_path_factory.mktemp("compose")
+    with ExitStack() as stack:
+        database_url = stack.enter_context(scratch_database(scratch))
+        prefix = f"compose{os.getpid()}"
+        env = service_env(services["web1"], database_url, prefix)
+        env["DJANGO_STATIC_ROOT"] = str(scratch / "static")  # the image's build step
+        full = {k: v for k, v in {**os.environ, **env}.items() if v is not None}
+        subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+            cwd=ROOT,
+            env=full,
+            check=True,
+        )
+        subprocess.run(local(services["migrate"]["command"]), cwd=ROOT, env=full, check=True)
+        servers = []
+        for name in ("web1", "web2"):
+            assert "command" not in services[name], f"{name} runs the image's CMD"
+            port = free_port()
+            servers.append(
+                stack.enter_context(
+                    running(local(image_command(), port), env, scratch / f"{name}.log", port)
+                )
+            )
+        stack.enter_context(
+            background(local(services["sweeper"]["command"]), env, scratch / "sweeper.log")
+        )
+        yield servers
+        for log in sorted(Path(scratch).glob("*.log")):
+            assert "Traceback" not in log.read_text(errors="replace"), log.read_text()
+
+
+def test_challenges_of_every_kind_are_accepted_across_the_two_web_processes(
+    compose_up: list[Server],
+) -> None:
+    web1, web2 = compose_up
+    alice = Visitor(web1).play_as_guest()
+    bob = Visitor(web2).play_as_guest()
+    carol = Visitor(web2).play_as_guest()
+
+    async def meet() -> list[tuple[int, int]]:
+        lobby, hello = await live.open_socket(web1, "/ws/lobby/", alice)
+        assert hello["type"] == "lobby" and hello["user"]["username"] == alice.username
+        games = []
+        try:
+            direct = live.challenge(alice, user=bob.username, side="first")
+            games.append((live.accept(bob, direct["id"]), 1))
+            started = await live.next_frame(lobby, "game_started", personal=True)
+            assert (started["game_id"], started["you"]) == games[-1]
+
+            # An open challenge: its link's token, accepted by whoever comes first.
+            open_one = live.challenge(alice, side="second", slug="zigzag")
+            games.append((live.accept(carol, open_one["id"]), 2))
+            started = await live.next_frame(lobby, "game_started", personal=True)
+            assert (started["game_id"], started["you"]) == games[-1]
+
+            # pbmserv's command form: userid1 moves first.
+            made = alice.api(
+                "/api/command", {"text": f"diffusion challenge {bob.username} {alice.username}"}
+            )["challenge"]
+            games.append((live.accept(bob, made["id"]), 2))
+            started = await live.next_frame(lobby, "game_started", personal=True)
+            assert (started["game_id"], started["you"]) == games[-1]
+        finally:
+            await lobby.close()
+        return games
+
+    games = asyncio.run(meet())
+    assert len({game_id for game_id, _ in games}) == 3
+
+
+def test_the_sweepers_first_move_abort_reaches_players_on_both_processes(
+    compose_up: list[Server],
+) -> None:
+    web1, web2 = compose_up
+    alice, bob = Visitor(web1).play_as_guest(), Visitor(web2).play_as_guest()
+    offer = live.challenge(alice, user=bob.username, time_control="1+0", side="first")
+    game_id = live.accept(bob, offer["id"])
+
+    async def watch() -> list[float]:
+        path = f"/ws/games/{game_id}/"
+        first, snapshot = await live.open_socket(web1, path, alice)
+        second, _ = await live.open_socket(web2, path, bob)
+        watcher, _ = await live.open_socket(web1, path)
+        try:
+            return await live.everyone_sees_the_first_move_abort([first, second, watcher], snapshot)
+        finally:
+            for socket in (first, second, watcher):
+                await socket.close()
+
+    lateness = asyncio.run(watch())
+    print(f"end shown after the first-move deadline (ms): {[round(x) for x in lateness]}")
+    assert len(lateness) == 3
