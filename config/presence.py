@@ -43,7 +43,7 @@ def heartbeat_seconds() -> float:
 
 
 def expiry_seconds() -> float:
-    return float(getattr(settings, "PRESENCE_EXPIRY_SECONDS", 45.0))
+    return float(getattr(settings, "PRESENCE_EXPIRY_SECONDS", 30.0))
 
 
 Rows = list[Any]

@@ -163,7 +163,7 @@ WEBSOCKET_MAX_MESSAGE_BYTES = int(os.environ.get("WEBSOCKET_MAX_MESSAGE_BYTES", 
 # PRESENCE_EXPIRY_SECONDS belong to a dead process and are removed (counts, claims and seeks
 # then recover). The expiry leaves room for a process stalled by load.
 PRESENCE_HEARTBEAT_SECONDS = float(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "10"))
-PRESENCE_EXPIRY_SECONDS = float(os.environ.get("PRESENCE_EXPIRY_SECONDS", "45"))
+PRESENCE_EXPIRY_SECONDS = float(os.environ.get("PRESENCE_EXPIRY_SECONDS", "30"))
 
 # --- E-mail (correspondence "your move" notices) -----------------------------------------
 # The console backend by default; SMTP when EMAIL_HOST is set (EMAIL_PORT, EMAIL_HOST_USER,

@@ -559,22 +559,20 @@ def claim_victory(*, game_id: int, user: Any) -> Applied:
 def connections_reaped(rows: list[GameConnection]) -> None:
     """Sockets of a dead server process are gone: their players count as having left (the
     abandonment countdown starts) and every crowd is told."""
-    for game_id, player in sorted({(row.game_id, row.player) for row in rows if row.player}):
-        try:
-            player_left(game_id=game_id, player=player)
-        except Exception:
-            logger.exception("could not mark player %s of game %s as gone", player, game_id)
-    for game_id in sorted({row.game_id for row in rows}):
-        presence.send_crowd(game_id)
+    _players_changed(rows, player_left)
 
 
 def connections_revived(rows: list[GameConnection]) -> None:
     """Sockets wrongly taken for dead (their process stalled) are back."""
+    _players_changed(rows, player_returned)
+
+
+def _players_changed(rows: list[GameConnection], change: Any) -> None:
     for game_id, player in sorted({(row.game_id, row.player) for row in rows if row.player}):
         try:
-            player_returned(game_id=game_id, player=player)
+            change(game_id=game_id, player=player)
         except Exception:
-            logger.exception("could not mark player %s of game %s as back", player, game_id)
+            logger.exception("presence of player %s in game %s not recorded", player, game_id)
     for game_id in sorted({row.game_id for row in rows}):
         presence.send_crowd(game_id)
 

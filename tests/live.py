@@ -54,6 +54,30 @@ def accept(visitor: Visitor, challenge_id: int) -> int:
     return int(visitor.api(f"/api/challenges/{challenge_id}/accept", {})["game_id"])
 
 
+def first_move_abort_seen(alice_on: Server, bob_on: Server, watcher_on: Server) -> list[float]:
+    """Two guests start a 1+0 game (Alice, then Bob, then a spectator on the servers given)
+    and nobody moves; how late (ms) each socket saw the abort after its deadline."""
+    alice, bob = Visitor(alice_on).play_as_guest(), Visitor(bob_on).play_as_guest()
+    offer = challenge(alice, user=bob.username, time_control="1+0", side="first")
+    game_id = accept(bob, offer["id"])
+
+    async def watch() -> list[float]:
+        path = f"/ws/games/{game_id}/"
+        first, snapshot = await open_socket(alice_on, path, alice)
+        second, _ = await open_socket(bob_on, path, bob)
+        watcher, _ = await open_socket(watcher_on, path)
+        assert snapshot["you"] == 1 and snapshot["game"]["clock"]["first_move_by"]
+        try:
+            return await everyone_sees_the_first_move_abort([first, second, watcher], snapshot)
+        finally:
+            for socket in (first, second, watcher):
+                await socket.close()
+
+    lateness = asyncio.run(watch())
+    print(f"end shown after the first-move deadline (ms): {[round(x) for x in lateness]}")
+    return lateness
+
+
 async def everyone_sees_the_first_move_abort(
     sockets: list[Any], snapshot: dict[str, Any]
 ) -> list[float]:

@@ -57,42 +57,14 @@ def _wait_until_serving(server: Server) -> None:
 
 
 @contextmanager
-def running(
-    command: list[str], env: dict[str, str | None], log: Path, port: int
-) -> Iterator[Server]:
-    """Start the command (None in env unsets a variable) and wait until /healthz answers."""
+def background(
+    command: list[str], env: dict[str, str | None], log: Path
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Start the command (None in env unsets a variable); stop its whole tree afterwards."""
     environment = {**os.environ, **env}
     full_env = {key: value for key, value in environment.items() if value is not None}
     with log.open("wb") as sink:
         # Own process group, so the whole tree (make, daphne) is stopped afterwards.
-        process = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env=full_env,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    server = Server(port=port, process=process, log=log)
-    try:
-        _wait_until_serving(server)
-        yield server
-    finally:
-        with suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-
-
-@contextmanager
-def background(command: list[str], env: dict[str, str | None], log: Path) -> Iterator[Any]:
-    """A process without a web port (the sweeper), stopped afterwards."""
-    environment = {**os.environ, **env}
-    full_env = {key: value for key, value in environment.items() if value is not None}
-    with log.open("wb") as sink:
         process = subprocess.Popen(
             command,
             cwd=ROOT,
@@ -109,8 +81,20 @@ def background(command: list[str], env: dict[str, str | None], log: Path) -> Ite
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
+            with suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+
+
+@contextmanager
+def running(
+    command: list[str], env: dict[str, str | None], log: Path, port: int
+) -> Iterator[Server]:
+    """Start a web server (as `background`) and wait until its /healthz answers."""
+    with background(command, env, log) as process:
+        server = Server(port=port, process=process, log=log)
+        _wait_until_serving(server)
+        yield server
 
 
 @contextmanager

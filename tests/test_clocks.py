@@ -389,17 +389,19 @@ def test_a_bad_time_control_on_a_seek_is_refused_clearly() -> None:
 # --- the consumer checks the deadline itself ---------------------------------------------------
 
 
+def almost_out(left_ms: int) -> Game:
+    """A 1+0 game in which both have moved and player 1 has `left_ms` left, running."""
+    game = timed_game("1+0")
+    now = services.now_ms()
+    game.clock = {**game.clock, "moved": [True, True], "remaining": [left_ms, 60_000], "since": now}
+    services._set_deadline(game)
+    game.save()
+    return game
+
+
 @pytest.mark.django_db(transaction=True)
 async def test_a_connected_players_socket_ends_the_game_at_the_deadline() -> None:
-    def almost_out() -> Game:
-        game = timed_game("1+0")
-        now = services.now_ms()
-        game.clock = {**game.clock, "moved": [True, True], "remaining": [300, 60_000], "since": now}
-        services._set_deadline(game)
-        game.save()
-        return game
-
-    game = await database_sync_to_async(almost_out)()
+    game = await database_sync_to_async(almost_out)(300)
     client, snapshot = await open_socket(game.pk, game.player1)
     assert snapshot["game"]["clock"]["running"] == 1
     while True:  # no sweeper runs here: only the socket's own timer can end the game
@@ -437,15 +439,7 @@ async def test_a_players_socket_probes_the_round_trip_and_refuses_a_bad_reply(
 async def test_a_game_ended_on_time_by_another_process_reaches_both_players_and_a_spectator(
     monkeypatch: Any,
 ) -> None:
-    def almost_out() -> Game:
-        game = timed_game("1+0")
-        now = services.now_ms()
-        game.clock = {**game.clock, "moved": [True, True], "remaining": [900, 60_000], "since": now}
-        services._set_deadline(game)
-        game.save()
-        return game
-
-    game = await database_sync_to_async(almost_out)()
+    game = await database_sync_to_async(almost_out)(900)
     alice, _ = await open_socket(game.pk, game.player1)
     bob, _ = await open_socket(game.pk, game.player2)
     watcher, _ = await open_socket(game.pk)

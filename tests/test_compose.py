@@ -172,21 +172,5 @@ def test_the_sweepers_first_move_abort_reaches_players_on_both_processes(
     compose_up: list[Server],
 ) -> None:
     web1, web2 = compose_up
-    alice, bob = Visitor(web1).play_as_guest(), Visitor(web2).play_as_guest()
-    offer = live.challenge(alice, user=bob.username, time_control="1+0", side="first")
-    game_id = live.accept(bob, offer["id"])
-
-    async def watch() -> list[float]:
-        path = f"/ws/games/{game_id}/"
-        first, snapshot = await live.open_socket(web1, path, alice)
-        second, _ = await live.open_socket(web2, path, bob)
-        watcher, _ = await live.open_socket(web1, path)
-        try:
-            return await live.everyone_sees_the_first_move_abort([first, second, watcher], snapshot)
-        finally:
-            for socket in (first, second, watcher):
-                await socket.close()
-
-    lateness = asyncio.run(watch())
-    print(f"end shown after the first-move deadline (ms): {[round(x) for x in lateness]}")
+    lateness = live.first_move_abort_seen(web1, web2, web1)
     assert len(lateness) == 3

@@ -218,7 +218,7 @@ def test_when_a_server_process_is_killed_its_players_seeks_and_counts_recover(
     alice, bob = game.player1, game.player2
     env = {
         **shared_test_env(f"kill-{game.pk}"),
-        # Short figures so the test is quick; production's are 10 s and 45 s.
+        # Short figures so the test is quick; production's are 10 s and 30 s.
         "PRESENCE_HEARTBEAT_SECONDS": "0.5",
         "PRESENCE_EXPIRY_SECONDS": "3",
     }

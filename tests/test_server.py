@@ -25,7 +25,6 @@ from tests.conftest import require_redis
 from tests.servers import (
     ROOT,
     Server,
-    Visitor,
     daphnes,
     free_port,
     on_postgresql,
@@ -193,22 +192,5 @@ def test_make_run_ends_a_game_nobody_moves_in_on_both_players_screens_and_a_spec
 ) -> None:
     # Beside the server runs the sweeper, which wakes at the deadline first; on the embedded
     # default its news cannot reach the server's sockets, which must still show the end.
-    alice, bob = Visitor(make_run).play_as_guest(), Visitor(make_run).play_as_guest()
-    offer = live.challenge(alice, user=bob.username, time_control="1+0", side="first")
-    game_id = live.accept(bob, offer["id"])
-
-    async def play() -> list[float]:
-        path = f"/ws/games/{game_id}/"
-        first, snapshot = await live.open_socket(make_run, path, alice)
-        second, _ = await live.open_socket(make_run, path, bob)
-        watcher, _ = await live.open_socket(make_run, path)
-        assert snapshot["you"] == 1 and snapshot["game"]["clock"]["first_move_by"]
-        try:
-            return await live.everyone_sees_the_first_move_abort([first, second, watcher], snapshot)
-        finally:
-            for socket in (first, second, watcher):
-                await socket.close()
-
-    lateness = asyncio.run(play())
-    print(f"end shown after the first-move deadline (ms): {[round(x) for x in lateness]}")
+    lateness = live.first_move_abort_seen(make_run, make_run, make_run)
     assert len(lateness) == 3

@@ -3,8 +3,9 @@
     python manage.py sweeper [--once] [--max-sleep 1.0]
 
 A long-running process (`make run` starts one beside the server; docker runs it as its own
-service). It also removes the presence rows of server processes that died
-(config/presence.py), so counts and claims recover even when no other process is up.
+service). With a shared channel layer (Redis) it also removes the presence rows of server
+processes that died (config/presence.py), so counts and claims recover even when no other
+process is up.
 Consumers of connected players check their game's deadline themselves; this is
 the authority for everything else. Ending a game on time is idempotent: the game row is
 locked and only the first checker finds it still active, so several sweepers (or a
@@ -18,6 +19,7 @@ import signal
 import time
 from typing import Any
 
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.core.management.base import BaseCommand
 from django.db import close_old_connections
 
@@ -43,6 +45,9 @@ class Command(BaseCommand):
             nonlocal stopping
             stopping = True
 
+        # On the in-memory layer (`make run`) news sent from here reaches no socket: there the
+        # server's own heartbeat removes dead rows, so that its sockets hear of it.
+        shares_broadcasts = not isinstance(get_channel_layer(), InMemoryChannelLayer)
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
         if not options["once"]:
@@ -52,7 +57,8 @@ class Command(BaseCommand):
             if ended:
                 self.stdout.write(f"sweeper: ended {ended} game(s) on time")
             try:
-                presence.reap()
+                if shares_broadcasts:
+                    presence.reap()
             except Exception:  # the clocks matter more: keep sweeping
                 logger.exception("sweeper: removing dead processes' connections failed")
             if options["once"]:
