@@ -41,9 +41,7 @@ run: $(VENV)/.installed .secret_key
 	{ $(BIN)/python manage.py sweeper & SWEEPER=$$!; \
 	  trap 'kill $$SWEEPER 2>/dev/null' EXIT; trap 'exit 143' TERM INT; \
 	  echo "Serving on http://$(HOST):$(PORT)/"; \
-	  $(BIN)/daphne --bind $(HOST) --port $(PORT) \
-		--websocket-max-message-size $(WS_MAX_BYTES) --ping-interval 20 --ping-timeout 30 \
-		config.asgi:application; }
+	  WS_MAX_BYTES=$(WS_MAX_BYTES) $(BIN)/python -m config.serve --host $(HOST) --port $(PORT); }
 
 # One suite, run twice: pass 1 on the embedded default (SQLite, in-memory layer) with the
 # real-Redis tests, pass 2 on the real PostgreSQL (server-process and browser tests then run

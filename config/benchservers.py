@@ -6,7 +6,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.request
@@ -15,6 +14,8 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import CommandError
+
+from config import serve
 
 STARTUP_SECONDS = 60
 
@@ -59,16 +60,7 @@ def start_servers(procs: int) -> list[BenchServer]:
         log = Path(tempfile.mkstemp(prefix=f"bench-{port}-", suffix=".log")[1])
         with log.open("wb") as sink:
             process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "daphne",
-                    "-p",
-                    str(port),
-                    "--websocket-max-message-size",
-                    "65536",
-                    "config.asgi:application",
-                ],
+                serve.command("127.0.0.1", port),
                 cwd=settings.BASE_DIR,
                 env=env,
                 stdout=sink,

@@ -73,19 +73,20 @@ class GameConsumer(JsonConsumer):
         self._timer: asyncio.TimerHandle | None = None
         self._prober: asyncio.Task[None] | None = None
         process_presence.ensure_heartbeat()
+        # Accept at once: in a reconnection storm the handshake must not wait for the
+        # database or the channel layer (the client waits for its snapshot instead).
+        await self.accept()
         game = await db_call(selectors.load_game)(self.game_id)
         if game is None:
-            await self.accept()
             await self.send_error("no_such_game", f"There is no game {self.game_id}.")
             await self.close(code=CLOSE_NO_SUCH_GAME)
             return
         self.player = game.player_number(self.user)
         # Join before reading the snapshot: an event racing the snapshot is then received
         # and skipped by version rather than lost.
+        self.joined = True
         for group in presence.groups_for(self.game_id, self.player):
             await self.channel_layer.group_add(group, self.channel_name)
-        self.joined = True
-        await self.accept()
         await db_call(presence.arrive)(
             game_id=self.game_id, channel_name=self.channel_name, user=self.user, player=self.player
         )

@@ -75,10 +75,12 @@ class LobbyConsumer(JsonConsumer):
         self.user_id = _user_id(self.user)
         self.last_v = 0
         presence.ensure_heartbeat()
+        # Accept at once: in a reconnection storm the handshake must not wait for the
+        # channel layer or the database (the client waits for its snapshot instead).
+        await self.accept()
         await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
         if self.user_id is not None:
             await self.channel_layer.group_add(feed.user_group(self.user_id), self.channel_name)
-        await self.accept()
         await db_call(lobby_presence.arrive)(channel_name=self.channel_name, user=self.user)
         since = self._version_in_query()
         if since is None or not await self._replay(since):

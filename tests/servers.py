@@ -6,7 +6,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -14,6 +13,8 @@ from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from config import serve
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTUP_SECONDS = 120  # the first `make run` on a machine installs and migrates
@@ -104,16 +105,7 @@ def daphnes(count: int, env: dict[str, str | None], logs: Path) -> Iterator[list
         servers = []
         for index in range(count):
             port = free_port()
-            command = [
-                sys.executable,
-                "-m",
-                "daphne",
-                "--websocket-max-message-size",
-                "65536",
-                "-p",
-                str(port),
-                "config.asgi:application",
-            ]
+            command = serve.command("127.0.0.1", port)
             servers.append(
                 stack.enter_context(running(command, env, logs / f"daphne-{index}.log", port))
             )

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from config import serve
 from tests.conftest import require_redis
 from tests.servers import ROOT, Server, free_port, running, scratch_database
 
@@ -66,7 +67,7 @@ class Site:
 
     def serve(self) -> AbstractContextManager[Server]:
         self.runs += 1
-        command = [sys.executable, "-m", "daphne", "-p", str(self.port), "config.asgi:application"]
+        command = serve.command("127.0.0.1", self.port)
         return running(command, self.env, self.scratch / f"daphne-{self.runs}.log", self.port)
 
 

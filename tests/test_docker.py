@@ -101,10 +101,10 @@ def test_the_image_copies_files_that_exist_and_runs_daphne_safely() -> None:
     runs = " ".join(argument for kind, argument in instructions if kind == "RUN")
     assert "collectstatic" in runs
     command = json.loads(next(argument for kind, argument in instructions if kind == "CMD"))
-    assert command[0] == "daphne"
-    assert command[-1] == "config.asgi:application"
-    size = int(command[command.index("--websocket-max-message-size") + 1])
-    assert 0 < size <= 1 << 20
+    # The project's Daphne launcher, listening on every interface of the container.
+    assert command[:3] == ["python", "-m", "config.serve"]
+    assert command[command.index("--host") + 1] == "0.0.0.0"
+    assert "--proxy-headers" in command  # nginx in front passes the client's address
 
 
 def test_the_proxy_upgrades_websockets_and_balances_both_processes() -> None:

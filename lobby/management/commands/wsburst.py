@@ -1,6 +1,12 @@
-"""Open many websockets at once against a running server and report how they fared.
+"""Open many websockets at once and report how they fared: a reconnection storm.
 
-python manage.py wsburst --url ws://127.0.0.1:8000/ws/lobby/ --count 500
+    python manage.py wsburst --procs 2 --count 500 --signed-in      # its own Daphne processes
+    python manage.py wsburst --url ws://127.0.0.1:8000/ws/lobby/ --count 500   # a running one
+
+With --procs it starts that many Daphne processes on the environment's database and channel
+layer (PostgreSQL and REDIS_URL for more than one) and spreads the sockets over them. With
+--signed-in every socket carries the session cookie of its own user, so the server looks the
+session up as it does for players after a deploy.
 """
 
 from __future__ import annotations
@@ -8,9 +14,14 @@ from __future__ import annotations
 import asyncio
 import statistics
 import time
+from collections import Counter
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
+from django.test import Client
+
+from config.benchservers import check_shared_services, start_servers, stop_servers
+from lobby.models import User
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -18,51 +29,115 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
+def kind_of(error: str) -> str:
+    """An error's class and the start of its text, so alike failures count together."""
+    return error[:90]
+
+
+Result = tuple[float | None, str | None]  # seconds to the greeting, or the error
+
+
+async def burst(
+    urls: list[str],
+    cookies: list[str | None],
+    *,
+    per_socket: float = 60.0,
+    hold: float = 1.0,
+    origin: str | None = None,
+) -> tuple[list[Result], float]:
+    """Connect one socket per cookie at once (spread over `urls`), wait for each one's first
+    frame, hold them open; each socket's result, and the wall time."""
+    import websockets
+
+    async def one(index: int) -> Result:
+        url = urls[index % len(urls)]
+        headers = {"Cookie": cookies[index]} if cookies[index] else {}
+        started = time.perf_counter()
+        try:
+            async with websockets.connect(
+                url,
+                origin=websockets.Origin(origin or url.replace("ws", "http", 1).split("/ws/")[0]),
+                additional_headers=headers,
+                open_timeout=per_socket,
+            ) as socket:
+                await asyncio.wait_for(socket.recv(), per_socket)  # the greeting
+                elapsed = time.perf_counter() - started
+                await asyncio.sleep(hold)
+                return elapsed, None
+        except Exception as error:
+            return None, f"{type(error).__name__}: {error}"
+
+    started = time.perf_counter()
+    results = await asyncio.gather(*(one(i) for i in range(len(cookies))))
+    return list(results), time.perf_counter() - started
+
+
 class Command(BaseCommand):
     help = "Connect COUNT websockets concurrently and print success count and connect latency."
 
     def add_arguments(self, parser: Any) -> None:
-        parser.add_argument("--url", default="ws://127.0.0.1:8000/ws/lobby/")
-        parser.add_argument("--origin", default=None, help="Origin header (default: from --url)")
+        parser.add_argument("--url", default=None, help="a running server's socket URL")
+        parser.add_argument("--procs", type=int, default=0, help="start this many servers")
+        parser.add_argument("--path", default="/ws/lobby/", help="with --procs: the socket")
+        parser.add_argument("--origin", default=None, help="Origin header (default: from URL)")
         parser.add_argument("--count", type=int, default=300)
+        parser.add_argument("--signed-in", action="store_true", help="a user session each")
         parser.add_argument("--hold", type=float, default=1.0, help="seconds to keep them open")
+        parser.add_argument("--timeout", type=float, default=60.0, help="per socket, seconds")
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            import websockets
+            import websockets  # noqa: F401
         except ImportError as error:  # a dev-extra tool
             raise CommandError("wsburst needs the dev extra: pip install -e '.[dev]'") from error
-        url: str = options["url"]
-        origin = options["origin"] or url.replace("ws", "http", 1).split("/ws/")[0]
+        if bool(options["url"]) == bool(options["procs"]):
+            raise CommandError("Give either --url (a running server) or --procs N.")
         count: int = options["count"]
+        cookies = self._sessions(count) if options["signed_in"] else [None] * count
+        servers = []
+        if options["procs"]:
+            check_shared_services(options["procs"])
+            servers = start_servers(options["procs"])
+            urls = [f"ws://127.0.0.1:{s.port}{options['path']}" for s in servers]
+        else:
+            urls = [options["url"]]
+        try:
+            results, wall = asyncio.run(
+                burst(
+                    urls,
+                    cookies,
+                    per_socket=options["timeout"],
+                    hold=options["hold"],
+                    origin=options["origin"],
+                )
+            )
+        finally:
+            stop_servers(servers)
+        self._report(results, wall, count, len(urls))
 
-        async def one() -> tuple[float | None, str | None]:
-            started = time.perf_counter()
-            try:
-                async with websockets.connect(
-                    url, origin=websockets.Origin(origin), open_timeout=30
-                ) as socket:
-                    await asyncio.wait_for(socket.recv(), 30)  # the server's greeting
-                    elapsed = time.perf_counter() - started
-                    await asyncio.sleep(options["hold"])
-                    return elapsed, None
-            except Exception as error:
-                return None, f"{type(error).__name__}: {error}"
+    @staticmethod
+    def _sessions(count: int) -> list[str | None]:
+        run = f"{int(time.time()) % 100000}"
+        cookies: list[str | None] = []
+        for index in range(count):
+            user = User.objects.create_user(username=f"wb{run}u{index}", password=None)
+            browser = Client()
+            browser.force_login(user)
+            cookies.append(f"sessionid={browser.cookies['sessionid'].value}")
+        return cookies
 
-        async def burst() -> list[tuple[float | None, str | None]]:
-            return await asyncio.gather(*(one() for _ in range(count)))
-
-        started = time.perf_counter()
-        results = asyncio.run(burst())
-        wall = time.perf_counter() - started
+    def _report(self, results: list[Result], wall: float, count: int, procs: int) -> None:
         latencies = [latency * 1000 for latency, _ in results if latency is not None]
-        errors = [error for _, error in results if error is not None]
-        self.stdout.write(f"sockets: {count}  greeted: {len(latencies)}  failed: {len(errors)}")
+        errors = Counter(kind_of(error) for _, error in results if error is not None)
+        self.stdout.write(
+            f"sockets: {count} over {procs} server(s)  greeted: {len(latencies)}  "
+            f"failed: {sum(errors.values())}"
+        )
         if latencies:
             self.stdout.write(
                 "connect+greeting ms: "
                 f"p50 {statistics.median(latencies):.1f}  p99 {percentile(latencies, 0.99):.1f}  "
                 f"max {max(latencies):.1f}  (wall {wall:.1f} s)"
             )
-        for error in sorted(set(errors))[:5]:
-            self.stdout.write(f"  error: {error}")
+        for error, times in errors.most_common(5):
+            self.stdout.write(f"  {times} x {error}")
