@@ -2,11 +2,27 @@
 """Django's command-line utility for administrative tasks."""
 
 import os
+import secrets
 import sys
+from pathlib import Path
+
+# The local secret `make run` uses (git-ignored). Production passes DJANGO_SECRET_KEY; the
+# server itself (config.asgi) never falls back to this file.
+SECRET_FILE = Path(__file__).resolve().parent / ".secret_key"
+
+
+def local_secret_key() -> str:
+    """The key in .secret_key, made the way `make run` makes it when it is missing."""
+    if not SECRET_FILE.exists():
+        SECRET_FILE.write_text(secrets.token_urlsafe(50) + "\n")
+        SECRET_FILE.chmod(0o600)
+    return SECRET_FILE.read_text().strip()
 
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    if not os.environ.get("DJANGO_SECRET_KEY"):
+        os.environ["DJANGO_SECRET_KEY"] = local_secret_key()
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

@@ -20,7 +20,6 @@ from config import presence as process_presence
 from config.db import db_call
 from config.ws import ClientError, JsonConsumer
 from games import presence, selectors, services
-from games.engine import MAX_MOVE_LENGTH
 from games.models import Game
 
 logger = logging.getLogger(__name__)
@@ -221,8 +220,6 @@ class GameConsumer(JsonConsumer):
 
     async def handle_move(self, content: dict[str, Any]) -> None:
         move = content.get("move")
-        if isinstance(move, str) and len(move) > MAX_MOVE_LENGTH:
-            raise ClientError("bad_message", f"A move has at most {MAX_MOVE_LENGTH} characters.")
         await self._call(
             services.play_move, content, move=move, ply=content.get("ply"), lag=self.lag_ms
         )

@@ -21,7 +21,7 @@ from django.db import transaction
 
 from config.db import run_soon
 from games import clocks, presence
-from games.engine import canonical_move, client_moves, rules_for
+from games.engine import MAX_MOVE_LENGTH, canonical_move, client_moves, rules_for
 from games.models import Game, GameConnection, GameEvent, Move
 from games.rules import IllegalMove, InvalidOptions
 from lobby.models import User
@@ -285,6 +285,8 @@ def play_move(*, game_id: int, user: Any, move: Any, ply: Any, lag: int = 0) -> 
     """
     if not isinstance(move, str) or not move.strip():
         raise GameError("bad_message", 'A move needs "move": the move in notation, as text.')
+    if len(move) > MAX_MOVE_LENGTH:
+        raise GameError("bad_message", f"A move has at most {MAX_MOVE_LENGTH} characters.")
     if not isinstance(ply, int) or isinstance(ply, bool) or ply < 0:
         raise GameError(
             "bad_message", 'A move needs "ply": the number of moves already played, as an integer.'

@@ -120,6 +120,8 @@ def post(browser: Client, game: Game, body: Any) -> Any:
         ({"move": "I", "ply": 3}, 409, "stale_ply"),
         ({"move": "I"}, 400, "bad_message"),
         ([1, 2], 400, "bad_message"),
+        # As on the socket: an overlong move is a malformed request, not an illegal move.
+        ({"move": "A" * 5000, "ply": 0}, 400, "bad_message"),
     ],
 )
 def test_the_http_move_endpoint_refuses_with_a_json_error(

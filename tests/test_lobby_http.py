@@ -81,3 +81,48 @@ def test_a_body_that_is_not_json_is_refused() -> None:
     answer = browser.post("/api/seeks", data="{", content_type="application/json")
     assert answer.status_code == 400
     assert answer.json()["error"]["code"] == "bad_message"
+
+
+def test_a_pbmserv_option_in_superscript_digits_is_refused_not_a_crash() -> None:
+    alice, name = guest()
+    _, other = guest()
+    for game in ("zigzag", "diffusion"):
+        answer = post(alice, "/api/command", {"text": f"{game} challenge -pits=² {name} {other}"})
+        assert answer.status_code == 400, answer.content
+        assert answer.json()["error"]["code"] == "invalid_options"
+    assert not Challenge.objects.exists()
+
+
+def test_an_unexpected_failure_in_the_api_is_a_json_500_without_a_traceback(
+    monkeypatch: Any,
+) -> None:
+    from lobby.services import seeks
+
+    def broken(**_: Any) -> None:
+        raise RuntimeError("a bug deep inside")
+
+    monkeypatch.setattr(seeks, "create_seek", broken)
+    alice, _ = guest()
+    alice.raise_request_exception = False  # answer as the server would, not re-raise
+    answer = post(alice, "/api/seeks", {"games": [{"slug": "diffusion"}]})
+    assert answer.status_code == 500
+    assert answer["Content-Type"] == "application/json"
+    assert answer.json()["error"]["code"] == "server_error"
+    assert "a bug deep inside" not in answer.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "status", "code"),
+    [
+        ("get", "/api/no-such-thing", 404, "not_found"),
+        ("get", "/api/seeks", 405, "method_not_allowed"),
+        ("post", "/api/games/999999/move", 403, "csrf_failed"),
+    ],
+)
+def test_api_refusals_outside_the_views_are_json_too(
+    method: str, url: str, status: int, code: str
+) -> None:
+    browser = Client(enforce_csrf_checks=True)
+    answer = getattr(browser, method)(url)
+    assert answer.status_code == status
+    assert answer.json()["error"]["code"] == code

@@ -137,3 +137,29 @@ def test_allowed_hosts_come_from_a_comma_separated_list() -> None:
         DJANGO_SECRET_KEY="k", DJANGO_ALLOWED_HOSTS="diffusion.example, www.diffusion.example"
     )
     assert settings["ALLOWED_HOSTS"] == ["diffusion.example", "www.diffusion.example"]
+
+
+def test_manage_py_uses_the_local_key_of_make_run_when_none_is_exported(tmp_path: Path) -> None:
+    # A copy of manage.py keeps its .secret_key beside it, as the project's does.
+    (tmp_path / "manage.py").write_text((ROOT / "manage.py").read_text())
+    clean = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
+    env = {**clean, "PYTHONPATH": str(ROOT), "DJANGO_SETTINGS_MODULE": "config.settings"}
+    show_key = ["shell", "-c", "from django.conf import settings; print(settings.SECRET_KEY)"]
+    runs = [
+        subprocess.run(
+            [sys.executable, "manage.py", *arguments],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        for arguments in (["--help"], show_key, show_key)
+    ]
+    assert [run.returncode for run in runs] == [0, 0, 0], [run.stderr for run in runs]
+    secret = tmp_path / ".secret_key"
+    assert oct(secret.stat().st_mode & 0o777) == "0o600"
+    key = secret.read_text().strip()
+    assert len(key) >= 50
+    seen = [run.stdout.strip().splitlines()[-1] for run in runs[1:]]
+    assert seen == [key, key]

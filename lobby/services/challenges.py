@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import secrets
 import shlex
 from datetime import timedelta
@@ -247,7 +248,8 @@ def parse_pbm_command(text: Any) -> tuple[str, dict[str, int | str], str, str]:
             key, equals, value = word[1:].partition("=")
             if not key or not equals:
                 raise LobbyError("bad_command", f"Options look like -name=value, not {word!r}.")
-            options[key.lower()] = int(value) if value.lstrip("-").isdigit() else value
+            # ASCII digits only: str.isdigit() also accepts "²", which int() refuses.
+            options[key.lower()] = int(value) if re.fullmatch(r"-?[0-9]+", value) else value
         else:
             names.append(word)
     if len(names) != 2:
