@@ -150,9 +150,9 @@ class LobbyConsumer(JsonConsumer):
     async def lobby_batch(self, message: dict[str, Any]) -> None:
         await self._deliver(*message["events"])
 
-    async def lobby_event(self, message: dict[str, Any]) -> None:
-        """An unversioned broadcast to everyone in the lobby (announcements)."""
-        await self.send_json(message["payload"])
+    async def lobby_announcement(self, message: dict[str, Any]) -> None:
+        """A message from the site's operators to everyone in the lobby (not versioned)."""
+        await self.send_json({"type": "announcement", "text": str(message["text"])})
 
     async def lobby_personal(self, message: dict[str, Any]) -> None:
         await self.send_json(message["event"])

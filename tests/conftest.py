@@ -14,6 +14,9 @@ from django.test import override_settings
 
 from config.channel_layers import build_channel_layers
 
+# Every frame a test receives is checked against docs/PROTOCOL.md.
+pytest_plugins = ["tests.protocol_check"]
+
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 REDIS_HELP = (
     "Redis is needed for this test and is not answering at {url}. Install and start it: "

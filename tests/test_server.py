@@ -176,7 +176,9 @@ def test_two_server_processes_share_broadcasts_through_redis(
                 assert json.loads(await socket.recv())["type"] == "lobby"
             layer = RedisPubSubChannelLayer(hosts=[redis_host(redis_url)], prefix=prefix)
             payload = {"type": "announcement", "text": "from another process"}
-            await layer.group_send(LOBBY_GROUP, {"type": "lobby.event", "payload": payload})
+            await layer.group_send(
+                LOBBY_GROUP, {"type": "lobby.announcement", "text": payload["text"]}
+            )
             received = [await next_announcement(s) for s in sockets]
             for socket in sockets:
                 await socket.close()

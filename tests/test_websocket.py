@@ -97,14 +97,18 @@ async def broadcast_reaches_two_sockets() -> None:
     first, _ = await connect_and_greet()
     second, _ = await connect_and_greet()
     payload = {"type": "announcement", "text": "Diffusion night at eight"}
-    await get_channel_layer().group_send(LOBBY_GROUP, {"type": "lobby.event", "payload": payload})
+    await get_channel_layer().group_send(
+        LOBBY_GROUP, {"type": "lobby.announcement", "text": payload["text"]}
+    )
     assert await receive(first, within=5) == payload
     assert await receive(second, within=5) == payload
     await first.disconnect()
     await second.disconnect()
     # The group still works after members leave.
     third, _ = await connect_and_greet()
-    await get_channel_layer().group_send(LOBBY_GROUP, {"type": "lobby.event", "payload": payload})
+    await get_channel_layer().group_send(
+        LOBBY_GROUP, {"type": "lobby.announcement", "text": payload["text"]}
+    )
     assert await receive(third, within=5) == payload
     await third.disconnect()
 

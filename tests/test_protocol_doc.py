@@ -1,0 +1,77 @@
+"""docs/PROTOCOL.md and the server agree: the frame checker that every socket test runs
+(tests/protocol_check.py) can fail, and the document's lists match the source."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from lobby.models import Challenge
+from tests.protocol_check import UndocumentedFrame, check, code_mentions, documented, parse
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_checker_refuses_a_frame_the_document_does_not_list() -> None:
+    with pytest.raises(UndocumentedFrame, match="'batch'"):
+        check("game", {"type": "batch", "events": []})  # batches are the lobby's only
+    with pytest.raises(UndocumentedFrame, match="gossip"):
+        check("lobby", {"type": "gossip"})
+    with pytest.raises(UndocumentedFrame, match="undocumented error code"):
+        check("game", {"type": "error", "code": "oops", "message": "?"})
+    with pytest.raises(UndocumentedFrame, match="not a public feed event"):
+        check("lobby", {"type": "batch", "events": [{"type": "pong"}]})
+    with pytest.raises(UndocumentedFrame, match="without a type"):
+        check("lobby", ["not", "an", "object"])
+
+
+def test_the_checker_lets_documented_frames_through() -> None:
+    check("lobby", {"type": "batch", "events": [{"type": "seek_added", "v": 3, "seek": {}}]})
+    check("game", {"type": "error", "code": "stale_ply", "message": "resync"})
+    check("game", {"type": "move", "v": 1})
+
+
+def test_the_tables_are_read_from_the_document() -> None:
+    protocol = parse(
+        "## Every frame the server sends\n\n| socket | type |\n|---|---|\n| game | `move` |\n"
+        "\n## Error codes\n\n| code | where |\n|---|---|\n| `game_over` | game |\n"
+    )
+    assert protocol.frames == {("game", "move")}
+    assert protocol.codes == {"game_over"}
+
+
+def test_every_documented_frame_type_is_one_the_server_sends() -> None:
+    frames = documented().frames
+    assert len(frames) >= 20
+    missing = sorted(kind for _, kind in frames if not code_mentions(kind))
+    assert not missing, f"documented but never sent: {missing}"
+
+
+def challenge_codes() -> set[str]:
+    return {f"challenge_{status}" for status in Challenge.Status.values if status != "pending"}
+
+
+def test_every_documented_error_code_is_one_the_server_uses() -> None:
+    codes = documented().codes
+    missing = sorted(c for c in codes - challenge_codes() if not code_mentions(c))
+    assert not missing, f"documented but never used: {missing}"
+
+
+def test_every_error_code_in_the_source_is_documented() -> None:
+    raised = set()
+    for path in [
+        *ROOT.glob("config/*.py"),
+        *ROOT.glob("games/**/*.py"),
+        *ROOT.glob("lobby/**/*.py"),
+    ]:
+        text = path.read_text()
+        raised |= set(
+            re.findall(
+                r'(?:GameError|LobbyError|ClientError|send_error|error)\(\s*"([a-z_]+)"', text
+            )
+        )
+    raised |= challenge_codes()
+    assert {"illegal_move", "not_logged_in", "bad_json", "server_error"} <= raised
+    assert raised <= documented().codes, sorted(raised - documented().codes)
