@@ -19,19 +19,11 @@ from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
+from config.errors import ServiceError
+
 logger = logging.getLogger(__name__)
 
 Handler = Callable[[Any, dict[str, Any]], Awaitable[None]]
-
-
-class ClientError(Exception):
-    """A request the server refuses; its code and message go back to the client."""
-
-    def __init__(self, code: str, message: str, **extra: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.extra = extra
 
 
 class TokenBucket:
@@ -180,7 +172,7 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             return
         try:
             await getattr(self, method_name)(content)
-        except ClientError as error:
+        except ServiceError as error:
             # Answers carry the request's id so clients can match them to what they sent.
             echo = {"id": content["id"]} if "id" in content else {}
             await self.send_error(error.code, error.message, **{**echo, **error.extra})

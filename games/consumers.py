@@ -18,7 +18,8 @@ from django.conf import settings
 
 from config import presence as process_presence
 from config.db import db_call
-from config.ws import ClientError, JsonConsumer
+from config.errors import ServiceError
+from config.ws import JsonConsumer
 from games import presence, selectors, services
 from games.models import Game
 
@@ -37,7 +38,7 @@ def _client_id(content: dict[str, Any]) -> Any:
         return value
     if isinstance(value, str) and len(value) <= MAX_CLIENT_ID_LENGTH:
         return value
-    raise ClientError(
+    raise ServiceError(
         "bad_message",
         f'"id" must be a number or text of at most {MAX_CLIENT_ID_LENGTH} characters.',
     )
@@ -205,7 +206,7 @@ class GameConsumer(JsonConsumer):
         echo = {"id": request_id} if request_id is not None else {}
         try:
             applied = await db_call(service)(game_id=self.game_id, user=self.user, **kwargs)
-        except services.GameError as error:
+        except ServiceError as error:
             await self.send_error(error.code, error.message, **echo)
             if error.code == "stale_ply":
                 await self._send_state()
@@ -236,7 +237,7 @@ class GameConsumer(JsonConsumer):
     async def handle_sync(self, content: dict[str, Any]) -> None:
         since = content.get("v")
         if not isinstance(since, int) or isinstance(since, bool):
-            raise ClientError("bad_message", 'sync needs "v": the last version you saw.')
+            raise ServiceError("bad_message", 'sync needs "v": the last version you saw.')
         if not await self._replay(since):
             await self._send_state()
 
@@ -249,7 +250,7 @@ class GameConsumer(JsonConsumer):
     async def handle_lag_reply(self, content: dict[str, Any]) -> None:
         sent = content.get("t")
         if not isinstance(sent, int) or isinstance(sent, bool):
-            raise ClientError("bad_message", 'lag_reply needs "t", as the probe sent it.')
+            raise ServiceError("bad_message", 'lag_reply needs "t", as the probe sent it.')
         round_trip = services.now_ms() - sent
         if 0 <= round_trip <= 10_000:  # older than that: not a probe of this socket's
             one_way = round_trip // 2

@@ -20,6 +20,7 @@ from django.core.mail import send_mail
 from django.db import transaction
 
 from config.db import run_soon
+from config.errors import ServiceError
 from games import clocks, presence
 from games.engine import MAX_MOVE_LENGTH, canonical_move, client_moves, rules_for
 from games.models import Game, GameConnection, GameEvent, Move
@@ -27,15 +28,6 @@ from games.rules import IllegalMove, InvalidOptions
 from lobby.models import User
 
 logger = logging.getLogger(__name__)
-
-
-class GameError(Exception):
-    """A refused request; `code` is the protocol's error code."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(frozen=True)
@@ -84,13 +76,13 @@ def _locked(game_id: int) -> Game:
     try:
         return Game.objects.select_for_update().get(pk=game_id)
     except Game.DoesNotExist:
-        raise GameError("no_such_game", f"There is no game {game_id}.") from None
+        raise ServiceError("no_such_game", f"There is no game {game_id}.") from None
 
 
 def _player(game: Game, user: Any) -> int:
     number = game.player_number(user)
     if number is None:
-        raise GameError("not_a_player", "Only the two players of this game can do that.")
+        raise ServiceError("not_a_player", "Only the two players of this game can do that.")
     return number
 
 
@@ -236,15 +228,15 @@ def new_game(
     """An unsaved active game; the engine validates the slug and options, clocks.parse the
     time control. A timed game's clock starts now, with player 1 to move."""
     if player1.pk == player2.pk:
-        raise GameError("same_player", "A game needs two different players.")
+        raise ServiceError("same_player", "A game needs two different players.")
     try:
         rules = rules_for(slug, options)
     except InvalidOptions as error:
-        raise GameError("invalid_options", str(error)) from None
+        raise ServiceError("invalid_options", str(error)) from None
     try:
         control = clocks.parse(time_control)
     except clocks.BadTimeControl as error:
-        raise GameError("invalid_time_control", str(error)) from None
+        raise ServiceError("invalid_time_control", str(error)) from None
     game = Game(
         slug=slug,
         options=options,
@@ -284,11 +276,11 @@ def play_move(*, game_id: int, user: Any, move: Any, ply: Any, lag: int = 0) -> 
     move that arrives after the mover's time ran out ends the game on time instead.
     """
     if not isinstance(move, str) or not move.strip():
-        raise GameError("bad_message", 'A move needs "move": the move in notation, as text.')
+        raise ServiceError("bad_message", 'A move needs "move": the move in notation, as text.')
     if len(move) > MAX_MOVE_LENGTH:
-        raise GameError("bad_message", f"A move has at most {MAX_MOVE_LENGTH} characters.")
+        raise ServiceError("bad_message", f"A move has at most {MAX_MOVE_LENGTH} characters.")
     if not isinstance(ply, int) or isinstance(ply, bool) or ply < 0:
-        raise GameError(
+        raise ServiceError(
             "bad_message", 'A move needs "ply": the number of moves already played, as an integer.'
         )
     with transaction.atomic():
@@ -299,14 +291,14 @@ def play_move(*, game_id: int, user: Any, move: Any, ply: Any, lag: int = 0) -> 
         if ply < game.ply:
             return _resent(game, rules, player=player, move=move, ply=ply)
         if game.status != Game.Status.ACTIVE:
-            raise GameError("game_over", f"The game is over ({game.reason}).")
+            raise ServiceError("game_over", f"The game is over ({game.reason}).")
         if ply > game.ply:
-            raise GameError(
+            raise ServiceError(
                 "stale_ply", f"Only {game.ply} moves have been played, not {ply}; resync."
             )
         state = rules.from_json(game.state)
         if rules.to_move(state) != player:
-            raise GameError("not_your_turn", "It is not your turn.")
+            raise ServiceError("not_your_turn", "It is not your turn.")
         now = now_ms()
         flagged = _overdue(game, now)
         if flagged is not None:
@@ -315,7 +307,7 @@ def play_move(*, game_id: int, user: Any, move: Any, ply: Any, lag: int = 0) -> 
         else:
             event = _apply(game, rules, state, player=player, move=move, ply=ply, now=now, lag=lag)
     if flagged is not None:
-        raise GameError("game_over", f"The game is over ({game.reason}).")
+        raise ServiceError("game_over", f"The game is over ({game.reason}).")
     return Applied(game=game, event=event)
 
 
@@ -326,7 +318,7 @@ def _apply(
     try:
         new_state = rules.play(state, move)
     except IllegalMove as error:
-        raise GameError("illegal_move", str(error)) from None
+        raise ServiceError("illegal_move", str(error)) from None
     notation = canonical_move(rules, state, move)
     state_json = rules.to_json(new_state)
     Move.objects.create(game=game, ply=ply, player=player, notation=notation, state=state_json)
@@ -404,7 +396,7 @@ def _resent(game: Game, rules: Any, *, player: int, move: str, ply: int) -> Appl
                 .first()
             )
             return Applied(game=game, event=event, duplicate=True)
-    raise GameError(
+    raise ServiceError(
         "stale_ply", f"{game.ply} moves have been played, not {ply}; your view is out of date."
     )
 
@@ -417,7 +409,7 @@ def resign(*, game_id: int, user: Any) -> Applied:
         game = _locked(game_id)
         player = _player(game, user)
         if game.status != Game.Status.ACTIVE:
-            raise GameError("game_over", "The game is already over.")
+            raise ServiceError("game_over", "The game is already over.")
         name = user.username
         event = _finish(
             game,
@@ -435,10 +427,10 @@ def abort(*, game_id: int, user: Any) -> Applied:
         game = _locked(game_id)
         _player(game, user)
         if game.status != Game.Status.ACTIVE:
-            raise GameError("game_over", "The game is already over.")
+            raise ServiceError("game_over", "The game is already over.")
         movers = set(Move.objects.filter(game=game).values_list("player", flat=True).distinct())
         if movers >= {1, 2}:
-            raise GameError(
+            raise ServiceError(
                 "too_late_to_abort", "Both players have moved: resign instead of aborting."
             )
         event = _finish(
@@ -457,7 +449,7 @@ def offer_rematch(*, game_id: int, user: Any) -> Applied:
         game = _locked(game_id)
         player = _player(game, user)
         if game.status == Game.Status.ACTIVE:
-            raise GameError("game_not_over", "A rematch can be offered once the game is over.")
+            raise ServiceError("game_not_over", "A rematch can be offered once the game is over.")
         if game.rematch_id is not None:
             return Applied(game=game, event=None, duplicate=True)
         offers = set(game.rematch_offers)
@@ -534,15 +526,15 @@ def claim_victory(*, game_id: int, user: Any) -> Applied:
         game = _locked(game_id)
         player = _player(game, user)
         if game.status != Game.Status.ACTIVE:
-            raise GameError("game_over", "The game is already over.")
+            raise ServiceError("game_over", "The game is already over.")
         opponent = 3 - player
         left_at = game.away.get(str(opponent))
         now = now_ms()
         if left_at is None or GameConnection.objects.filter(game=game, player=opponent).exists():
-            raise GameError("opponent_here", "Your opponent is connected: the game goes on.")
+            raise ServiceError("opponent_here", "Your opponent is connected: the game goes on.")
         wait = left_at + clocks.ABANDON_MS - now
         if wait > 0:
-            raise GameError(
+            raise ServiceError(
                 "too_early",
                 f"Your opponent may still come back: you can claim in {-(-wait // 1000)} s.",
             )

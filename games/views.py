@@ -9,26 +9,13 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
+from config.errors import ServiceError, http_status
 from games import selectors, services
 from games.models import Game
 
-# How each refusal reads over HTTP.
-ERROR_STATUS = {
-    "no_such_game": 404,
-    "not_a_player": 403,
-    "not_logged_in": 403,
-    "bad_message": 400,
-    "illegal_move": 422,
-    "not_your_turn": 409,
-    "stale_ply": 409,
-    "game_over": 409,
-}
-
 
 def error_response(code: str, message: str) -> JsonResponse:
-    return JsonResponse(
-        {"error": {"code": code, "message": message}}, status=ERROR_STATUS.get(code, 400)
-    )
+    return JsonResponse({"error": {"code": code, "message": message}}, status=http_status(code))
 
 
 def _game_or_404(game_id: int) -> Game:
@@ -85,7 +72,7 @@ def game_move(request: HttpRequest, game_id: int) -> JsonResponse:
         applied = services.play_move(
             game_id=game_id, user=request.user, move=body.get("move"), ply=body.get("ply")
         )
-    except services.GameError as error:
+    except ServiceError as error:
         return error_response(error.code, error.message)
     return JsonResponse({"ok": True, "duplicate": applied.duplicate, "event": applied.event})
 

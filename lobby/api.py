@@ -13,39 +13,32 @@ from typing import Any
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET, require_POST
 
+from config.errors import ServiceError, http_status
 from lobby import selectors
-from lobby.services import LobbyError, challenges, seeks
+from lobby.services import challenges, seeks
 from lobby.services.challenges import challenge_payload
 from lobby.services.seeks import seek_payload
 
-STATUS = {
-    "not_logged_in": 403,
-    "not_yours": 403,
-    "no_such_seek": 404,
-    "no_such_challenge": 404,
-    "unknown_user": 404,
-}
-CONFLICTS = ("challenge_", "seek_closed", "too_many_seeks")
 
-
-def refuse(error: LobbyError) -> JsonResponse:
-    status = STATUS.get(error.code, 409 if error.code.startswith(CONFLICTS) else 400)
-    return JsonResponse({"error": {"code": error.code, "message": error.message}}, status=status)
+def refuse(error: ServiceError) -> JsonResponse:
+    return JsonResponse(
+        {"error": {"code": error.code, "message": error.message}}, status=http_status(error.code)
+    )
 
 
 def _body(request: HttpRequest) -> dict[str, Any]:
     try:
         body = json.loads(request.body or b"{}")
     except ValueError:
-        raise LobbyError("bad_message", "The body must be JSON.") from None
+        raise ServiceError("bad_message", "The body must be JSON.") from None
     if not isinstance(body, dict):
-        raise LobbyError("bad_message", "The body must be a JSON object.")
+        raise ServiceError("bad_message", "The body must be a JSON object.")
     return body
 
 
 def _signed_in(request: HttpRequest) -> Any:
     if not request.user.is_authenticated:
-        raise LobbyError("not_logged_in", "Log in or play as a guest first.")
+        raise ServiceError("not_logged_in", "Log in or play as a guest first.")
     return request.user
 
 
@@ -53,7 +46,7 @@ def lobby_call(view: Callable[..., dict[str, Any]]) -> Callable[..., JsonRespons
     def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
         try:
             return JsonResponse(view(request, *args, **kwargs))
-        except LobbyError as error:
+        except ServiceError as error:
             return refuse(error)
 
     wrapped.__name__ = view.__name__

@@ -15,9 +15,10 @@ from channels.layers import get_channel_layer
 
 from config import presence
 from config.db import db_call
-from config.ws import ClientError, JsonConsumer
+from config.errors import ServiceError
+from config.ws import JsonConsumer
 from lobby import matchmaker, selectors
-from lobby.services import LobbyError, challenges, feed, seeks
+from lobby.services import challenges, feed, seeks
 from lobby.services import presence as lobby_presence
 
 logger = logging.getLogger(__name__)
@@ -164,11 +165,11 @@ class LobbyConsumer(JsonConsumer):
 
     async def _call(self, service: Any, content: dict[str, Any], **kwargs: Any) -> Any:
         if self.user_id is None:
-            raise ClientError("not_logged_in", "Log in or play as a guest first.")
+            raise ServiceError("not_logged_in", "Log in or play as a guest first.")
         try:
             return await db_call(service)(**kwargs)
-        except LobbyError as error:
-            raise ClientError(error.code, error.message, id=content.get("id")) from None
+        except ServiceError as error:
+            raise ServiceError(error.code, error.message, id=content.get("id")) from None
 
     async def _ok(self, content: dict[str, Any], **fields: Any) -> None:
         await self.send_json({"type": "ok", "id": content.get("id"), **fields})
@@ -179,7 +180,7 @@ class LobbyConsumer(JsonConsumer):
     async def handle_sync(self, content: dict[str, Any]) -> None:
         since = content.get("v")
         if not isinstance(since, int) or isinstance(since, bool):
-            raise ClientError("bad_message", 'sync needs "v": the last version you saw.')
+            raise ServiceError("bad_message", 'sync needs "v": the last version you saw.')
         if since > self.last_v or not await self._replay(since):
             await self._send_snapshot()
 
@@ -202,7 +203,7 @@ class LobbyConsumer(JsonConsumer):
     async def handle_challenge(self, content: dict[str, Any]) -> None:
         challenged = content.get("user")
         if challenged is not None and not isinstance(challenged, str):
-            raise ClientError("bad_message", '"user" must be a user name (or absent: open).')
+            raise ServiceError("bad_message", '"user" must be a user name (or absent: open).')
         challenge = await self._call(
             challenges.create_challenge,
             content,

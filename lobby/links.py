@@ -6,11 +6,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from config.errors import ServiceError
 from games.selectors import title_for
 from lobby.models import Challenge
-from lobby.services import LobbyError, challenges
-
-STATUS = {"no_such_challenge": 404, "not_yours": 403, "not_logged_in": 403}
+from lobby.services import challenges
 
 
 @require_http_methods(["GET", "POST"])
@@ -32,7 +31,7 @@ def challenge_link(request: HttpRequest, token: str) -> HttpResponse:
         else:
             try:
                 game = challenges.accept_challenge(user=request.user, token=token)
-            except LobbyError as refusal:
+            except ServiceError as refusal:
                 error = refusal.message
             else:
                 return redirect("game", game_id=game.pk)

@@ -13,6 +13,7 @@ from channels.db import database_sync_to_async
 from django.core import mail
 from django.db import close_old_connections
 
+from config.errors import ServiceError
 from games import clocks, services
 from games.consumers import GameConsumer
 from games.management.commands.sweeper import sweep
@@ -200,7 +201,7 @@ def test_a_move_after_the_flag_ends_the_game_instead_of_being_played() -> None:
         move(game, 1, 0)
         move(game, 2, 1)
         traveller.shift(61)
-        with pytest.raises(services.GameError, match="alice ran out of time"):
+        with pytest.raises(ServiceError, match="alice ran out of time"):
             move(game, 1, 2)
     game.refresh_from_db()
     assert (game.status, game.winner, game.ply) == ("finished", 2, 2)
@@ -300,7 +301,7 @@ def test_a_player_away_for_a_minute_can_be_claimed_against_and_the_waiter_loses_
         move(game, 2, 3)  # Alice to move; her clock runs
         services.player_left(game_id=game.pk, player=2)  # Bob's last socket closes
         traveller.shift(30)
-        with pytest.raises(services.GameError, match="you can claim in 30 s"):
+        with pytest.raises(ServiceError, match="you can claim in 30 s"):
             services.claim_victory(game_id=game.pk, user=game.player1)
         traveller.shift(30)
         assert sweep() == 0  # Alice's minute of waiting is not taken from her clock
@@ -322,7 +323,7 @@ def test_no_claim_against_a_player_who_came_back() -> None:
         assert back.event is not None and back.event["type"] == "back"
         GameConnection.objects.create(game=game, channel_name="bob-socket", player=2)
         traveller.shift(61)
-        with pytest.raises(services.GameError, match="Your opponent is connected"):
+        with pytest.raises(ServiceError, match="Your opponent is connected"):
             services.claim_victory(game_id=game.pk, user=game.player1)
 
 

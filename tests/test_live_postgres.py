@@ -17,6 +17,7 @@ import websockets
 from channels.db import database_sync_to_async
 from django.db import connections
 
+from config.errors import ServiceError
 from games import services
 from games.models import Game, GameConnection, GameEvent, Move
 from lobby.models import LobbyConnection
@@ -65,7 +66,7 @@ def test_two_moves_for_the_same_ply_at_once_apply_exactly_one(attempt: int) -> N
         lambda: services.play_move(game_id=game.pk, user=alice, move="J", ply=0),
     )
     applied = [r for r in results if isinstance(r, services.Applied)]
-    refused = [r for r in results if isinstance(r, services.GameError)]
+    refused = [r for r in results if isinstance(r, ServiceError)]
     assert len(applied) == 1 and len(refused) == 1, results
     assert refused[0].code == "stale_ply"
     game.refresh_from_db()

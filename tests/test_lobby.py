@@ -11,9 +11,10 @@ from channels.db import database_sync_to_async
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
+from config.errors import ServiceError
 from games.models import Game
 from lobby.models import Challenge, Seek, User
-from lobby.services import LobbyError, challenges, seeks
+from lobby.services import challenges, seeks
 from tests.games_helpers import make_user, session_for
 from tests.wsutil import communicator, receive
 
@@ -110,7 +111,7 @@ def test_a_seek_pairs_on_the_first_shared_game(users: dict[str, User]) -> None:
 def test_a_user_has_at_most_three_open_seeks(users: dict[str, User]) -> None:
     for _ in range(3):
         seeks.create_seek(user=users["alice"], games=DIFFUSION)
-    with pytest.raises(LobbyError) as refused:
+    with pytest.raises(ServiceError) as refused:
         seeks.create_seek(user=users["alice"], games=DIFFUSION)
     assert refused.value.code == "too_many_seeks"
 
@@ -129,7 +130,7 @@ def test_a_user_has_at_most_three_open_seeks(users: dict[str, User]) -> None:
 def test_a_bad_seek_is_refused_with_the_reason(
     users: dict[str, User], games: Any, code: str
 ) -> None:
-    with pytest.raises(LobbyError) as refused:
+    with pytest.raises(ServiceError) as refused:
         seeks.create_seek(user=users["alice"], games=games)
     assert refused.value.code == code
     assert refused.value.message
@@ -216,11 +217,11 @@ def test_a_challenge_can_be_accepted_only_by_its_recipient_and_only_once(
         challenger=users["alice"], challenged="bob", slug="diffusion"
     )
     for user, code in ((users["carol"], "not_yours"), (users["alice"], "not_yours")):
-        with pytest.raises(LobbyError) as refused:
+        with pytest.raises(ServiceError) as refused:
             challenges.accept_challenge(user=user, challenge_id=challenge.pk)
         assert refused.value.code == code
     challenges.cancel_challenge(user=users["alice"], challenge_id=challenge.pk)
-    with pytest.raises(LobbyError) as refused:
+    with pytest.raises(ServiceError) as refused:
         challenges.accept_challenge(user=users["bob"], challenge_id=challenge.pk)
     assert refused.value.code == "challenge_cancelled"
     assert Game.objects.count() == 0
@@ -232,7 +233,7 @@ def test_a_challenge_expires_after_a_day(users: dict[str, User]) -> None:
     )
     with (
         time_machine.travel(timezone.now() + timedelta(hours=24, seconds=1)),
-        pytest.raises(LobbyError) as refused,
+        pytest.raises(ServiceError) as refused,
     ):
         challenges.accept_challenge(user=users["bob"], challenge_id=challenge.pk)
     assert refused.value.code == "challenge_expired"
@@ -252,7 +253,7 @@ def test_a_challenge_expires_after_a_day(users: dict[str, User]) -> None:
 def test_a_bad_challenge_is_refused(
     users: dict[str, User], challenged: str, slug: str, options: dict[str, Any], code: str
 ) -> None:
-    with pytest.raises(LobbyError) as refused:
+    with pytest.raises(ServiceError) as refused:
         challenges.create_challenge(
             challenger=users["alice"], challenged=challenged, slug=slug, options=options
         )
@@ -264,12 +265,12 @@ def test_an_open_challenge_goes_to_the_first_who_accepts(users: dict[str, User])
     challenge = challenges.create_challenge(
         challenger=users["alice"], challenged=None, slug="diffusion"
     )
-    with pytest.raises(LobbyError) as refused:
+    with pytest.raises(ServiceError) as refused:
         challenges.accept_challenge(user=users["alice"], token=challenge.token)
     assert refused.value.code == "self_challenge"
     game = challenges.accept_challenge(user=users["carol"], token=challenge.token)
     assert {game.player1_id, game.player2_id} == {users["alice"].pk, users["carol"].pk}
-    with pytest.raises(LobbyError) as refused:
+    with pytest.raises(ServiceError) as refused:
         challenges.accept_challenge(user=users["bob"], token=challenge.token)
     assert refused.value.code == "challenge_accepted"
 
@@ -309,7 +310,7 @@ def test_the_pbmserv_challenge_command(
 def test_a_bad_pbmserv_command_says_what_is_wrong(
     users: dict[str, User], text: str, code: str
 ) -> None:
-    with pytest.raises(LobbyError) as refused:
+    with pytest.raises(ServiceError) as refused:
         challenges.pbm_challenge(sender=users["alice"], text=text)
     assert refused.value.code == code
 

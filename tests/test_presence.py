@@ -12,6 +12,7 @@ from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from config import presence
+from config.errors import ServiceError
 from games import services
 from games.models import Game, GameConnection, GameEvent
 from lobby.models import LobbyConnection, Seek, User
@@ -59,7 +60,7 @@ def test_a_dead_process_players_count_as_gone_and_the_opponent_can_claim_in_time
         game=game, channel_name="live.bob", user=game.player2, player=2, server="alive"
     )
     # Before the reaper runs, the dead socket still says Alice is here.
-    with pytest.raises(services.GameError) as refused:
+    with pytest.raises(ServiceError) as refused:
         services.claim_victory(game_id=game.pk, user=game.player2)
     assert refused.value.code == "opponent_here"
 
@@ -70,7 +71,7 @@ def test_a_dead_process_players_count_as_gone_and_the_opponent_can_claim_in_time
     assert set(game.away) == {"1"}
     away = GameEvent.objects.get(game=game, payload__type="away").payload
     assert away["player"] == 1
-    with pytest.raises(services.GameError) as refused:
+    with pytest.raises(ServiceError) as refused:
         services.claim_victory(game_id=game.pk, user=game.player2)
     assert refused.value.code == "too_early"  # the countdown runs: no longer `opponent_here`
 

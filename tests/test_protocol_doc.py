@@ -69,9 +69,24 @@ def test_every_error_code_in_the_source_is_documented() -> None:
         text = path.read_text()
         raised |= set(
             re.findall(
-                r'(?:GameError|LobbyError|ClientError|send_error|error)\(\s*"([a-z_]+)"', text
+                r'(?:ServiceError|ServiceError|ServiceError|send_error|error)\(\s*"([a-z_]+)"', text
             )
         )
     raised |= challenge_codes()
     assert {"illegal_move", "not_logged_in", "bad_json", "server_error"} <= raised
     assert raised <= documented().codes, sorted(raised - documented().codes)
+
+
+def test_every_http_status_in_the_document_is_the_one_the_server_answers() -> None:
+    from config.errors import http_status
+
+    text = (ROOT / "docs" / "PROTOCOL.md").read_text().split("\n## Error codes\n", 1)[1]
+    rows = re.findall(r"^\| `([a-z_]+)` \| ([^|]*) \|", text, re.M)
+    documented_statuses = {
+        code: int(found.group(1))
+        for code, where in rows
+        if (found := re.search(r"HTTP (\d{3})", where))
+    }
+    assert len(documented_statuses) >= 25
+    wrong = {c: (s, http_status(c)) for c, s in documented_statuses.items() if http_status(c) != s}
+    assert not wrong, f"documented status, served status: {wrong}"

@@ -6,10 +6,8 @@ from lobby.services.accounts import (
     do_sign_up,
     generate_guest_name,
 )
-from lobby.services.errors import LobbyError
 
 __all__ = [
-    "LobbyError",
     "do_create_guest",
     "do_set_notifications",
     "do_sign_up",

@@ -12,6 +12,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from config.errors import ServiceError
 from games import clocks
 from games import services as game_services
 from games.engine import normalized_options
@@ -19,7 +20,6 @@ from games.models import Game
 from games.rules import InvalidOptions
 from lobby.models import Challenge, User
 from lobby.services import feed
-from lobby.services.errors import LobbyError
 from lobby.services.seeks import announce_game, check_time_control
 
 LIFETIME = timedelta(hours=24)
@@ -53,10 +53,10 @@ def _audience(challenge: Challenge) -> list[int]:
 
 def _user_named(name: Any) -> User:
     if not isinstance(name, str) or not name:
-        raise LobbyError("bad_message", "Name the user to challenge.")
+        raise ServiceError("bad_message", "Name the user to challenge.")
     user = User.objects.filter(username__iexact=name).first()
     if user is None:
-        raise LobbyError("unknown_user", f"There is no user called {name[:40]!r}.")
+        raise ServiceError("unknown_user", f"There is no user called {name[:40]!r}.")
     return user
 
 
@@ -71,24 +71,26 @@ def create_challenge(
 ) -> Challenge:
     """Challenge a named user, or (challenged=None) anyone who opens the link."""
     if not challenger.is_authenticated:
-        raise LobbyError("not_logged_in", "Log in or play as a guest to challenge someone.")
+        raise ServiceError("not_logged_in", "Log in or play as a guest to challenge someone.")
     if not isinstance(slug, str):
-        raise LobbyError("bad_message", 'A challenge needs "slug", the game.')
+        raise ServiceError("bad_message", 'A challenge needs "slug", the game.')
     if side not in Challenge.Side.values:
-        raise LobbyError("bad_message", f"side must be one of {', '.join(Challenge.Side.values)}.")
+        raise ServiceError(
+            "bad_message", f"side must be one of {', '.join(Challenge.Side.values)}."
+        )
     options = options or {}
     if not isinstance(options, dict):
-        raise LobbyError("bad_message", '"options" must be an object.')
+        raise ServiceError("bad_message", '"options" must be an object.')
     control = check_time_control(time_control)
     try:
         full = normalized_options(slug, options)
     except InvalidOptions as error:
-        raise LobbyError("invalid_options", str(error)) from None
+        raise ServiceError("invalid_options", str(error)) from None
     target = None
     if challenged is not None:
         target = _user_named(challenged)
         if target.pk == challenger.pk:
-            raise LobbyError("self_challenge", "You cannot challenge yourself.")
+            raise ServiceError("self_challenge", "You cannot challenge yourself.")
     with transaction.atomic():
         challenge = Challenge.objects.create(
             challenger=challenger,
@@ -117,20 +119,22 @@ def _locked(*, challenge_id: Any = None, token: Any = None) -> Challenge:
     elif isinstance(challenge_id, int) and not isinstance(challenge_id, bool):
         challenge = query.filter(pk=challenge_id).first()
     else:
-        raise LobbyError("bad_message", 'Name the challenge by its "challenge_id".')
+        raise ServiceError("bad_message", 'Name the challenge by its "challenge_id".')
     if challenge is None:
-        raise LobbyError("no_such_challenge", "There is no such challenge.")
+        raise ServiceError("no_such_challenge", "There is no such challenge.")
     return challenge
 
 
-def _problem(challenge: Challenge) -> LobbyError | None:
+def _problem(challenge: Challenge) -> ServiceError | None:
     """Why the challenge can no longer be answered, marking it expired when it is due."""
     if challenge.status == Challenge.Status.PENDING and challenge.expires_at <= timezone.now():
         challenge.status = Challenge.Status.EXPIRED
         challenge.save(update_fields=["status"])
         _updated(challenge)
     if challenge.status != Challenge.Status.PENDING:
-        return LobbyError(f"challenge_{challenge.status}", f"That challenge is {challenge.status}.")
+        return ServiceError(
+            f"challenge_{challenge.status}", f"That challenge is {challenge.status}."
+        )
     return None
 
 
@@ -144,7 +148,7 @@ def _updated(challenge: Challenge) -> None:
 def accept_challenge(*, user: User, challenge_id: Any = None, token: Any = None) -> Game:
     """Accept a direct challenge (as its recipient) or an open one (as anyone else)."""
     if not user.is_authenticated:
-        raise LobbyError("not_logged_in", "Log in or play as a guest to accept a challenge.")
+        raise ServiceError("not_logged_in", "Log in or play as a guest to accept a challenge.")
     with transaction.atomic():
         challenge = _locked(challenge_id=challenge_id, token=token)
         # An expiry is recorded (committed) before the refusal is raised.
@@ -157,9 +161,9 @@ def accept_challenge(*, user: User, challenge_id: Any = None, token: Any = None)
 def _accept(challenge: Challenge, user: User) -> Game:
     if challenge.challenged_id is None:
         if challenge.challenger_id == user.pk:
-            raise LobbyError("self_challenge", "You cannot accept your own challenge.")
+            raise ServiceError("self_challenge", "You cannot accept your own challenge.")
     elif challenge.challenged_id != user.pk:
-        raise LobbyError("not_yours", "Only the challenged user can accept this challenge.")
+        raise ServiceError("not_yours", "Only the challenged user can accept this challenge.")
     side = challenge.side
     if side == Challenge.Side.RANDOM:
         side = random.choice([Challenge.Side.FIRST, Challenge.Side.SECOND])
@@ -191,7 +195,7 @@ def _answer(*, user: User, challenge_id: Any, as_challenger: bool, **changes: An
         owner = challenge.challenger_id if as_challenger else challenge.challenged_id
         if owner != user.pk:
             role = "challenger" if as_challenger else "challenged user"
-            raise LobbyError("not_yours", f"Only the {role} can do that.")
+            raise ServiceError("not_yours", f"Only the {role} can do that.")
         problem = _problem(challenge)
         if problem is None:
             for field, value in changes.items():
@@ -204,7 +208,7 @@ def _answer(*, user: User, challenge_id: Any, as_challenger: bool, **changes: An
 
 def decline_challenge(*, user: User, challenge_id: Any, reason: Any = "") -> Challenge:
     if not isinstance(reason, str) or len(reason) > MAX_REASON_LENGTH:
-        raise LobbyError(
+        raise ServiceError(
             "bad_message", f"A reason is text of at most {MAX_REASON_LENGTH} characters."
         )
     return _answer(
@@ -228,15 +232,15 @@ def cancel_challenge(*, user: User, challenge_id: Any) -> Challenge:
 def parse_pbm_command(text: Any) -> tuple[str, dict[str, int | str], str, str]:
     """`zigzag challenge -pits=8 -seeds=7 alice bob` -> (slug, options, userid1, userid2)."""
     if not isinstance(text, str) or len(text) > 200:
-        raise LobbyError(
+        raise ServiceError(
             "bad_command", "Send the command as text, e.g. 'diffusion challenge alice bob'."
         )
     try:
         words = shlex.split(text)
     except ValueError as error:
-        raise LobbyError("bad_command", f"Cannot read that command: {error}.") from None
+        raise ServiceError("bad_command", f"Cannot read that command: {error}.") from None
     if len(words) < 2 or words[1].lower() != "challenge":
-        raise LobbyError(
+        raise ServiceError(
             "bad_command",
             "Only 'challenge' is understood: <game> challenge [-opt=N ...] userid1 userid2",
         )
@@ -247,13 +251,13 @@ def parse_pbm_command(text: Any) -> tuple[str, dict[str, int | str], str, str]:
         if word.startswith("-"):
             key, equals, value = word[1:].partition("=")
             if not key or not equals:
-                raise LobbyError("bad_command", f"Options look like -name=value, not {word!r}.")
+                raise ServiceError("bad_command", f"Options look like -name=value, not {word!r}.")
             # ASCII digits only: str.isdigit() also accepts "²", which int() refuses.
             options[key.lower()] = int(value) if re.fullmatch(r"-?[0-9]+", value) else value
         else:
             names.append(word)
     if len(names) != 2:
-        raise LobbyError("bad_command", "Name two users: userid1 (moves first) and userid2.")
+        raise ServiceError("bad_command", "Name two users: userid1 (moves first) and userid2.")
     return slug, options, names[0], names[1]
 
 
@@ -262,9 +266,9 @@ def pbm_challenge(*, sender: User, text: Any) -> Challenge:
     slug, options, first, second = parse_pbm_command(text)
     names = [first.lower(), second.lower()]
     if sender.username.lower() not in names:
-        raise LobbyError("not_yours", "You must be one of the two users of the challenge.")
+        raise ServiceError("not_yours", "You must be one of the two users of the challenge.")
     if names[0] == names[1]:
-        raise LobbyError("self_challenge", "You cannot challenge yourself.")
+        raise ServiceError("self_challenge", "You cannot challenge yourself.")
     if names[0] == sender.username.lower():
         return create_challenge(
             challenger=sender, challenged=second, slug=slug, options=options, side="first"

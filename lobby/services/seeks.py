@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from config.errors import ServiceError
 from games import clocks
 from games import services as game_services
 from games.engine import normalized_options
@@ -22,7 +23,6 @@ from games.rules import InvalidOptions
 from lobby import matching
 from lobby.models import Seek, User
 from lobby.services import feed
-from lobby.services.errors import LobbyError
 
 MAX_OPEN_SEEKS = 3
 MAX_GAMES_PER_SEEK = 8
@@ -36,21 +36,21 @@ def check_games(games: Any) -> list[dict[str, Any]]:
     if isinstance(games, dict):
         games = [games]
     if not isinstance(games, list) or not games or len(games) > MAX_GAMES_PER_SEEK:
-        raise LobbyError(
+        raise ServiceError(
             "bad_message",
             f'A seek needs "games": 1 to {MAX_GAMES_PER_SEEK} of {{"slug": ..., "options": {{}}}}.',
         )
     checked = []
     for entry in games:
         if not isinstance(entry, dict) or not isinstance(entry.get("slug"), str):
-            raise LobbyError("bad_message", 'Each game needs a "slug" (and may have "options").')
+            raise ServiceError("bad_message", 'Each game needs a "slug" (and may have "options").')
         options = entry.get("options") or {}
         if not isinstance(options, dict):
-            raise LobbyError("bad_message", '"options" must be an object.')
+            raise ServiceError("bad_message", '"options" must be an object.')
         try:
             full = normalized_options(entry["slug"], options)
         except InvalidOptions as error:
-            raise LobbyError("invalid_options", str(error)) from None
+            raise ServiceError("invalid_options", str(error)) from None
         choice = {"slug": entry["slug"], "options": full}
         if choice not in checked:
             checked.append(choice)
@@ -67,11 +67,11 @@ def seek_view(seek: Seek) -> matching.SeekView:
 
 
 def check_time_control(text: Any) -> clocks.TimeControl:
-    """The time control `text` names; LobbyError("invalid_time_control") if none."""
+    """The time control `text` names; ServiceError("invalid_time_control") if none."""
     try:
         return clocks.parse(text)
     except clocks.BadTimeControl as error:
-        raise LobbyError("invalid_time_control", str(error)) from None
+        raise ServiceError("invalid_time_control", str(error)) from None
 
 
 def seek_payload(seek: Seek) -> dict[str, Any]:
@@ -91,14 +91,16 @@ def create_seek(
     """Open a seek; with pair_now, pair it at once if a compatible one is waiting (else the
     lobby's matchmaker pairs it moments later)."""
     if not user.is_authenticated:
-        raise LobbyError("not_logged_in", "Log in or play as a guest to seek a game.")
+        raise ServiceError("not_logged_in", "Log in or play as a guest to seek a game.")
     checked = check_games(games)
     control = check_time_control(time_control)
     with transaction.atomic():
         # Lock the user's row so two tabs cannot both slip under the limit.
         User.objects.select_for_update().filter(pk=user.pk).first()
         if Seek.objects.filter(user=user, status=Seek.Status.OPEN).count() >= MAX_OPEN_SEEKS:
-            raise LobbyError("too_many_seeks", f"You can have at most {MAX_OPEN_SEEKS} open seeks.")
+            raise ServiceError(
+                "too_many_seeks", f"You can have at most {MAX_OPEN_SEEKS} open seeks."
+            )
         # Announced by pair() only if it has to wait: a seek paired at once never shows.
         # A correspondence seek waits for a partner after its owner leaves the lobby.
         seek = Seek.objects.create(
@@ -210,13 +212,13 @@ def game_summary(game: Game) -> dict[str, Any]:
 
 def cancel_seek(*, user: User, seek_id: Any) -> None:
     if not isinstance(seek_id, int) or isinstance(seek_id, bool):
-        raise LobbyError("bad_message", 'cancel_seek needs "seek_id", a number.')
+        raise ServiceError("bad_message", 'cancel_seek needs "seek_id", a number.')
     with transaction.atomic():
         seek = Seek.objects.select_for_update().filter(pk=seek_id, user_id=user.pk).first()
         if seek is None:
-            raise LobbyError("no_such_seek", "You have no such seek.")
+            raise ServiceError("no_such_seek", "You have no such seek.")
         if seek.status != Seek.Status.OPEN:
-            raise LobbyError("seek_closed", f"That seek is already {seek.status}.")
+            raise ServiceError("seek_closed", f"That seek is already {seek.status}.")
         seek.status = Seek.Status.CANCELLED
         seek.save(update_fields=["status"])
         if seek.announced:

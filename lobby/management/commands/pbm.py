@@ -6,8 +6,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from config.errors import ServiceError
 from lobby.models import User
-from lobby.services import LobbyError
 from lobby.services.challenges import parse_pbm_command, pbm_challenge
 
 
@@ -24,9 +24,9 @@ class Command(BaseCommand):
             _, _, first, _ = parse_pbm_command(text)
             sender = User.objects.filter(username__iexact=first).first()
             if sender is None:
-                raise LobbyError("unknown_user", f"There is no user called {first!r}.")
+                raise ServiceError("unknown_user", f"There is no user called {first!r}.")
             challenge = pbm_challenge(sender=sender, text=text)
-        except LobbyError as error:
+        except ServiceError as error:
             raise CommandError(error.message) from None
         self.stdout.write(
             f"challenge {challenge.pk}: {challenge.challenger} challenges {challenge.challenged} "

@@ -1,0 +1,54 @@
+"""The one refusal every service raises, and how each refusal reads over HTTP.
+
+A service refuses with ServiceError(code, message): the code is the protocol's (see the
+"Error codes" table of docs/PROTOCOL.md), the message is for people. Sockets send it as an
+`error` frame; HTTP answers {"error": {"code", "message"}} with the status below.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ServiceError(Exception):
+    """A request the server refuses; nothing was changed."""
+
+    def __init__(self, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.extra = extra
+
+
+# Every code's HTTP status; codes not listed are 400 (a bad request).
+HTTP_STATUS = {
+    "not_logged_in": 403,
+    "not_yours": 403,
+    "not_a_player": 403,
+    "csrf_failed": 403,
+    "no_such_game": 404,
+    "no_such_seek": 404,
+    "no_such_challenge": 404,
+    "unknown_user": 404,
+    "not_found": 404,
+    "method_not_allowed": 405,
+    "not_your_turn": 409,
+    "stale_ply": 409,
+    "game_over": 409,
+    "game_not_over": 409,
+    "too_late_to_abort": 409,
+    "too_early": 409,
+    "opponent_here": 409,
+    "seek_closed": 409,
+    "too_many_seeks": 409,
+    "challenge_accepted": 409,
+    "challenge_declined": 409,
+    "challenge_cancelled": 409,
+    "challenge_expired": 409,
+    "illegal_move": 422,
+    "server_error": 500,
+}
+
+
+def http_status(code: str) -> int:
+    return HTTP_STATUS.get(code, 400)
