@@ -1,16 +1,17 @@
 """The base of every websocket consumer: decoding, size limits, dispatch and error frames.
 
-Consumers stay thin: a subclass lists its message handlers in ``handlers`` and each handler
-calls one service. Whatever a client sends, it gets a clear ``error`` frame back and the
-socket stays open; nothing a client sends can crash the consumer.
+Consumers stay thin: a subclass names its typed messages (``messages``, from the app's
+protocol module) and their handlers (``handlers``), and each handler calls one service.
+Whatever a client sends, it gets a clear ``error`` frame back and the socket stays open;
+nothing a client sends can crash the consumer.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
+import typing
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
@@ -20,6 +21,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
 from config.errors import ServiceError
+from config.protocol import Message, decode, decoder, tag_of
 
 logger = logging.getLogger(__name__)
 
@@ -50,10 +52,24 @@ CLOSE_FLOODING = 4429
 
 
 class JsonConsumer(AsyncJsonWebsocketConsumer):
-    """Decodes JSON frames of the form {"type": ..., ...} and dispatches on type."""
+    """Decodes JSON frames into the app's typed messages and dispatches on their type."""
 
+    # The union of the Message classes this socket accepts (the app's protocol module).
+    messages: ClassVar[Any] = None
     # message type -> name of the coroutine method that handles it
     handlers: ClassVar[dict[str, str]] = {}
+    _reader: ClassVar[Any]
+    _accepted: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.messages is not None:
+            cls._reader = decoder(cls.messages)
+            cls._accepted = ", ".join(sorted(cls.handlers))
+            kinds = {tag_of(kind) for kind in typing.get_args(cls.messages)}
+            if kinds != set(cls.handlers):
+                raise TypeError(f"{cls.__name__}: handlers {set(cls.handlers)} != {kinds}")
+
     # None: settings.WEBSOCKET_MAX_MESSAGE_BYTES
     max_message_bytes: ClassVar[int | None] = None
     rate_per_second: ClassVar[float] = 20.0
@@ -150,35 +166,23 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             await self.send_error("too_large", f"Messages are limited to {limit} bytes.")
             return
         try:
-            content = json.loads(text_data)
-        except ValueError:
-            await self.send_error("bad_json", "That message is not valid JSON.")
+            message = decode(text_data, self._reader, self._accepted)
+        except ServiceError as error:
+            await self.send_error(error.code, error.message, **error.extra)
             return
-        await self.receive_json(content)
+        await self.handle(message)
 
-    async def receive_json(self, content: Any, **kwargs: Any) -> None:
-        if not isinstance(content, dict) or not isinstance(content.get("type"), str):
-            await self.send_error(
-                "bad_message", 'A message must be a JSON object with a string "type".'
-            )
-            return
-        method_name = self.handlers.get(content["type"])
-        if method_name is None:
-            known = ", ".join(sorted(self.handlers)) or "none"
-            await self.send_error(
-                "unknown_type",
-                f"Unknown message type {content['type'][:40]!r}; this socket accepts: {known}.",
-            )
-            return
+    async def handle(self, message: Message) -> None:
+        """Run the handler of a decoded message; refusals and bugs become error frames."""
+        echo = {} if message.id is None else {"id": message.id}
+        method_name = self.handlers[tag_of(type(message))]
         try:
-            await getattr(self, method_name)(content)
+            await getattr(self, method_name)(message)
         except ServiceError as error:
             # Answers carry the request's id so clients can match them to what they sent.
-            echo = {"id": content["id"]} if "id" in content else {}
             await self.send_error(error.code, error.message, **{**echo, **error.extra})
         except Exception:
             # The traceback stays in the server log; the client gets a plain message and the
             # socket stays usable.
             logger.exception("websocket handler %s failed", method_name)
-            echo = {"id": content["id"]} if "id" in content else {}
             await self.send_error("server_error", "Something went wrong on the server.", **echo)

@@ -19,8 +19,9 @@ from django.conf import settings
 from config import presence as process_presence
 from config.db import db_call
 from config.errors import ServiceError
+from config.protocol import Message
 from config.ws import JsonConsumer
-from games import presence, selectors, services
+from games import presence, protocol, selectors, services
 from games.models import Game
 
 logger = logging.getLogger(__name__)
@@ -29,22 +30,10 @@ CLOSE_NO_SUCH_GAME = 4404
 # After a deadline, spectators look a moment later than players: a player's socket usually
 # ends the game and its broadcast reaches them first.
 SPECTATOR_DEADLINE_DELAY = 0.25
-MAX_CLIENT_ID_LENGTH = 64
-
-
-def _client_id(content: dict[str, Any]) -> Any:
-    value = content.get("id")
-    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
-        return value
-    if isinstance(value, str) and len(value) <= MAX_CLIENT_ID_LENGTH:
-        return value
-    raise ServiceError(
-        "bad_message",
-        f'"id" must be a number or text of at most {MAX_CLIENT_ID_LENGTH} characters.',
-    )
 
 
 class GameConsumer(JsonConsumer):
+    messages = protocol.CLIENT_MESSAGES
     handlers: ClassVar[dict[str, str]] = {
         "move": "handle_move",
         "resign": "handle_resign",
@@ -201,9 +190,8 @@ class GameConsumer(JsonConsumer):
 
     # --- handlers ---------------------------------------------------------------------------
 
-    async def _call(self, service: Any, content: dict[str, Any], **kwargs: Any) -> None:
-        request_id = _client_id(content)
-        echo = {"id": request_id} if request_id is not None else {}
+    async def _call(self, service: Any, message: Message, **kwargs: Any) -> None:
+        echo = {} if message.id is None else {"id": message.id}
         try:
             applied = await db_call(service)(game_id=self.game_id, user=self.user, **kwargs)
         except ServiceError as error:
@@ -219,39 +207,32 @@ class GameConsumer(JsonConsumer):
             # The mover hears back at once, before the broadcast comes round.
             await self._deliver(applied.event, **echo)
 
-    async def handle_move(self, content: dict[str, Any]) -> None:
-        move = content.get("move")
+    async def handle_move(self, message: protocol.Move) -> None:
         await self._call(
-            services.play_move, content, move=move, ply=content.get("ply"), lag=self.lag_ms
+            services.play_move, message, move=message.move, ply=message.ply, lag=self.lag_ms
         )
 
-    async def handle_resign(self, content: dict[str, Any]) -> None:
-        await self._call(services.resign, content)
+    async def handle_resign(self, message: protocol.Resign) -> None:
+        await self._call(services.resign, message)
 
-    async def handle_abort(self, content: dict[str, Any]) -> None:
-        await self._call(services.abort, content)
+    async def handle_abort(self, message: protocol.Abort) -> None:
+        await self._call(services.abort, message)
 
-    async def handle_rematch(self, content: dict[str, Any]) -> None:
-        await self._call(services.offer_rematch, content)
+    async def handle_rematch(self, message: protocol.Rematch) -> None:
+        await self._call(services.offer_rematch, message)
 
-    async def handle_sync(self, content: dict[str, Any]) -> None:
-        since = content.get("v")
-        if not isinstance(since, int) or isinstance(since, bool):
-            raise ServiceError("bad_message", 'sync needs "v": the last version you saw.')
-        if not await self._replay(since):
+    async def handle_sync(self, message: protocol.Sync) -> None:
+        if not await self._replay(message.v):
             await self._send_state()
 
-    async def handle_ping(self, content: dict[str, Any]) -> None:
-        await self.send_json({"type": "pong", "id": content.get("id")})
+    async def handle_ping(self, message: protocol.Ping) -> None:
+        await self.send_json({"type": "pong", "id": message.id})
 
-    async def handle_claim(self, content: dict[str, Any]) -> None:
-        await self._call(services.claim_victory, content)
+    async def handle_claim(self, message: protocol.Claim) -> None:
+        await self._call(services.claim_victory, message)
 
-    async def handle_lag_reply(self, content: dict[str, Any]) -> None:
-        sent = content.get("t")
-        if not isinstance(sent, int) or isinstance(sent, bool):
-            raise ServiceError("bad_message", 'lag_reply needs "t", as the probe sent it.')
-        round_trip = services.now_ms() - sent
+    async def handle_lag_reply(self, message: protocol.LagReply) -> None:
+        round_trip = services.now_ms() - message.t
         if 0 <= round_trip <= 10_000:  # older than that: not a probe of this socket's
             one_way = round_trip // 2
             self.lag_ms = one_way if not self.lag_ms else (self.lag_ms * 3 + one_way) // 4

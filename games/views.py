@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
 from config.errors import ServiceError, http_status
+from config.protocol import decode, decoder
 from games import selectors, services
 from games.models import Game
+from games.protocol import MoveBody
+
+MOVE_BODY = decoder(MoveBody)
 
 
 def error_response(code: str, message: str) -> JsonResponse:
@@ -63,14 +64,9 @@ def game_move(request: HttpRequest, game_id: int) -> JsonResponse:
     if not request.user.is_authenticated:
         return error_response("not_logged_in", "Log in (or play as a guest) to move.")
     try:
-        body: Any = json.loads(request.body or b"{}")
-    except ValueError:
-        return error_response("bad_message", "The body must be JSON.")
-    if not isinstance(body, dict):
-        return error_response("bad_message", 'The body must be {"move": ..., "ply": ...}.')
-    try:
+        body = decode(request.body or b"{}", MOVE_BODY)
         applied = services.play_move(
-            game_id=game_id, user=request.user, move=body.get("move"), ply=body.get("ply")
+            game_id=game_id, user=request.user, move=body.move, ply=body.ply
         )
     except ServiceError as error:
         return error_response(error.code, error.message)

@@ -6,18 +6,21 @@ Bodies and answers are JSON; refusals are {"error": {"code", "message"}}.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
+import msgspec
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET, require_POST
 
 from config.errors import ServiceError, http_status
-from lobby import selectors
+from config.protocol import decode, decoder
+from lobby import protocol, selectors
 from lobby.services import challenges, seeks
 from lobby.services.challenges import challenge_payload
 from lobby.services.seeks import seek_payload
+
+T = TypeVar("T")
 
 
 def refuse(error: ServiceError) -> JsonResponse:
@@ -26,14 +29,20 @@ def refuse(error: ServiceError) -> JsonResponse:
     )
 
 
-def _body(request: HttpRequest) -> dict[str, Any]:
-    try:
-        body = json.loads(request.body or b"{}")
-    except ValueError:
-        raise ServiceError("bad_message", "The body must be JSON.") from None
-    if not isinstance(body, dict):
-        raise ServiceError("bad_message", "The body must be a JSON object.")
-    return body
+def _body(request: HttpRequest, kind: type[T]) -> T:
+    """The request body as the typed message `kind`, through the protocol's one edge."""
+    return decode(request.body or b"{}", _decoders[kind])
+
+
+_decoders: dict[type, Any] = {
+    kind: decoder(kind)
+    for kind in (
+        protocol.SeekBody,
+        protocol.ChallengeBody,
+        protocol.DeclineBody,
+        protocol.CommandBody,
+    )
+}
 
 
 def _signed_in(request: HttpRequest) -> Any:
@@ -64,11 +73,11 @@ def lobby(request: HttpRequest) -> dict[str, Any]:
 @require_POST
 @lobby_call
 def create_seek(request: HttpRequest) -> dict[str, Any]:
-    body = _body(request)
+    body = _body(request, protocol.SeekBody)
     seek, game = seeks.create_seek(
         user=_signed_in(request),
-        games=body.get("games"),
-        time_control=body.get("time_control", ""),
+        games=msgspec.to_builtins(body.games),
+        time_control=body.time_control,
     )
     seek.refresh_from_db()
     return {"seek": seek_payload(seek), "game_id": game.pk if game else None}
@@ -84,14 +93,14 @@ def cancel_seek(request: HttpRequest, seek_id: int) -> dict[str, Any]:
 @require_POST
 @lobby_call
 def create_challenge(request: HttpRequest) -> dict[str, Any]:
-    body = _body(request)
+    body = _body(request, protocol.ChallengeBody)
     challenge = challenges.create_challenge(
         challenger=_signed_in(request),
-        challenged=body.get("user"),
-        slug=body.get("slug"),
-        options=body.get("options"),
-        side=body.get("side", "random"),
-        time_control=body.get("time_control", ""),
+        challenged=body.user,
+        slug=body.slug,
+        options=dict(body.options),
+        side=body.side,
+        time_control=body.time_control,
     )
     return {"challenge": challenge_payload(challenge)}
 
@@ -104,9 +113,10 @@ def answer_challenge(request: HttpRequest, challenge_id: int, action: str) -> di
         game = challenges.accept_challenge(user=user, challenge_id=challenge_id)
         return {"game_id": game.pk}
     if action == "decline":
-        reason = _body(request).get("reason", "")
         challenge = challenges.decline_challenge(
-            user=user, challenge_id=challenge_id, reason=reason
+            user=user,
+            challenge_id=challenge_id,
+            reason=_body(request, protocol.DeclineBody).reason,
         )
     else:
         challenge = challenges.cancel_challenge(user=user, challenge_id=challenge_id)
@@ -117,7 +127,6 @@ def answer_challenge(request: HttpRequest, challenge_id: int, action: str) -> di
 @lobby_call
 def command(request: HttpRequest) -> dict[str, Any]:
     """pbmserv's command form: {"text": "zigzag challenge -pits=8 alice bob"}."""
-    challenge = challenges.pbm_challenge(
-        sender=_signed_in(request), text=_body(request).get("text")
-    )
+    text = _body(request, protocol.CommandBody).text
+    challenge = challenges.pbm_challenge(sender=_signed_in(request), text=text)
     return {"challenge": challenge_payload(challenge)}

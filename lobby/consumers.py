@@ -11,13 +11,15 @@ import weakref
 from typing import Any, ClassVar
 from urllib.parse import parse_qs
 
+import msgspec
 from channels.layers import get_channel_layer
 
 from config import presence
 from config.db import db_call
 from config.errors import ServiceError
+from config.protocol import Message
 from config.ws import JsonConsumer
-from lobby import matchmaker, selectors
+from lobby import matchmaker, protocol, selectors
 from lobby.services import challenges, feed, seeks
 from lobby.services import presence as lobby_presence
 
@@ -59,6 +61,7 @@ def _user_id(user: Any) -> int | None:
 
 
 class LobbyConsumer(JsonConsumer):
+    messages = protocol.CLIENT_MESSAGES
     handlers: ClassVar[dict[str, str]] = {
         "ping": "handle_ping",
         "sync": "handle_sync",
@@ -163,90 +166,72 @@ class LobbyConsumer(JsonConsumer):
 
     # --- from the client --------------------------------------------------------------------
 
-    async def _call(self, service: Any, content: dict[str, Any], **kwargs: Any) -> Any:
+    async def _call(self, service: Any, **kwargs: Any) -> Any:
         if self.user_id is None:
             raise ServiceError("not_logged_in", "Log in or play as a guest first.")
-        try:
-            return await db_call(service)(**kwargs)
-        except ServiceError as error:
-            raise ServiceError(error.code, error.message, id=content.get("id")) from None
+        return await db_call(service)(**kwargs)
 
-    async def _ok(self, content: dict[str, Any], **fields: Any) -> None:
-        await self.send_json({"type": "ok", "id": content.get("id"), **fields})
+    async def _ok(self, message: Message, **fields: Any) -> None:
+        await self.send_json({"type": "ok", "id": message.id, **fields})
 
-    async def handle_ping(self, content: dict[str, Any]) -> None:
-        await self.send_json({"type": "pong", "id": content.get("id")})
+    async def handle_ping(self, message: protocol.Ping) -> None:
+        await self.send_json({"type": "pong", "id": message.id})
 
-    async def handle_sync(self, content: dict[str, Any]) -> None:
-        since = content.get("v")
-        if not isinstance(since, int) or isinstance(since, bool):
-            raise ServiceError("bad_message", 'sync needs "v": the last version you saw.')
-        if since > self.last_v or not await self._replay(since):
+    async def handle_sync(self, message: protocol.Sync) -> None:
+        if message.v > self.last_v or not await self._replay(message.v):
             await self._send_snapshot()
 
-    async def handle_seek(self, content: dict[str, Any]) -> None:
+    async def handle_seek(self, message: protocol.Seek) -> None:
         seek, _ = await self._call(
             seeks.create_seek,
-            content,
             user=self.user,
-            games=content.get("games"),
-            time_control=content.get("time_control", ""),
+            games=msgspec.to_builtins(message.games),
+            time_control=message.time_control,
             pair_now=False,
         )
         matchmaker.poke()  # `game_started` follows when the seek pairs
-        await self._ok(content, seek_id=seek.pk)
+        await self._ok(message, seek_id=seek.pk)
 
-    async def handle_cancel_seek(self, content: dict[str, Any]) -> None:
-        await self._call(seeks.cancel_seek, content, user=self.user, seek_id=content.get("seek_id"))
-        await self._ok(content)
+    async def handle_cancel_seek(self, message: protocol.CancelSeek) -> None:
+        await self._call(seeks.cancel_seek, user=self.user, seek_id=message.seek_id)
+        await self._ok(message)
 
-    async def handle_challenge(self, content: dict[str, Any]) -> None:
-        challenged = content.get("user")
-        if challenged is not None and not isinstance(challenged, str):
-            raise ServiceError("bad_message", '"user" must be a user name (or absent: open).')
+    async def handle_challenge(self, message: protocol.Challenge) -> None:
         challenge = await self._call(
             challenges.create_challenge,
-            content,
             challenger=self.user,
-            challenged=challenged,
-            slug=content.get("slug"),
-            options=content.get("options"),
-            side=content.get("side", "random"),
-            time_control=content.get("time_control", ""),
+            challenged=message.user,
+            slug=message.slug,
+            options=dict(message.options),
+            side=message.side,
+            time_control=message.time_control,
         )
-        await self._ok(content, challenge_id=challenge.pk, token=challenge.token)
+        await self._ok(message, challenge_id=challenge.pk, token=challenge.token)
 
-    async def handle_accept(self, content: dict[str, Any]) -> None:
+    async def handle_accept(self, message: protocol.Accept) -> None:
         game = await self._call(
             challenges.accept_challenge,
-            content,
             user=self.user,
-            challenge_id=content.get("challenge_id"),
-            token=content.get("token"),
+            challenge_id=message.challenge_id,
+            token=message.token,
         )
-        await self._ok(content, game_id=game.pk)
+        await self._ok(message, game_id=game.pk)
 
-    async def handle_decline(self, content: dict[str, Any]) -> None:
+    async def handle_decline(self, message: protocol.Decline) -> None:
         await self._call(
             challenges.decline_challenge,
-            content,
             user=self.user,
-            challenge_id=content.get("challenge_id"),
-            reason=content.get("reason", ""),
+            challenge_id=message.challenge_id,
+            reason=message.reason,
         )
-        await self._ok(content)
+        await self._ok(message)
 
-    async def handle_cancel_challenge(self, content: dict[str, Any]) -> None:
+    async def handle_cancel_challenge(self, message: protocol.CancelChallenge) -> None:
         await self._call(
-            challenges.cancel_challenge,
-            content,
-            user=self.user,
-            challenge_id=content.get("challenge_id"),
+            challenges.cancel_challenge, user=self.user, challenge_id=message.challenge_id
         )
-        await self._ok(content)
+        await self._ok(message)
 
-    async def handle_command(self, content: dict[str, Any]) -> None:
-        challenge = await self._call(
-            challenges.pbm_challenge, content, sender=self.user, text=content.get("text")
-        )
-        await self._ok(content, challenge_id=challenge.pk)
+    async def handle_command(self, message: protocol.Command) -> None:
+        challenge = await self._call(challenges.pbm_challenge, sender=self.user, text=message.text)
+        await self._ok(message, challenge_id=challenge.pk)

@@ -76,11 +76,11 @@ def test_a_visitor_must_sign_in_first() -> None:
     assert Client().get("/api/lobby").json()["user"] is None
 
 
-def test_a_body_that_is_not_json_is_refused() -> None:
+def test_a_body_that_is_not_json_is_refused_as_on_the_socket() -> None:
     browser, _ = guest()
     answer = browser.post("/api/seeks", data="{", content_type="application/json")
     assert answer.status_code == 400
-    assert answer.json()["error"]["code"] == "bad_message"
+    assert answer.json()["error"]["code"] == "bad_json"
 
 
 def test_a_pbmserv_option_in_superscript_digits_is_refused_not_a_crash() -> None:
@@ -126,3 +126,12 @@ def test_api_refusals_outside_the_views_are_json_too(
     answer = getattr(browser, method)(url)
     assert answer.status_code == status
     assert answer.json()["error"]["code"] == code
+
+
+def test_a_deeply_nested_body_is_refused_without_a_crash() -> None:
+    browser, _ = guest()
+    body = '{"games": [{"slug": "diffusion"}], "x": ' + "[" * 5000 + "]" * 5000 + "}"
+    answer = browser.post("/api/seeks", data=body, content_type="application/json")
+    assert answer.status_code == 400
+    assert answer.json()["error"]["code"] == "bad_json"
+    assert not Seek.objects.exists()

@@ -90,3 +90,32 @@ def test_every_http_status_in_the_document_is_the_one_the_server_answers() -> No
     assert len(documented_statuses) >= 25
     wrong = {c: (s, http_status(c)) for c, s in documented_statuses.items() if http_status(c) != s}
     assert not wrong, f"documented status, served status: {wrong}"
+
+
+def test_the_published_schema_is_generated_from_the_current_models() -> None:
+    from lobby.management.commands.protocol_schema import SCHEMA_FILE, document
+
+    assert SCHEMA_FILE.read_text() == document(), "run: python manage.py protocol_schema"
+
+
+@pytest.mark.parametrize(
+    ("socket", "heading", "next_heading"),
+    [("game", "## The game socket", "## HTTP"), ("lobby", "## The lobby socket", "## The game")],
+)
+def test_every_message_a_socket_accepts_is_described_in_its_section(
+    socket: str, heading: str, next_heading: str
+) -> None:
+    import typing
+
+    from config.protocol import tag_of
+    from games import protocol as games
+    from lobby import protocol as lobby
+
+    text = (ROOT / "docs" / "PROTOCOL.md").read_text()
+    section = text.split(heading, 1)[1].split(next_heading, 1)[0]
+    messages = (games if socket == "game" else lobby).CLIENT_MESSAGES
+    tags = {tag_of(kind) for kind in typing.get_args(messages)} - {"ping"}  # ping: at the top
+    assert len(tags) >= 7
+    missing = sorted(tag for tag in tags if f'"type": "{tag}"' not in section)
+    assert not missing, f"the {socket} section does not describe: {missing}"
+    assert '{"type": "ping", "id": x}' in text

@@ -113,7 +113,7 @@ def test_the_server_drops_a_socket_that_sends_an_oversized_message(make_run: Ser
             make_run.ws + "/ws/lobby/", origin=websockets.Origin(make_run.http), max_size=None
         ) as socket:
             await socket.recv()
-            await socket.send(json.dumps({"type": "ping", "id": "x" * size}))
+            await socket.send(json.dumps({"type": "ping", "id": 1, "padding": "x" * size}))
             try:
                 while True:
                     kind = json.loads(await asyncio.wait_for(socket.recv(), 10))["type"]

@@ -58,6 +58,9 @@ async def test_a_socket_from_another_site_is_refused() -> None:
         ('{"no": "type"}', "bad_message"),
         ('{"type": 7}', "bad_message"),
         ('{"type": "launch_missiles"}', "unknown_type"),
+        # Deep nesting once crashed the decoder (RecursionError): now a plain refusal.
+        ("[" * 2000 + "]" * 2000, "bad_message"),
+        ('{"type": "ping", "x": ' + "[" * 3000 + "]" * 3000 + "}", "bad_json"),
         ("{" * 100_000, "too_large"),
     ],
 )

@@ -1,0 +1,57 @@
+"""Every message a client sends about a game, typed (the socket /ws/games/<id>/ and the HTTP
+move endpoint). See docs/PROTOCOL.md; docs/protocol.schema.json is generated from these."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+
+from config.protocol import Body, Message
+from games.engine import MAX_MOVE_LENGTH
+
+Notation = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_MOVE_LENGTH)]
+Ply = Annotated[int, msgspec.Meta(ge=0)]
+
+
+class Move(Message, tag="move", kw_only=True):
+    move: Notation
+    ply: Ply  # moves already played in the client's view
+
+
+class Resign(Message, tag="resign", kw_only=True):
+    pass
+
+
+class Abort(Message, tag="abort", kw_only=True):
+    pass
+
+
+class Rematch(Message, tag="rematch", kw_only=True):
+    pass
+
+
+class Sync(Message, tag="sync", kw_only=True):
+    v: int  # the last version the client saw
+
+
+class Ping(Message, tag="ping", kw_only=True):
+    pass
+
+
+class Claim(Message, tag="claim", kw_only=True):
+    pass
+
+
+class LagReply(Message, tag="lag_reply", kw_only=True):
+    t: int  # as the server's lag_probe sent it
+
+
+CLIENT_MESSAGES = Move | Resign | Abort | Rematch | Sync | Ping | Claim | LagReply
+
+
+class MoveBody(Body, kw_only=True):
+    """POST /api/games/<id>/move."""
+
+    move: Notation
+    ply: Ply
