@@ -60,7 +60,7 @@ chromium:
 	    echo "The browser tests need Debian's Chromium: run 'apt-get install chromium' as root"; \
 	    exit 1; }; }
 
-test: $(VENV)/.installed-dev chromium
+test: $(VENV)/.installed-dev chromium lint
 	$(BIN)/pytest -m "not postgres" $(PYTEST_ARGS)
 	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
 		$(BIN)/pytest -m "not sqlite" --ignore=tests/rules $(PYTEST_ARGS)
@@ -68,6 +68,8 @@ test: $(VENV)/.installed-dev chromium
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy --strict games/rules
+	$(BIN)/mypy config games lobby
 
 format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .

@@ -16,7 +16,7 @@ from channels.sessions import CookieMiddleware, SessionMiddleware
 from config.db import db_call
 
 # The plain function behind Channels' decorated get_user.
-_lookup = get_user.func  # type: ignore[attr-defined]
+_lookup = get_user.func
 
 
 class PooledAuthMiddleware(AuthMiddleware):

@@ -14,43 +14,43 @@ Notation = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_MOVE_LENGTH)
 Ply = Annotated[int, msgspec.Meta(ge=0)]
 
 
-class Move(Message, tag="move", kw_only=True):
+class Move(Message, tag="move", kw_only=True, frozen=True):
     move: Notation
     ply: Ply  # moves already played in the client's view
 
 
-class Resign(Message, tag="resign", kw_only=True):
+class Resign(Message, tag="resign", kw_only=True, frozen=True):
     pass
 
 
-class Abort(Message, tag="abort", kw_only=True):
+class Abort(Message, tag="abort", kw_only=True, frozen=True):
     pass
 
 
-class Rematch(Message, tag="rematch", kw_only=True):
+class Rematch(Message, tag="rematch", kw_only=True, frozen=True):
     pass
 
 
-class Sync(Message, tag="sync", kw_only=True):
+class Sync(Message, tag="sync", kw_only=True, frozen=True):
     v: int  # the last version the client saw
 
 
-class Ping(Message, tag="ping", kw_only=True):
+class Ping(Message, tag="ping", kw_only=True, frozen=True):
     pass
 
 
-class Claim(Message, tag="claim", kw_only=True):
+class Claim(Message, tag="claim", kw_only=True, frozen=True):
     pass
 
 
-class LagReply(Message, tag="lag_reply", kw_only=True):
+class LagReply(Message, tag="lag_reply", kw_only=True, frozen=True):
     t: int  # as the server's lag_probe sent it
 
 
 CLIENT_MESSAGES = Move | Resign | Abort | Rematch | Sync | Ping | Claim | LagReply
 
 
-class MoveBody(Body, kw_only=True):
+class MoveBody(Body, kw_only=True, frozen=True):
     """POST /api/games/<id>/move."""
 
     move: Notation

@@ -34,16 +34,16 @@ class GameChoice(msgspec.Struct, kw_only=True, frozen=True):
 Games = Annotated[list[GameChoice], msgspec.Meta(min_length=1, max_length=MAX_GAMES_PER_SEEK)]
 
 
-class Seek(Message, tag="seek", kw_only=True):
+class Seek(Message, tag="seek", kw_only=True, frozen=True):
     games: Games | GameChoice  # in order of preference
     time_control: TimeControl = ""
 
 
-class CancelSeek(Message, tag="cancel_seek", kw_only=True):
+class CancelSeek(Message, tag="cancel_seek", kw_only=True, frozen=True):
     seek_id: int
 
 
-class Challenge(Message, tag="challenge", kw_only=True):
+class Challenge(Message, tag="challenge", kw_only=True, frozen=True):
     user: Annotated[str, msgspec.Meta(max_length=40)] | None = None  # None: an open challenge
     slug: Slug
     options: Options = {}
@@ -51,29 +51,29 @@ class Challenge(Message, tag="challenge", kw_only=True):
     time_control: TimeControl = ""
 
 
-class Accept(Message, tag="accept", kw_only=True):
+class Accept(Message, tag="accept", kw_only=True, frozen=True):
     challenge_id: int | None = None
     token: Annotated[str, msgspec.Meta(max_length=64)] | None = None
 
 
-class Decline(Message, tag="decline", kw_only=True):
+class Decline(Message, tag="decline", kw_only=True, frozen=True):
     challenge_id: int
     reason: Annotated[str, msgspec.Meta(max_length=MAX_REASON_LENGTH)] = ""
 
 
-class CancelChallenge(Message, tag="cancel_challenge", kw_only=True):
+class CancelChallenge(Message, tag="cancel_challenge", kw_only=True, frozen=True):
     challenge_id: int
 
 
-class Command(Message, tag="command", kw_only=True):
+class Command(Message, tag="command", kw_only=True, frozen=True):
     text: Annotated[str, msgspec.Meta(max_length=MAX_COMMAND_LENGTH)]
 
 
-class Sync(Message, tag="sync", kw_only=True):
+class Sync(Message, tag="sync", kw_only=True, frozen=True):
     v: int
 
 
-class Ping(Message, tag="ping", kw_only=True):
+class Ping(Message, tag="ping", kw_only=True, frozen=True):
     pass
 
 
@@ -85,12 +85,12 @@ CLIENT_MESSAGES = (
 # --- HTTP bodies ---------------------------------------------------------------------------
 
 
-class SeekBody(Body, kw_only=True):
+class SeekBody(Body, kw_only=True, frozen=True):
     games: Games | GameChoice
     time_control: TimeControl = ""
 
 
-class ChallengeBody(Body, kw_only=True):
+class ChallengeBody(Body, kw_only=True, frozen=True):
     user: Annotated[str, msgspec.Meta(max_length=40)] | None = None
     slug: Slug
     options: Options = {}
@@ -98,13 +98,13 @@ class ChallengeBody(Body, kw_only=True):
     time_control: TimeControl = ""
 
 
-class DeclineBody(Body, kw_only=True):
+class DeclineBody(Body, kw_only=True, frozen=True):
     reason: Annotated[str, msgspec.Meta(max_length=MAX_REASON_LENGTH)] = ""
 
 
-class EmptyBody(Body, kw_only=True):
+class EmptyBody(Body, kw_only=True, frozen=True):
     pass
 
 
-class CommandBody(Body, kw_only=True):
+class CommandBody(Body, kw_only=True, frozen=True):
     text: Annotated[str, msgspec.Meta(max_length=MAX_COMMAND_LENGTH)]

@@ -165,11 +165,12 @@ class Command(BaseCommand):
                 if not clock.started:
                     clock.give_up()
                 return
-            game_id = await self._play_one(game_id, sockets, rate, clock, stats)
+            rematch = await self._play_one(game_id, sockets, rate, clock, stats)
             for socket in sockets.values():
                 await socket.close()
-            if game_id is None:
+            if rematch is None:
                 return
+            game_id = rematch
             table.cookies = {1: table.cookies[2], 2: table.cookies[1]}  # the rematch swaps sides
 
     async def _play_one(

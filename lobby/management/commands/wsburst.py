@@ -51,7 +51,8 @@ async def burst(
 
     async def one(index: int) -> Result:
         url = urls[index % len(urls)]
-        headers = {"Cookie": cookies[index]} if cookies[index] else {}
+        cookie = cookies[index]
+        headers = {"Cookie": cookie} if cookie else {}
         started = time.perf_counter()
         try:
             async with websockets.connect(
@@ -93,7 +94,9 @@ class Command(BaseCommand):
         if bool(options["url"]) == bool(options["procs"]):
             raise CommandError("Give either --url (a running server) or --procs N.")
         count: int = options["count"]
-        cookies = self._sessions(count) if options["signed_in"] else [None] * count
+        cookies: list[str | None] = (
+            self._sessions(count) if options["signed_in"] else [None] * count
+        )
         servers = []
         if options["procs"]:
             check_shared_services(options["procs"])
