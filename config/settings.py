@@ -173,6 +173,8 @@ PRESENCE_EXPIRY_SECONDS = float(os.environ.get("PRESENCE_EXPIRY_SECONDS", "30"))
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Diffusion <noreply@localhost>")
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+# A mail server that hangs must not hold the sweeper up for long.
+EMAIL_TIMEOUT = int(os.environ.get("EMAIL_TIMEOUT", "10"))
 if EMAIL_HOST:
     EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
     EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))

@@ -71,6 +71,10 @@ class TimeControl:
     def realtime(self) -> bool:
         return self.kind == "realtime"
 
+    @property
+    def correspondence(self) -> bool:
+        return self.kind == "correspondence"
+
     def describe(self) -> dict[str, Any]:
         return {"code": self.code, "kind": self.kind, "label": self.label}
 

@@ -6,6 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from games.fields import TimeControlField
+
 
 class Game(models.Model):
     """One game between two players; `state` is the engine's JSON after `ply` moves."""
@@ -43,7 +45,7 @@ class Game(models.Model):
     rematch_offers = models.JSONField(default=list, blank=True)
     # Time: the control ("" untimed, "5+3", "3d"), the clock (games/clocks.py; null when
     # untimed) and when the running side runs out, indexed for the sweeper.
-    time_control = models.CharField(max_length=20, blank=True, default="")
+    time_control = TimeControlField()
     clock = models.JSONField(null=True, blank=True)
     deadline = models.DateTimeField(null=True, blank=True, db_index=True)
     # Real-time players whose last socket closed: {"1": epoch ms when they left}.
@@ -118,6 +120,23 @@ class GameEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game_id} v{self.version} {self.payload.get('type')}"
+
+
+class MoveNotice(models.Model):
+    """A "your move" e-mail to send (correspondence): written in the move's transaction,
+    sent by the sweeper, so a slow mail server never holds up a move."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    player = models.PositiveSmallIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "player"], name="games_notice_one_pending"),
+        ]
+
+    def __str__(self) -> str:
+        return f"notice {self.game_id}:{self.player}"
 
 
 class GameConnection(models.Model):

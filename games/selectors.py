@@ -40,7 +40,7 @@ def snapshot(game: Game) -> dict[str, Any]:
         "rematch_offers": game.rematch_offers,
         "rematch_id": game.rematch_id,
         "created_at": game.created_at.isoformat(),
-        "time_control": clocks.parse(game.time_control).describe(),
+        "time_control": game.time_control.describe(),
         "clock": clocks.view(game.clock, now_ms()),
         # Real-time players away from the game: when their opponent may claim the win.
         "away": {seat: at + clocks.ABANDON_MS for seat, at in game.away.items()},

@@ -23,7 +23,7 @@ from config.db import run_soon
 from config.errors import ServiceError
 from games import clocks, presence
 from games.engine import MAX_MOVE_LENGTH, canonical_move, client_moves, rules_for
-from games.models import Game, GameConnection, GameEvent, Move
+from games.models import Game, GameConnection, GameEvent, Move, MoveNotice
 from games.rules import IllegalMove, InvalidOptions
 from lobby.models import User
 
@@ -130,7 +130,7 @@ def _excused(game: Game, now: int) -> int:
     """Time the running player does not spend while their opponent is away (the
     abandonment countdown): at most ABANDON_MS, real-time games only."""
     clock = game.clock
-    if not clock or not clock.get("running") or not clocks.parse(clock["control"]).realtime:
+    if not clock or not clock.get("running") or not game.time_control.realtime:
         return 0
     left_at = game.away.get(str(3 - clock["running"]))
     if left_at is None:
@@ -223,7 +223,12 @@ def next_deadline() -> datetime | None:
 
 
 def new_game(
-    *, slug: str, options: dict[str, Any], player1: User, player2: User, time_control: str = ""
+    *,
+    slug: str,
+    options: dict[str, Any],
+    player1: User,
+    player2: User,
+    time_control: str | clocks.TimeControl = "",
 ) -> Game:
     """An unsaved active game; the engine validates the slug and options, clocks.parse the
     time control. A timed game's clock starts now, with player 1 to move."""
@@ -234,7 +239,11 @@ def new_game(
     except InvalidOptions as error:
         raise ServiceError("invalid_options", str(error)) from None
     try:
-        control = clocks.parse(time_control)
+        control = (
+            time_control
+            if isinstance(time_control, clocks.TimeControl)
+            else clocks.parse(time_control)
+        )
     except clocks.BadTimeControl as error:
         raise ServiceError("invalid_time_control", str(error)) from None
     game = Game(
@@ -243,7 +252,7 @@ def new_game(
         player1=player1,
         player2=player2,
         state=rules.to_json(rules.initial_state()),
-        time_control=control.code,
+        time_control=control,
         clock=clocks.start(control, now_ms()),
     )
     _set_deadline(game)
@@ -251,7 +260,12 @@ def new_game(
 
 
 def create_game(
-    *, slug: str, options: dict[str, Any], player1: User, player2: User, time_control: str = ""
+    *,
+    slug: str,
+    options: dict[str, Any],
+    player1: User,
+    player2: User,
+    time_control: str | clocks.TimeControl = "",
 ) -> Game:
     """A new active game; the engine validates the slug and options."""
     game = new_game(
@@ -367,9 +381,8 @@ def _apply(
                 "clock": clocks.view(game.clock, now),
             },
         )
-    elif turn_over and game.time_control.endswith("d"):
-        opponent = 3 - player
-        transaction.on_commit(lambda: notify_move(game.pk, opponent))
+    elif turn_over and game.time_control.correspondence:
+        MoveNotice.objects.get_or_create(game=game, player=3 - player)
     game.save()
     if outcome is not None:
         _announce_end(game)
@@ -477,7 +490,7 @@ def offer_rematch(*, game_id: int, user: Any) -> Applied:
 
 
 def _realtime_and_active(game: Game) -> bool:
-    return game.status == Game.Status.ACTIVE and clocks.parse(game.time_control).realtime
+    return game.status == Game.Status.ACTIVE and game.time_control.realtime
 
 
 def player_left(*, game_id: int, player: int) -> Applied:
@@ -574,6 +587,17 @@ def _players_changed(rows: list[GameConnection], change: Any) -> None:
 # --- correspondence e-mail -------------------------------------------------------------------
 
 
+def send_move_notices(limit: int = 100) -> int:
+    """Send the pending "your move" e-mails (the sweeper calls this every pass); how many
+    were sent. Each notice is taken by one sender only, even with several sweepers."""
+    with transaction.atomic():
+        pending = list(
+            MoveNotice.objects.select_for_update(skip_locked=True).order_by("pk")[:limit]
+        )
+        MoveNotice.objects.filter(pk__in=[notice.pk for notice in pending]).delete()
+    return sum(notify_move(notice.game_id, notice.player) for notice in pending)
+
+
 def notify_move(game_id: int, player: int) -> bool:
     """E-mail `player` that it is their move, unless a socket of theirs is on the game (they
     see it already), they have no address, or they turned these e-mails off."""
@@ -595,7 +619,7 @@ def notify_move(game_id: int, player: int) -> bool:
             subject=f"Your move in {name} #{game.pk} against {opponent.username}",
             message=(
                 f"{opponent.username} has moved in {name} #{game.pk}. It is your move:\n\n"
-                f"{link}\n\nYou have {game.time_control.removesuffix('d')} day(s) per move.\n"
+                f"{link}\n\nYou have {game.time_control.label}.\n"
                 f"Turn these e-mails off on your profile: "
                 f"{settings.SITE_URL.rstrip('/')}/@{user.username}/\n"
             ),

@@ -5,6 +5,7 @@ from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+from games.fields import TimeControlField
 from lobby.usernames import validate_username
 
 
@@ -45,7 +46,7 @@ class Seek(models.Model):
     user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="seeks")
     # [{"slug": ..., "options": {... defaults filled in ...}}, ...] in order of preference
     games = models.JSONField()
-    time_control = models.CharField(max_length=20, blank=True)
+    time_control = TimeControlField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     # Both seeks of a pairing point at the one game it created.
     game = models.ForeignKey(
@@ -95,7 +96,7 @@ class Challenge(models.Model):
     slug = models.CharField(max_length=40)
     options = models.JSONField(default=dict, blank=True)
     side = models.CharField(max_length=6, choices=Side.choices, default=Side.RANDOM)
-    time_control = models.CharField(max_length=20, blank=True)
+    time_control = TimeControlField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     decline_reason = models.CharField(max_length=100, blank=True)
     token = models.CharField(max_length=32, unique=True)

@@ -144,7 +144,7 @@ def timed_game(control: str, slug: str = "diffusion") -> Game:
     )
 
 
-def move(game: Game, player: int, ply: int) -> services.Applied:
+def play(game: Game, player: int, ply: int) -> services.Applied:
     game.refresh_from_db()
     from games.engine import rules_for
 
@@ -160,11 +160,11 @@ def test_moves_carry_both_times_and_the_server_clock() -> None:
     with time_machine.travel(START, tick=False) as traveller:
         game = timed_game("1+2")
         traveller.shift(5)
-        first = move(game, 1, 0).event
+        first = play(game, 1, 0).event
         traveller.shift(3)
-        move(game, 2, 1)
+        play(game, 2, 1)
         traveller.shift(10)
-        third = move(game, 1, 2).event
+        third = play(game, 1, 2).event
     assert first is not None and third is not None
     assert first["clock"]["remaining"] == [60_000, 60_000]
     assert first["clock"]["running"] == 2
@@ -178,9 +178,9 @@ def test_moves_carry_both_times_and_the_server_clock() -> None:
 def test_the_sweeper_ends_a_game_on_time_with_nobody_connected() -> None:
     with time_machine.travel(START, tick=False) as traveller:
         game = timed_game("1+0")
-        move(game, 1, 0)
-        move(game, 2, 1)
-        move(game, 1, 2)  # White has moved: now Black's clock runs
+        play(game, 1, 0)
+        play(game, 2, 1)
+        play(game, 1, 2)  # White has moved: now Black's clock runs
         traveller.shift(59)
         assert sweep() == 0
         traveller.shift(2)
@@ -198,11 +198,11 @@ def test_the_sweeper_ends_a_game_on_time_with_nobody_connected() -> None:
 def test_a_move_after_the_flag_ends_the_game_instead_of_being_played() -> None:
     with time_machine.travel(START, tick=False) as traveller:
         game = timed_game("1+0")
-        move(game, 1, 0)
-        move(game, 2, 1)
+        play(game, 1, 0)
+        play(game, 2, 1)
         traveller.shift(61)
         with pytest.raises(ServiceError, match="alice ran out of time"):
-            move(game, 1, 2)
+            play(game, 1, 2)
     game.refresh_from_db()
     assert (game.status, game.winner, game.ply) == ("finished", 2, 2)
 
@@ -225,7 +225,7 @@ def test_the_second_players_first_move_has_its_own_30_seconds() -> None:
     with time_machine.travel(START, tick=False) as traveller:
         game = timed_game("3+2")
         traveller.shift(10)
-        move(game, 1, 0)
+        play(game, 1, 0)
         traveller.shift(31)
         assert sweep() == 1
     game.refresh_from_db()
@@ -237,7 +237,7 @@ def test_a_correspondence_move_must_come_within_its_days() -> None:
     with time_machine.travel(START, tick=False) as traveller:
         game = timed_game("1d")
         traveller.shift(23 * 3600)
-        move(game, 1, 0)  # in time; the clock does not wait for first moves here
+        play(game, 1, 0)  # in time; the clock does not wait for first moves here
         traveller.shift(24 * 3600 - 1)
         assert sweep() == 0
         traveller.shift(2)
@@ -294,11 +294,11 @@ def test_two_checkers_racing_at_the_deadline_end_the_game_once() -> None:
 def test_a_player_away_for_a_minute_can_be_claimed_against_and_the_waiter_loses_no_time() -> None:
     with time_machine.travel(START, tick=False) as traveller:
         game = timed_game("1+0")
-        move(game, 1, 0)
-        move(game, 2, 1)
-        move(game, 1, 2)
+        play(game, 1, 0)
+        play(game, 2, 1)
+        play(game, 1, 2)
         traveller.shift(1)
-        move(game, 2, 3)  # Alice to move; her clock runs
+        play(game, 2, 3)  # Alice to move; her clock runs
         services.player_left(game_id=game.pk, player=2)  # Bob's last socket closes
         traveller.shift(30)
         with pytest.raises(ServiceError, match="you can claim in 30 s"):
@@ -316,7 +316,7 @@ def test_a_player_away_for_a_minute_can_be_claimed_against_and_the_waiter_loses_
 def test_no_claim_against_a_player_who_came_back() -> None:
     with time_machine.travel(START, tick=False) as traveller:
         game = timed_game("1+0")
-        move(game, 1, 0)
+        play(game, 1, 0)
         services.player_left(game_id=game.pk, player=2)
         traveller.shift(20)
         back = services.player_returned(game_id=game.pk, player=2)
@@ -332,6 +332,10 @@ def test_no_claim_against_a_player_who_came_back() -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_the_opponent_is_e_mailed_only_when_no_socket_of_theirs_is_open() -> None:
+    def move(game: Game, player: int, ply: int) -> None:
+        play(game, player, ply)
+        services.send_move_notices()  # what the sweeper does on its next pass
+
     alice, bob = players()
     User.objects.filter(pk=bob.pk).update(email="bob@example.org")
     game = services.create_game(
@@ -373,7 +377,7 @@ def test_seeks_pair_only_with_an_equal_time_control_and_the_game_gets_it() -> No
     assert still_none is None
     _, game = seeks.create_seek(user=carol, games=choice, time_control=" 5+3 ")
     assert game is not None
-    assert game.time_control == "5+3"
+    assert game.time_control.code == "5+3"
     assert {game.player1.username, game.player2.username} == {"alice", "carol"}
     assert game.clock is not None and game.clock["remaining"] == [300_000, 300_000]
 

@@ -13,7 +13,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.errors import ServiceError
-from games import clocks
 from games import services as game_services
 from games.engine import normalized_options
 from games.models import Game
@@ -34,8 +33,8 @@ def challenge_payload(challenge: Challenge) -> dict[str, Any]:
         "slug": challenge.slug,
         "options": challenge.options,
         "side": challenge.side,
-        "time_control": challenge.time_control,
-        "time_label": clocks.parse(challenge.time_control).label,
+        "time_control": challenge.time_control.code,
+        "time_label": challenge.time_control.label,
         "status": challenge.status,
         "decline_reason": challenge.decline_reason,
         "token": challenge.token,
@@ -98,7 +97,7 @@ def create_challenge(
             slug=slug,
             options=full,
             side=side,
-            time_control=control.code,
+            time_control=control,
             token=secrets.token_urlsafe(12),
             expires_at=timezone.now() + LIFETIME,
         )

@@ -62,7 +62,7 @@ def seek_view(seek: Seek) -> matching.SeekView:
         seek_id=seek.pk,
         user_id=seek.user_id,
         games=tuple(matching.GameChoice.of(g["slug"], g["options"]) for g in seek.games),
-        time_control=seek.time_control,
+        time_control=seek.time_control.code,
     )
 
 
@@ -79,8 +79,8 @@ def seek_payload(seek: Seek) -> dict[str, Any]:
         "id": seek.pk,
         "user": seek.user.username,
         "games": seek.games,
-        "time_control": seek.time_control,
-        "time_label": clocks.parse(seek.time_control).label,
+        "time_control": seek.time_control.code,
+        "time_label": seek.time_control.label,
         "created_at": seek.created_at.isoformat(),
     }
 
@@ -106,8 +106,8 @@ def create_seek(
         seek = Seek.objects.create(
             user=user,
             games=checked,
-            time_control=control.code,
-            realtime=control.kind != "correspondence",
+            time_control=control,
+            realtime=not control.correspondence,
         )
     return seek, pair(seek.pk) if pair_now else None
 

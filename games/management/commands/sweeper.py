@@ -57,6 +57,10 @@ class Command(BaseCommand):
             if ended:
                 self.stdout.write(f"sweeper: ended {ended} game(s) on time")
             try:
+                services.send_move_notices()
+            except Exception:  # the clocks matter more: keep sweeping
+                logger.exception("sweeper: sending move e-mails failed")
+            try:
                 if shares_broadcasts:
                     presence.reap()
             except Exception:  # the clocks matter more: keep sweeping
