@@ -20,6 +20,7 @@ the game row and changed only inside the move transaction (games/services.py):
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -35,6 +36,11 @@ DAY_MS = 86_400_000
 
 _REALTIME = re.compile(r"(\d{1,3})\+(\d{1,3})")
 _CORRESPONDENCE = re.compile(r"(\d{1,2})d")
+
+
+def now_ms() -> int:
+    """The server's time in ms since the epoch (time-machine moves it in tests)."""
+    return int(time.time() * 1000)
 
 
 class BadTimeControl(ValueError):

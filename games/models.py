@@ -72,6 +72,12 @@ class Game(models.Model):
     def __str__(self) -> str:
         return f"{self.slug} #{self.pk}"
 
+    def result(self) -> dict[str, Any] | None:
+        """How the game ended (None while it goes on), as every event and snapshot says it."""
+        if self.status == Game.Status.ACTIVE:
+            return None
+        return {"winner": self.winner, "termination": self.termination, "reason": self.reason}
+
     def player_number(self, user: Any) -> int | None:
         """1 or 2 for the game's players, None for everyone else."""
         if user is None or not getattr(user, "is_authenticated", False):

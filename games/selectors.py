@@ -7,10 +7,10 @@ from typing import Any
 from django.db.models import QuerySet
 
 from games import clocks
+from games.clocks import now_ms
 from games.engine import client_moves, rules_for
 from games.models import Game, GameEvent, Move
 from games.rules import available_games
-from games.services import now_ms, result_of
 
 # A client further behind than this gets a fresh snapshot instead of the events.
 MAX_REPLAY = 200
@@ -31,7 +31,7 @@ def snapshot(game: Game) -> dict[str, Any]:
         "options": game.options,
         "players": {"1": player_info(game.player1), "2": player_info(game.player2)},
         "status": game.status,
-        "result": result_of(game),
+        "result": game.result(),
         "ply": game.ply,
         "state": game.state,
         "to_move": rules.to_move(state),
@@ -85,7 +85,7 @@ def game_text(game: Game) -> str:
     if game.options:
         lines.append("options: " + " ".join(f"-{k}={v}" for k, v in sorted(game.options.items())))
     lines += ["", rules.render_text(state).rstrip("\n"), ""]
-    result = result_of(game)
+    result = game.result()
     if result is None:
         lines.append(f"Player {rules.to_move(state)} to move.")
     elif result["winner"] is None:

@@ -9,7 +9,6 @@ unique (game, ply) constraint backs it up.
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -21,7 +20,8 @@ from django.db import transaction
 
 from config.db import run_soon
 from config.errors import ServiceError
-from games import clocks, presence
+from games import clocks, lifecycle, presence, selectors
+from games.clocks import now_ms
 from games.engine import MAX_MOVE_LENGTH, canonical_move, client_moves, rules_for
 from games.models import Game, GameConnection, GameEvent, Move, MoveNotice
 from games.rules import IllegalMove, InvalidOptions
@@ -37,12 +37,6 @@ class Applied:
     game: Game
     event: dict[str, Any] | None
     duplicate: bool = False
-
-
-def result_of(game: Game) -> dict[str, Any] | None:
-    if game.status == Game.Status.ACTIVE:
-        return None
-    return {"winner": game.winner, "termination": game.termination, "reason": game.reason}
 
 
 def broadcast(game_id: int, event: dict[str, Any]) -> None:
@@ -103,27 +97,15 @@ def _finish(
         {
             "type": "end",
             "status": game.status,
-            "result": result_of(game),
+            "result": game.result(),
             "clock": clocks.view(game.clock, now),
         },
     )
-    _announce_end(game)
+    lifecycle.ended(game)
     return event
 
 
-def _announce_end(game: Game) -> None:
-    """Tell the lobby's live-games list (call last in the transaction: see feed.publish)."""
-    from lobby.services import feed  # lobby builds on games, not the other way round
-
-    feed.publish({"type": "game_ended", "game_id": game.pk, "status": game.status})
-
-
 # --- time ----------------------------------------------------------------------------------
-
-
-def now_ms() -> int:
-    """The server's time in ms (time-machine moves it in tests)."""
-    return int(time.time() * 1000)
 
 
 def _excused(game: Game, now: int) -> int:
@@ -272,12 +254,15 @@ def create_game(
         slug=slug, options=options, player1=player1, player2=player2, time_control=time_control
     )
     game.save()
+    lifecycle.started([game])
     return game
 
 
 def create_games(games: list[Game]) -> list[Game]:
     """Save many new games in one statement (matchmaking pairs a burst of seeks at once)."""
-    return Game.objects.bulk_create(games)
+    created = Game.objects.bulk_create(games)
+    lifecycle.started(created)
+    return created
 
 
 # --- moves ---------------------------------------------------------------------------------
@@ -367,7 +352,7 @@ def _apply(
             "to_move": rules.to_move(new_state),
             "legal_moves": client_moves(rules, new_state),
             "status": game.status,
-            "result": result_of(game),
+            "result": game.result(),
             "clock": clocks.view(game.clock, now),
         },
     )
@@ -377,7 +362,7 @@ def _apply(
             {
                 "type": "end",
                 "status": game.status,
-                "result": result_of(game),
+                "result": game.result(),
                 "clock": clocks.view(game.clock, now),
             },
         )
@@ -385,7 +370,7 @@ def _apply(
         MoveNotice.objects.get_or_create(game=game, player=3 - player)
     game.save()
     if outcome is not None:
-        _announce_end(game)
+        lifecycle.ended(game)
     return event
 
 
@@ -610,9 +595,7 @@ def notify_move(game_id: int, player: int) -> bool:
     opponent = game.player2 if player == 1 else game.player1
     if not user.email or not user.email_on_move:
         return False
-    from games.selectors import title_for  # a read helper; selectors imports this module
-
-    name = title_for(game.slug, game.options)
+    name = selectors.title_for(game.slug, game.options)
     link = f"{settings.SITE_URL.rstrip('/')}/games/{game.pk}/"
     try:
         send_mail(

@@ -364,3 +364,37 @@ async def test_a_game_that_ends_leaves_the_live_list_of_every_lobby(users: dict[
         "v": snapshot["v"] + 1,
     }
     await watcher.disconnect()
+
+
+async def test_a_rematch_is_announced_to_both_players_and_on_the_live_list(
+    users: dict[str, User],
+) -> None:
+    from games import services as game_services
+
+    def finished_game() -> Game:
+        game = game_services.create_game(
+            slug="diffusion", options={}, player1=users["alice"], player2=users["bob"]
+        )
+        game_services.resign(game_id=game.pk, user=users["bob"])
+        return game
+
+    game = await db(finished_game)()
+    alice, _ = await lobby_socket(users["alice"])
+    watcher, _ = await lobby_socket(users["carol"])
+
+    def both_ask() -> int:
+        game_services.offer_rematch(game_id=game.pk, user=users["alice"])
+        applied = game_services.offer_rematch(game_id=game.pk, user=users["bob"])
+        assert applied.event is not None
+        return int(applied.event["new_game_id"])
+
+    rematch_id = await db(both_ask)()
+    personal = await until(alice, "game_started")
+    while "you" not in personal:  # the public announcement may come first
+        personal = await until(alice, "game_started")
+    assert (personal["game_id"], personal["you"]) == (rematch_id, 2)  # sides swapped
+    public = await until(watcher, "game_started")
+    assert public["game_id"] == rematch_id
+    assert public["game"]["players"] == {"1": "bob", "2": "alice"}
+    for client in (alice, watcher):
+        await client.disconnect()

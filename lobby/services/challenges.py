@@ -19,7 +19,7 @@ from games.models import Game
 from games.rules import InvalidOptions
 from lobby.models import Challenge, User
 from lobby.services import feed
-from lobby.services.seeks import announce_game, check_time_control
+from lobby.services.seeks import check_time_control
 
 LIFETIME = timedelta(hours=24)
 MAX_REASON_LENGTH = 100
@@ -182,8 +182,7 @@ def _accept(challenge: Challenge, user: User) -> Game:
     challenge.challenged = user
     challenge.game = game
     challenge.save(update_fields=["status", "challenged", "game"])
-    _updated(challenge)
-    announce_game(game)
+    _updated(challenge)  # the game itself is announced by games.lifecycle
     return game
 
 

@@ -167,8 +167,6 @@ def _pair_queue() -> dict[int, Game]:
             raise RuntimeError(f"seeks {a.pk} and {b.pk} changed under the matchmaking lock")
         paired[a.pk] = paired[b.pk] = game
         events += [{"type": "seek_removed", "seek_id": s.pk} for s in (a, b) if s.announced]
-        events.append({"type": "game_started", "game_id": game.pk, "game": game_summary(game)})
-        _tell_players(game)
     fresh = [s for s in waiting if s.pk not in paired and not s.announced]
     if fresh:
         Seek.objects.filter(pk__in=[s.pk for s in fresh]).update(announced=True)
@@ -190,15 +188,22 @@ def _lock_matchmaking(*, wait: bool) -> bool:
     return wait or result == "true"
 
 
-def announce_game(game: Game) -> None:
-    """Tell both players (`you` says which side) and the live-games list of a new game."""
-    feed.publish({"type": "game_started", "game_id": game.pk, "game": game_summary(game)})
-    _tell_players(game)
+def announce_games(games: list[Game], **_: Any) -> None:
+    """Tell the live-games list and both players (`you` says which side) of new games,
+    from whichever source they came (games.lifecycle.games_started: after commit)."""
+    with transaction.atomic():
+        for game in games:
+            for number, user_id in ((1, game.player1_id), (2, game.player2_id)):
+                feed.tell([user_id], {"type": "game_started", "game_id": game.pk, "you": number})
+        feed.publish(
+            *({"type": "game_started", "game_id": g.pk, "game": game_summary(g)} for g in games)
+        )
 
 
-def _tell_players(game: Game) -> None:
-    for number, user_id in ((1, game.player1_id), (2, game.player2_id)):
-        feed.tell([user_id], {"type": "game_started", "game_id": game.pk, "you": number})
+def announce_end(game: Game, **_: Any) -> None:
+    """Take a finished game off every lobby's live list (games.lifecycle.game_ended)."""
+    with transaction.atomic():
+        feed.publish({"type": "game_ended", "game_id": game.pk, "status": game.status})
 
 
 def game_summary(game: Game) -> dict[str, Any]:

@@ -1,0 +1,41 @@
+"""Game lifecycle events for the apps built on games (the lobby announces games from them).
+
+games never imports those apps: it sends these signals after the transaction that started or
+ended games commits, and whoever cares connects a receiver (lobby/apps.py). So a game from
+any source (a seek, a challenge, a rematch, anything later) is announced the same way, and a
+game's transaction never waits on a lock of another app.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import transaction
+from django.dispatch import Signal
+
+logger = logging.getLogger(__name__)
+
+# Receivers get games=[Game, ...]: new active games, their players loaded.
+games_started = Signal()
+# Receivers get game=Game: it just finished or was aborted.
+game_ended = Signal()
+
+
+def _send(signal: Signal, **kwargs: Any) -> None:
+    for receiver, error in signal.send_robust(sender=None, **kwargs):
+        if isinstance(error, Exception):
+            # The game is committed; a listener's failure must not undo or fail the request.
+            logger.error("%s failed on a game event", receiver, exc_info=error)
+
+
+def started(games: Sequence[Any]) -> None:
+    """Announce new games once the current transaction commits."""
+    if games:
+        transaction.on_commit(lambda: _send(games_started, games=list(games)))
+
+
+def ended(game: Any) -> None:
+    """Announce a game's end once the current transaction commits."""
+    transaction.on_commit(lambda: _send(game_ended, game=game))
