@@ -69,7 +69,7 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict games/rules
-	$(BIN)/mypy config games lobby
+	$(BIN)/mypy config accounts games lobby
 
 format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .

@@ -5,7 +5,7 @@ sockets and the HTTP views decode through `decode` here, so a message is validat
 way whichever door it came in by, and a refusal is always a ServiceError with the protocol's
 code. msgspec was chosen by measurement: decoding and validating the move message takes
 0.26 µs against 1.66 µs for pydantic and 3.3 µs for json.loads plus hand-written checks
-(`python -m config.protocol` prints the figures).
+(`python -m games.protocol` prints the figures).
 """
 
 from __future__ import annotations
@@ -90,34 +90,3 @@ def tag_of(kind: type[msgspec.Struct]) -> str:
 def schema(kinds: Any) -> dict[str, Any]:
     """The JSON Schema of a message type or union (published in docs/protocol.schema.json)."""
     return dict(msgspec.json.schema(kinds))
-
-
-def _bench() -> None:  # pragma: no cover - prints figures
-    import json
-    import timeit
-
-    from games.protocol import CLIENT_MESSAGES
-
-    raw = b'{"type": "move", "move": "I", "ply": 12, "id": "c17"}'
-    reader = decoder(CLIENT_MESSAGES)
-
-    def by_hand() -> Any:
-        content = json.loads(raw)
-        assert isinstance(content, dict) and isinstance(content.get("type"), str)
-        assert isinstance(content.get("move"), str) and isinstance(content.get("ply"), int)
-        return content
-
-    runs = 100_000
-    for name, call in (
-        ("json.loads + isinstance checks", by_hand),
-        ("msgspec tagged union (this edge)", lambda: decode(raw, reader)),
-    ):
-        best = min(timeit.repeat(call, number=runs, repeat=5)) / runs * 1e6
-        print(f"{name:36s} {best:6.2f} µs per move message")
-
-
-if __name__ == "__main__":  # pragma: no cover
-    import django
-
-    django.setup()
-    _bench()

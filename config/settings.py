@@ -56,8 +56,9 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "channels",
-    "lobby",
+    "accounts",
     "games",
+    "lobby",
 ]
 
 MIDDLEWARE = [
@@ -119,7 +120,7 @@ DB_THREADS = int(
     os.environ.get("DB_THREADS", "1" if DATABASES["default"]["ENGINE"].endswith("sqlite3") else "8")
 )
 
-AUTH_USER_MODEL = "lobby.User"
+AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"

@@ -10,5 +10,6 @@ urlpatterns = [
     path("", include("games.urls")),
     path("", include("lobby.api_urls")),
     path("challenge/<str:token>/", challenge_link, name="challenge-link"),
+    path("", include("accounts.urls")),
     path("", include("lobby.urls")),
 ]

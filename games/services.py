@@ -18,6 +18,7 @@ from django.conf import settings
 from django.core.mail import send_mail
 from django.db import transaction
 
+from accounts.models import User
 from config.db import run_soon
 from config.errors import ServiceError
 from games import clocks, lifecycle, presence, selectors
@@ -25,7 +26,6 @@ from games.clocks import now_ms
 from games.engine import MAX_MOVE_LENGTH, canonical_move, client_moves, rules_for
 from games.models import Game, GameConnection, GameEvent, Move, MoveNotice
 from games.rules import IllegalMove, InvalidOptions
-from lobby.models import User
 
 logger = logging.getLogger(__name__)
 

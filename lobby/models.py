@@ -1,38 +1,10 @@
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models
-from django.db.models.functions import Lower
 from django.utils import timezone
 
+from accounts.models import User
 from games.fields import TimeControlField
-from lobby.usernames import validate_username
-
-
-class User(AbstractUser):
-    """A player. Guests are real accounts with a generated name and no password."""
-
-    username = models.CharField(
-        max_length=20,
-        unique=True,
-        validators=[validate_username],
-        help_text="3 to 20 letters, digits, '_' or '-', starting with a letter.",
-        error_messages={"unique": "That name is taken."},
-    )
-    is_guest = models.BooleanField(default=False)
-    # Correspondence: "your move" e-mails when no socket of theirs is on the game.
-    email_on_move = models.BooleanField(default=True)
-
-    objects = UserManager()
-
-    class Meta:
-        constraints = [
-            # "Alice" and "alice" are one player to the people who read the names.
-            models.UniqueConstraint(Lower("username"), name="lobby_user_username_ci_unique"),
-        ]
-
-    def __str__(self) -> str:
-        return self.username
 
 
 class Seek(models.Model):

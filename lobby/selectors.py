@@ -6,9 +6,10 @@ from typing import Any
 
 from django.db.models import Count, Q
 
+from accounts.models import User
 from games.models import Game
 from games.selectors import title_for
-from lobby.models import Challenge, LobbyConnection, Seek, User
+from lobby.models import Challenge, LobbyConnection, Seek
 from lobby.services import feed
 from lobby.services.challenges import challenge_payload
 from lobby.services.seeks import seek_payload

@@ -8,9 +8,9 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
+from accounts.models import User
 from games import services
 from games.models import Game
-from lobby.models import User
 from tests.wsutil import communicator
 
 

@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from lobby.models import User
+from accounts.models import User
 
 pytestmark = pytest.mark.django_db
 

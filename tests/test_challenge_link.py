@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from accounts.models import User
 from games.models import Game
-from lobby.models import User
 from lobby.services import challenges
 from tests.games_helpers import make_user
 

@@ -13,12 +13,12 @@ from channels.db import database_sync_to_async
 from django.core import mail
 from django.db import close_old_connections
 
+from accounts.models import User
 from config.errors import ServiceError
 from games import clocks, services
 from games.consumers import GameConsumer
 from games.management.commands.sweeper import sweep
 from games.models import Game, GameConnection, GameEvent
-from lobby.models import User
 from lobby.services import seeks
 from tests.games_helpers import make_user, open_socket
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-from lobby.models import User
+from accounts.models import User
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 

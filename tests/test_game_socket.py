@@ -9,9 +9,9 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
+from accounts.models import User
 from games import presence, services
 from games.models import Game, GameConnection, Move
-from lobby.models import User
 from tests.games_helpers import (
     drain_crowd,
     game_row,

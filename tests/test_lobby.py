@@ -11,9 +11,10 @@ from channels.db import database_sync_to_async
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
+from accounts.models import User
 from config.errors import ServiceError
 from games.models import Game
-from lobby.models import Challenge, Seek, User
+from lobby.models import Challenge, Seek
 from lobby.services import challenges, seeks
 from tests.games_helpers import make_user, session_for
 from tests.wsutil import communicator, receive

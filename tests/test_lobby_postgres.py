@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 import websockets
 
+from accounts.models import User
 from games.models import Game
 from lobby.management.commands.wsburst import burst
-from lobby.models import Seek, User
+from lobby.models import Seek
 from lobby.services import seeks
 from tests.games_helpers import make_user, session_for
 from tests.servers import daphnes, shared_test_env

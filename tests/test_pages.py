@@ -8,10 +8,10 @@ import re
 import pytest
 from django.test import Client
 
+from accounts.models import User
 from games import services
 from games.models import Game, GameConnection
 from games.rules import available_games
-from lobby.models import User
 from tests.games_helpers import make_user
 
 pytestmark = pytest.mark.django_db

@@ -9,8 +9,8 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.test import Client
 
+from accounts.models import User
 from lobby.consumers import LOBBY_GROUP
-from lobby.models import User
 from tests.wsutil import communicator, receive
 
 

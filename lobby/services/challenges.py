@@ -12,12 +12,13 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.models import User
 from config.errors import ServiceError
 from games import services as game_services
 from games.engine import normalized_options
 from games.models import Game
 from games.rules import InvalidOptions
-from lobby.models import Challenge, User
+from lobby.models import Challenge
 from lobby.services import feed
 from lobby.services.seeks import check_time_control
 

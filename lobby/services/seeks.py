@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from accounts.models import User
 from config.errors import ServiceError
 from games import clocks
 from games import services as game_services
@@ -21,7 +22,7 @@ from games.engine import normalized_options
 from games.models import Game
 from games.rules import InvalidOptions
 from lobby import matching
-from lobby.models import Seek, User
+from lobby.models import Seek
 from lobby.services import feed
 
 MAX_OPEN_SEEKS = 3

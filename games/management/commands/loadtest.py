@@ -24,10 +24,10 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.test import Client
 
+from accounts.models import User
 from config.benchservers import check_shared_services, start_servers, stop_servers
 from games import services
 from games.engine import pick_client_move
-from lobby.models import User
 
 STARTUP_SECONDS = 60
 GRACE_SECONDS = 3.0

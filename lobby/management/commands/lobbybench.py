@@ -21,9 +21,10 @@ from django.core.management.base import BaseCommand
 from django.db.models import Q
 from django.test import Client
 
+from accounts.models import User
 from config.benchservers import check_shared_services, start_servers, stop_servers
 from games.models import Game
-from lobby.models import Seek, User
+from lobby.models import Seek
 
 SEEK = [{"slug": "diffusion", "options": {}}]
 

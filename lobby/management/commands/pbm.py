@@ -6,8 +6,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from accounts.models import User
 from config.errors import ServiceError
-from lobby.models import User
 from lobby.services.challenges import parse_pbm_command, pbm_challenge
 
 

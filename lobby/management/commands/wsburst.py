@@ -20,8 +20,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from django.test import Client
 
+from accounts.models import User
 from config.benchservers import check_shared_services, start_servers, stop_servers
-from lobby.models import User
 
 
 def percentile(values: list[float], fraction: float) -> float:

@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 
-from lobby.models import User
+from accounts.models import User
 
 
 @admin.register(User)

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
-from lobby.models import User
+from accounts.models import User
 
 
 class SignUpForm(UserCreationForm):

@@ -6,7 +6,7 @@ import secrets
 
 from django.db import IntegrityError, transaction
 
-from lobby.models import User
+from accounts.models import User
 
 # No 0/O or 1/I/L: guest names get read aloud and typed into challenges.
 GUEST_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"

@@ -1,0 +1,16 @@
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from accounts import views
+
+urlpatterns = [
+    path("settings/notifications/", views.notifications, name="notifications"),
+    path("signup/", views.sign_up, name="signup"),
+    path("guest/", views.play_as_guest, name="guest"),
+    path(
+        "login/",
+        auth_views.LoginView.as_view(redirect_authenticated_user=True),
+        name="login",
+    ),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+]

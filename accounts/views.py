@@ -1,0 +1,69 @@
+"""Signing up, playing as a guest, and the account's e-mail settings."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_http_methods, require_POST
+
+from accounts import services
+from accounts.forms import NotificationsForm, SignUpForm
+
+BACKEND = "django.contrib.auth.backends.ModelBackend"
+
+
+@require_POST
+@login_required
+def notifications(request: HttpRequest) -> HttpResponse:
+    """Change one's own correspondence e-mail setting (the profile page's form)."""
+    form = NotificationsForm(request.POST)
+    if form.is_valid():
+        services.do_set_notifications(
+            user=request.user,
+            email=form.cleaned_data["email"],
+            email_on_move=form.cleaned_data["email_on_move"],
+        )
+        messages.success(request, "Your e-mail settings are saved.")
+    else:
+        messages.error(request, "That is not an e-mail address.")
+    return redirect("profile", username=request.user.username)
+
+
+def _next_url(request: HttpRequest) -> str:
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return "/"
+
+
+@require_http_methods(["GET", "POST"])
+def sign_up(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        form = SignUpForm(request.POST)
+        if form.is_valid():
+            user = services.do_sign_up(
+                username=form.cleaned_data["username"],
+                password=form.cleaned_data["password1"],
+            )
+            login(request, user, backend=BACKEND)
+            messages.success(request, f"Welcome, {user.username}!")
+            return redirect(_next_url(request))
+    else:
+        form = SignUpForm()
+    return render(request, "registration/signup.html", {"form": form})
+
+
+@require_POST
+def play_as_guest(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect(_next_url(request))
+    user = services.do_create_guest()
+    login(request, user, backend=BACKEND)
+    messages.info(request, f"You are playing as {user.username}.")
+    return redirect(_next_url(request))
