@@ -39,6 +39,9 @@ class Game(models.Model):
     reason = models.CharField(max_length=200, blank=True)
     state = models.JSONField()
     ply = models.PositiveIntegerField(default=0)
+    # Player 1 moves first in every game: once player 2 has moved, both have, and the game
+    # can no longer be aborted (only resigned).
+    both_moved = models.BooleanField(default=False)
     # One step per broadcast event; clients that miss one resync from GameEvent.
     version = models.PositiveIntegerField(default=0)
     # Which players asked for a rematch ([1], [2]); the rematch game once both have.
@@ -77,6 +80,11 @@ class Game(models.Model):
         if self.status == Game.Status.ACTIVE:
             return None
         return {"winner": self.winner, "termination": self.termination, "reason": self.reason}
+
+    @property
+    def abortable(self) -> bool:
+        """Whether a player may still abort (rather than resign) the game."""
+        return self.status == Game.Status.ACTIVE and not self.both_moved
 
     def player_number(self, user: Any) -> int | None:
         """1 or 2 for the game's players, None for everyone else."""

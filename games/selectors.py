@@ -34,9 +34,12 @@ def snapshot(game: Game) -> dict[str, Any]:
         "result": game.result(),
         "ply": game.ply,
         "state": game.state,
+        # How to draw it: the client keeps no per-game tables.
+        "board": rules.board(),
         "to_move": rules.to_move(state),
         "legal_moves": client_moves(rules, state) if game.status == Game.Status.ACTIVE else [],
         "moves": moves,
+        "abortable": game.abortable,
         "rematch_offers": game.rematch_offers,
         "rematch_id": game.rematch_id,
         "created_at": game.created_at.isoformat(),

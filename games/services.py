@@ -323,6 +323,7 @@ def _apply(
     Move.objects.create(game=game, ply=ply, player=player, notation=notation, state=state_json)
     game.ply = ply + 1
     game.state = state_json
+    game.both_moved = game.both_moved or player == 2
     outcome = rules.outcome(new_state)
     turn_over = outcome is not None or rules.to_move(new_state) != player
     if game.clock:
@@ -353,6 +354,7 @@ def _apply(
             "legal_moves": client_moves(rules, new_state),
             "status": game.status,
             "result": game.result(),
+            "abortable": game.abortable,
             "clock": clocks.view(game.clock, now),
         },
     )
@@ -426,8 +428,7 @@ def abort(*, game_id: int, user: Any) -> Applied:
         _player(game, user)
         if game.status != Game.Status.ACTIVE:
             raise ServiceError("game_over", "The game is already over.")
-        movers = set(Move.objects.filter(game=game).values_list("player", flat=True).distinct())
-        if movers >= {1, 2}:
+        if game.both_moved:
             raise ServiceError(
                 "too_late_to_abort", "Both players have moved: resign instead of aborting."
             )

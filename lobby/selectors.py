@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Count, Q
+from django.utils import timezone
 
 from accounts.models import User
 from games.models import Game
@@ -64,9 +65,10 @@ def snapshot(user: Any) -> dict[str, Any]:
     challenges: dict[str, list[dict[str, Any]]] = {"incoming": [], "outgoing": []}
     my_games: list[int] = []
     if signed_in:
-        pending = Challenge.objects.filter(status=Challenge.Status.PENDING).select_related(
-            "challenger", "challenged"
-        )
+        # Challenges past their expiry are not offered, even before anyone marks them.
+        pending = Challenge.objects.filter(
+            status=Challenge.Status.PENDING, expires_at__gt=timezone.now()
+        ).select_related("challenger", "challenged")
         challenges["incoming"] = [
             challenge_payload(c) for c in pending.filter(challenged=user).order_by("created_at")
         ]

@@ -41,11 +41,11 @@ class Site:
     """Daphne on a scratch database of this pass's backend and the real Redis layer;
     restartable."""
 
-    def __init__(self, scratch: Path, database_url: str) -> None:
+    def __init__(self, scratch: Path, database_url: str, settings: str = "config.settings") -> None:
         self.scratch = scratch
         self.port = free_port()
         self.env: dict[str, str | None] = {
-            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DJANGO_SETTINGS_MODULE": settings,
             "DJANGO_SECRET_KEY": "browser-test-secret-key-not-for-production-0123456789",
             "DJANGO_DEBUG": None,
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
@@ -324,3 +324,21 @@ def test_clocks_show_the_first_move_countdown_then_tick_for_the_side_to_move(
         expect(alice.locator("#clock-1")).to_have_text(re.compile(r"2:5\d"), timeout=5_000)
         expect(alice.locator("#clock-2")).to_have_text("3:00")
         alice.screenshot(path=str(ARTIFACTS / "clocks.png"), full_page=True)
+
+
+def test_a_fifth_pit_game_registered_only_in_the_tests_is_drawn_and_played_to_the_end(
+    browser: Browser, tmp_path: Path, problems: Problems
+) -> None:
+    # One registry line on the server (tests/fifth_game.py); the browser has no code for it.
+    with scratch_database(tmp_path) as database_url:
+        site = Site(tmp_path, database_url, settings="tests.fifth_game_settings")
+        with site.serve():
+            alice = guest(browser, site, problems, "alice")
+            bob = guest(browser, site, problems, "bob")
+            challenge(alice, bob, "test-pits")
+            names = alice.locator("g.pit").evaluate_all("ns => ns.map(n => n.dataset.pit)")
+            assert sorted(names) == ["A", "B", "C", "D", "a", "b", "c", "d"]
+            alice.locator("#board").screenshot(path=str(ARTIFACTS / "board-test-pits.png"))
+            moves = play_by_clicking([alice, bob], [], random.Random(5))
+            assert moves > 0
+            expect(alice.locator("#banner")).to_be_visible()

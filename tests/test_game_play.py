@@ -182,3 +182,22 @@ def test_the_text_view_prints_the_board_and_the_moves(
     assert "   1. (1) I" in body
     assert "Player 2 to move." in body
     assert "5" in body  # the board shows the sown pits
+
+
+def test_the_server_says_until_when_a_game_may_be_aborted(db: None) -> None:
+    from config.errors import ServiceError
+    from games import selectors, services
+
+    game = new_game()
+    assert selectors.snapshot(game)["abortable"] is True
+    first = services.play_move(game_id=game.pk, user=game.player1, move="I", ply=0).event
+    assert first is not None and first["abortable"] is True  # only player 1 has moved
+    game.refresh_from_db()
+    reply = sorted(selectors.snapshot(game)["legal_moves"])[0]
+    second = services.play_move(game_id=game.pk, user=game.player2, move=reply, ply=1).event
+    assert second is not None and second["abortable"] is False
+    game.refresh_from_db()
+    assert selectors.snapshot(game)["abortable"] is False
+    with pytest.raises(ServiceError) as refused:
+        services.abort(game_id=game.pk, user=game.player1)
+    assert refused.value.code == "too_late_to_abort"

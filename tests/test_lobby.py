@@ -242,6 +242,17 @@ def test_a_challenge_expires_after_a_day(users: dict[str, User]) -> None:
     assert challenge.status == "expired"
 
 
+def test_the_lobby_snapshot_leaves_out_challenges_past_their_expiry(users: dict[str, User]) -> None:
+    from lobby.selectors import snapshot
+
+    challenges.create_challenge(challenger=users["alice"], challenged="bob", slug="diffusion")
+    assert len(snapshot(users["bob"])["challenges"]["incoming"]) == 1
+    with time_machine.travel(timezone.now() + timedelta(hours=24, seconds=1)):
+        # Nobody has touched it, so it is still "pending" in the table: not offered anyway.
+        assert snapshot(users["bob"])["challenges"]["incoming"] == []
+        assert snapshot(users["alice"])["challenges"]["outgoing"] == []
+
+
 @pytest.mark.parametrize(
     ("challenged", "slug", "options", "code"),
     [

@@ -819,6 +819,11 @@ class DiffusionChessRules:
         ):
             raise ValueError("no-new-group: the turn must be over without a new group")
 
+    def board(self) -> dict[str, Any]:
+        """What a client needs to draw this board: a square grid, its files (a, b, ...)
+        and ranks counted from 1 at White's side."""
+        return {"renderer": "grid", "files": FILES[:SIDE], "size": SIDE}
+
     def render_text(self, state: ChessState) -> str:
         """The board (O White, X Black, K and k their kings), then the turn and who moves."""
         letters = "    " + " ".join(FILES)

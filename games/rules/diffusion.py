@@ -293,6 +293,22 @@ class DiffusionRules:
         winner = self.owners[empty[0]] if empty else 0
         return DiffusionState(pits, (stores[0], stores[1]), to_move, winner)
 
+    def board(self) -> dict[str, Any]:
+        """What a client needs to draw this board: a pit board, its pit names row by row
+        (top row first, left to right) and each block's columns and owner."""
+        return {
+            "renderer": "pits",
+            "names": [list(row) for row in self.geometry.names],
+            "blocks": [
+                {
+                    "label": block.name[:1].upper() + block.name[1:],
+                    "owner": block.owner,
+                    "columns": [block.columns.start, block.columns.stop - 1],
+                }
+                for block in self.geometry.blocks
+            ],
+        }
+
     def render_text(self, state: DiffusionState) -> str:
         """The board drawn as pbmserv drew it (seed 000, figures 1-5); whose turn is not shown.
 

@@ -498,6 +498,16 @@ class ZigZagRules:
             raise ValueError("this position ends the game, but end is null")
         return state
 
+    def board(self) -> dict[str, Any]:
+        """What a client needs to draw this board: a pit board of two rows, North's
+        (uppercase) on top, and no blocks."""
+        n = self.columns
+        return {
+            "renderer": "pits",
+            "names": [list(self.names[:n]), list(self.names[n:])],
+            "blocks": [],
+        }
+
     def render_text(self, state: ZigZagState, names: tuple[str, str] | None = None) -> str:
         """The board as the seed draws it: North's name and captures above, South's below."""
         north_name, south_name = (names[1], names[0]) if names else ("North", "South")

@@ -110,6 +110,7 @@ function apply(event) {
     game.legal_moves = event.legal_moves;
     game.status = event.status;
     game.result = event.result;
+    game.abortable = event.abortable;
     game.moves.push({ player: event.player, notation: event.move });
     if (live.positions) live.positions.push(event.state);
     if (live.viewing !== null) live.pending += 1;
@@ -228,6 +229,7 @@ function draw() {
   const myTurn = active && !viewingOld && live.you === game.to_move;
   const view = {
     slug: game.slug,
+    board: game.board,
     state,
     legal: myTurn ? game.legal_moves : [],
     previous: viewingOld ? null : live.previous,
@@ -238,7 +240,8 @@ function draw() {
     onMove: (move) => send({ type: "move", move, ply: game.ply, id: `m${game.ply}` }),
     onDraft: (move) => { $("move-input").value = move; },
   };
-  if (game.slug === "diffusion-chess") {
+  // The server says how to draw the game (board.renderer): no game is named here.
+  if (game.board.renderer === "grid") {
     renderChess($("board"), view);
     $("echo-button").hidden = !(myTurn && game.legal_moves && game.legal_moves.echo);
     $("move-input").placeholder = "a path, e.g. j3-j4-k4, or echo";
@@ -275,10 +278,10 @@ function draw() {
     banner.hidden = true;
   }
   const player = live.you !== null;
-  const bothMoved = new Set(game.moves.map((m) => m.player)).size === 2;
+  // The server says whether the game may still be aborted (or only resigned).
   $("move-form").hidden = !player || !active;
-  $("resign-button").hidden = !player || !active || !bothMoved;
-  $("abort-button").hidden = !player || !active || bothMoved;
+  $("resign-button").hidden = !player || !active || game.abortable;
+  $("abort-button").hidden = !player || !active || !game.abortable;
   $("rematch-button").hidden = !player || active || Boolean(game.rematch_id);
   $("rematch-button").textContent = game.rematch_offers.includes(live.you)
     ? "Rematch offered" : game.rematch_offers.length ? "Accept rematch" : "Rematch";

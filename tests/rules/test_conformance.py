@@ -165,3 +165,23 @@ def test_it_rejects_an_unknown_game_naming_the_known_ones() -> None:
         get_rules("go")
     with pytest.raises(InvalidOptions, match="unknown game"):
         get_rules(None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_every_game_says_how_to_draw_its_board(slug: str) -> None:
+    rules = get_rules(slug)
+    board = rules.board()
+    state = rules.initial_state()
+    if board["renderer"] == "pits":
+        rows = rules.to_json(state)["rows"]
+        # One name per pit, laid out as the state's rows are, and the moves are pit names.
+        assert [len(row) for row in board["names"]] == [len(row) for row in rows]
+        names = {name for row in board["names"] for name in row}
+        assert len(names) == sum(map(len, rows))
+        assert set(rules.legal_moves(state)) <= names
+        for block in board["blocks"]:
+            first, last = block["columns"]
+            assert 0 <= first <= last < len(rows[0]) and block["owner"] in (1, 2)
+    else:
+        assert board["renderer"] == "grid"
+        assert len(board["files"]) == board["size"]

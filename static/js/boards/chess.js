@@ -7,8 +7,9 @@
 // a path (or a highlighted destination to take the suggested path), then "Play".
 import { el, svg } from "./svg.js";
 
-const FILES = "abcdefghijklmnopqrs";
-const SIZE = 19;
+// The grid's files and size come from the server's board description.
+let FILES = "abcdefghijklmnopqrs";
+let SIZE = 19;
 const CELL = 30;
 const MARGIN = 28;
 
@@ -24,7 +25,9 @@ const adjacent = (a, b) => {
 };
 
 export function renderChess(container, view) {
-  const { state, legal, previous, flipped, onMove, onDraft, lastMove, ply } = view;
+  const { board, state, legal, previous, flipped, onMove, onDraft, lastMove, ply } = view;
+  FILES = board.files;
+  SIZE = board.size;
   const destinations = (legal && legal.destinations) || {};
   const key = `${ply}:${state.moves_left}:${state.to_move}`;
   if (draft.key !== key) {

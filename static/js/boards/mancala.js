@@ -1,48 +1,17 @@
-// Pit boards (Diffusion 2x6, Four-rank Diffusion 4x8, ZigZag) drawn from the server's state
-// JSON: {"rows": [[top row, left to right], ..., [bottom row]], "stores": [left, right]}.
-// Pit names are presentation only; which pits may be played comes from the server's
-// legal moves.
+// Pit boards (any game whose board description says "renderer": "pits") drawn from the
+// server's board description {"names": [[top row, left to right], ...], "blocks": [{"label",
+// "owner", "columns": [first, last]}]} and state {"rows": [...], "stores": [left, right]}.
+// No per-game tables here: which pits may be played comes from the server's legal moves.
 import { el, svg } from "./svg.js";
 
 const CELL = 64;
 const STORE = 72;
 
-// Names of the pits as the rules print them, row by row from the top (South's view).
-function layout(slug, rows) {
-  const columns = rows[0].length;
-  const letters = (from, count) =>
-    Array.from({ length: count }, (_, i) => String.fromCharCode(from.charCodeAt(0) + i));
-  if (slug === "diffusion") {
-    return {
-      names: [["F", "E", "D", "C", "B", "A"], ["G", "H", "I", "J", "K", "L"]],
-      blocks: [
-        { from: 0, to: 2, label: "Block A", owner: 1 },
-        { from: 3, to: 5, label: "Block B", owner: 2 },
-      ],
-    };
-  }
-  if (slug === "four-rank-diffusion") {
-    const files = letters("a", columns);
-    return {
-      names: rows.map((_, r) => files.map((file) => `${file}${rows.length - r}`)),
-      blocks: [
-        { from: 0, to: columns / 2 - 1, label: "South's block (a–d)", owner: 1 },
-        { from: columns / 2, to: columns - 1, label: "North's block (e–h)", owner: 2 },
-      ],
-      files,
-    };
-  }
-  // ZigZag: North's row uppercase on top, South's lowercase below.
-  return {
-    names: [letters("A", columns), letters("a", columns)],
-    blocks: [],
-  };
-}
-
 export function renderMancala(container, view) {
-  const { slug, state, legal, previous, flipped, onMove, captured } = view;
+  const { slug, board, state, legal, previous, flipped, onMove, captured } = view;
   const rows = state.rows;
-  const { names, blocks } = layout(slug, rows);
+  const names = board.names;
+  const blocks = board.blocks.map((block) => ({ from: block.columns[0], to: block.columns[1], label: block.label, owner: block.owner }));
   const columns = rows[0].length;
   const width = STORE * 2 + columns * CELL + 16;
   const height = rows.length * CELL + 56;
