@@ -3,11 +3,11 @@ move endpoint). See docs/PROTOCOL.md; docs/protocol.schema.json is generated fro
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
 
-from config.protocol import Body, Message
+from config.protocol import Body, Message, RequestId
 from games.engine import MAX_MOVE_LENGTH
 
 Notation = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_MOVE_LENGTH)]
@@ -55,6 +55,184 @@ class MoveBody(Body, kw_only=True, frozen=True):
 
     move: Notation
     ply: Ply
+
+
+# --- what the server sends on the game socket ---------------------------------------------
+# Services build these frames as plain JSON-ready dicts; the models are their contract: the
+# published schema comes from them, and every frame a test receives is validated by them.
+
+
+class Frame(msgspec.Struct, tag_field="type", kw_only=True, forbid_unknown_fields=True):
+    """A frame the server sends; `type` is its tag."""
+
+
+class Result(msgspec.Struct, forbid_unknown_fields=True):
+    winner: int | None
+    termination: str
+    reason: str
+
+
+class Clock(msgspec.Struct, forbid_unknown_fields=True):
+    code: str
+    kind: str
+    label: str
+    remaining: list[int]
+    running: int | None
+    first_move_by: int | None
+    server_time: int
+
+
+class TimeControl(msgspec.Struct, forbid_unknown_fields=True):
+    code: str
+    kind: str
+    label: str
+
+
+class ChessMoves(msgspec.Struct, forbid_unknown_fields=True):
+    destinations: dict[str, dict[str, str]]
+    echo: bool
+
+
+class Block(msgspec.Struct, forbid_unknown_fields=True):
+    label: str
+    owner: int
+    columns: list[int]
+
+
+class Board(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    renderer: str
+    names: list[list[str]] | None = None
+    blocks: list[Block] | None = None
+    files: str | None = None
+    size: int | None = None
+
+
+class Player(msgspec.Struct, forbid_unknown_fields=True):
+    username: str
+    is_guest: bool
+
+
+class PlayedMove(msgspec.Struct, forbid_unknown_fields=True):
+    player: int
+    notation: str
+
+
+LegalMoves = list[str] | ChessMoves
+
+
+class Game(msgspec.Struct, forbid_unknown_fields=True):
+    id: int
+    slug: str
+    options: dict[str, int | str]
+    players: dict[str, Player]
+    status: str
+    result: Result | None
+    ply: int
+    state: dict[str, Any]
+    board: Board
+    to_move: int
+    legal_moves: LegalMoves
+    moves: list[PlayedMove]
+    abortable: bool
+    rematch_offers: list[int]
+    rematch_id: int | None
+    created_at: str
+    time_control: TimeControl
+    clock: Clock | None
+    away: dict[str, int]
+
+
+class State(Frame, tag="state", kw_only=True):
+    v: int
+    you: int | None
+    game: Game
+
+
+class Event(Frame, kw_only=True):
+    """A versioned event; the mover's copy carries its request's id (and `duplicate` when it
+    was a resend)."""
+
+    v: int
+    game_id: int
+    id: RequestId = None
+    duplicate: bool | None = None
+
+
+class MoveEvent(Event, tag="move", kw_only=True):
+    ply: int
+    player: int
+    move: str
+    state: dict[str, Any]
+    to_move: int
+    legal_moves: LegalMoves
+    status: str
+    result: Result | None
+    abortable: bool
+    clock: Clock | None
+
+
+class End(Event, tag="end", kw_only=True):
+    status: str
+    result: Result | None
+    clock: Clock | None
+
+
+class RematchOffer(Event, tag="rematch_offer", kw_only=True):
+    by: int
+
+
+class RematchEvent(Event, tag="rematch", kw_only=True):
+    new_game_id: int
+
+
+class Away(Event, tag="away", kw_only=True):
+    player: int
+    claim_at: int
+
+
+class Back(Event, tag="back", kw_only=True):
+    player: int
+    clock: Clock | None
+
+
+class Crowd(Frame, tag="crowd", kw_only=True):
+    spectators: int
+    players: dict[str, bool]
+
+
+class LagProbe(Frame, tag="lag_probe", kw_only=True):
+    t: int
+
+
+class Ack(Frame, tag="ack", kw_only=True):
+    id: RequestId = None
+    duplicate: bool
+
+
+class Pong(Frame, tag="pong", kw_only=True):
+    id: RequestId = None
+
+
+class Error(Frame, tag="error", kw_only=True):
+    code: str
+    message: str
+    id: RequestId = None
+
+
+SERVER_FRAMES = (
+    State
+    | MoveEvent
+    | End
+    | RematchOffer
+    | RematchEvent
+    | Away
+    | Back
+    | Crowd
+    | LagProbe
+    | Ack
+    | Pong
+    | Error
+)
 
 
 def _bench() -> None:  # pragma: no cover - prints figures

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from config.protocol import Body, Message
+from config.protocol import Body, Message, RequestId
 
 MAX_GAMES_PER_SEEK = 8
 MAX_REASON_LENGTH = 100
@@ -108,3 +108,156 @@ class EmptyBody(Body, kw_only=True, frozen=True):
 
 class CommandBody(Body, kw_only=True, frozen=True):
     text: Annotated[str, msgspec.Meta(max_length=MAX_COMMAND_LENGTH)]
+
+
+# --- what the server sends on the lobby socket --------------------------------------------
+# Services build these frames as plain JSON-ready dicts; the models are their contract: the
+# published schema comes from them, and every frame a test receives is validated by them.
+
+
+class Frame(msgspec.Struct, tag_field="type", kw_only=True, forbid_unknown_fields=True):
+    """A frame the server sends; `type` is its tag."""
+
+
+class Account(msgspec.Struct, forbid_unknown_fields=True):
+    username: str
+    is_guest: bool
+
+
+class SeekView(msgspec.Struct, forbid_unknown_fields=True):
+    id: int
+    user: str
+    games: list[GameChoice]
+    time_control: str
+    time_label: str
+    created_at: str
+
+
+class ChallengeView(msgspec.Struct, forbid_unknown_fields=True):
+    id: int
+    challenger: str
+    challenged: str | None
+    slug: str
+    options: dict[str, int | str]
+    side: Side
+    time_control: str
+    time_label: str
+    status: str
+    decline_reason: str
+    token: str
+    game_id: int | None
+    expires_at: str
+
+
+class Challenges(msgspec.Struct, forbid_unknown_fields=True):
+    incoming: list[ChallengeView]
+    outgoing: list[ChallengeView]
+
+
+class LiveGame(msgspec.Struct, forbid_unknown_fields=True):
+    id: int
+    slug: str
+    options: dict[str, int | str]
+    players: dict[str, str]
+    ply: int
+    spectators: int
+
+
+class GameSummary(msgspec.Struct, forbid_unknown_fields=True):
+    id: int
+    slug: str
+    options: dict[str, int | str]
+    players: dict[str, str]
+
+
+class Lobby(Frame, tag="lobby", kw_only=True):
+    v: int
+    user: Account | None
+    seeks: list[SeekView]
+    challenges: Challenges
+    games: list[LiveGame]
+    my_games: list[int]
+    online: int
+
+
+class SeekAdded(Frame, tag="seek_added", kw_only=True):
+    v: int
+    seek: SeekView
+
+
+class SeekRemoved(Frame, tag="seek_removed", kw_only=True):
+    v: int
+    seek_id: int
+
+
+class GameStarted(Frame, tag="game_started", kw_only=True):
+    """Public (versioned, with `game`) or personal (not versioned, with `you`)."""
+
+    game_id: int
+    v: int | None = None
+    game: GameSummary | None = None
+    you: int | None = None
+
+
+class GameEnded(Frame, tag="game_ended", kw_only=True):
+    v: int
+    game_id: int
+    status: str
+
+
+FeedEvent = SeekAdded | SeekRemoved | GameStarted | GameEnded
+
+
+class Batch(Frame, tag="batch", kw_only=True):
+    events: list[FeedEvent]
+
+
+class ChallengeNews(Frame, tag="challenge", kw_only=True):
+    challenge: ChallengeView
+
+
+class ChallengeUpdated(Frame, tag="challenge_updated", kw_only=True):
+    challenge: ChallengeView
+
+
+class Online(Frame, tag="online", kw_only=True):
+    online: int
+
+
+class Announcement(Frame, tag="announcement", kw_only=True):
+    text: str
+
+
+class Ok(Frame, tag="ok", kw_only=True):
+    id: RequestId = None
+    seek_id: int | None = None
+    challenge_id: int | None = None
+    token: str | None = None
+    game_id: int | None = None
+
+
+class Pong(Frame, tag="pong", kw_only=True):
+    id: RequestId = None
+
+
+class Error(Frame, tag="error", kw_only=True):
+    code: str
+    message: str
+    id: RequestId = None
+
+
+SERVER_FRAMES = (
+    Lobby
+    | Batch
+    | SeekAdded
+    | SeekRemoved
+    | GameStarted
+    | GameEnded
+    | ChallengeNews
+    | ChallengeUpdated
+    | Online
+    | Announcement
+    | Ok
+    | Pong
+    | Error
+)

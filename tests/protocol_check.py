@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 DOCUMENT = Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md"
@@ -88,12 +89,29 @@ def check(socket: str, frame: Any, protocol: Protocol | None = None) -> None:
             check(socket, event, protocol)
 
 
+@cache
+def frame_decoder(socket: str) -> msgspec.json.Decoder[Any]:
+    """The typed models of what this socket sends (games/protocol.py, lobby/protocol.py)."""
+    from games import protocol as games
+    from lobby import protocol as lobby
+
+    return msgspec.json.Decoder((games if socket == "game" else lobby).SERVER_FRAMES)
+
+
 def check_text(path: str, text: str | bytes) -> None:
     try:
         frame = json.loads(text)
     except ValueError:
         raise UndocumentedFrame(f"a frame that is not JSON: {text[:200]!r}") from None
-    check(socket_of(path), frame)
+    socket = socket_of(path)
+    check(socket, frame)
+    try:
+        frame_decoder(socket).decode(text)
+    except msgspec.ValidationError as error:
+        raise UndocumentedFrame(
+            f"the {socket} socket sent a {frame.get('type')!r} frame that does not match its "
+            f"model ({error}): {str(text)[:300]}"
+        ) from None
 
 
 @pytest.fixture(autouse=True)

@@ -119,3 +119,27 @@ def test_every_message_a_socket_accepts_is_described_in_its_section(
     missing = sorted(tag for tag in tags if f'"type": "{tag}"' not in section)
     assert not missing, f"the {socket} section does not describe: {missing}"
     assert '{"type": "ping", "id": x}' in text
+
+
+@pytest.mark.parametrize("socket", ["game", "lobby"])
+def test_the_documents_frame_table_and_the_frame_models_agree(socket: str) -> None:
+    import typing
+
+    from config.protocol import tag_of
+    from games import protocol as games
+    from lobby import protocol as lobby
+
+    frames = (games if socket == "game" else lobby).SERVER_FRAMES
+    modelled = {tag_of(kind) for kind in typing.get_args(frames)}
+    listed = {kind for where, kind in documented().frames if where == socket}
+    assert modelled == listed
+
+
+def test_a_frame_with_a_field_its_model_does_not_have_is_refused() -> None:
+    from tests.protocol_check import check_text
+
+    check_text("/ws/games/1/", '{"type": "crowd", "spectators": 2, "players": {"1": true}}')
+    with pytest.raises(UndocumentedFrame, match="does not match its model"):
+        check_text("/ws/games/1/", '{"type": "crowd", "spectators": "two", "players": {}}')
+    with pytest.raises(UndocumentedFrame, match="does not match its model"):
+        check_text("/ws/lobby/", '{"type": "online", "online": 3, "secret": "leak"}')
