@@ -105,6 +105,7 @@ class Board(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     blocks: list[Block] | None = None
     files: str | None = None
     size: int | None = None
+    steps: list[list[int]] | None = None
 
 
 class Player(msgspec.Struct, forbid_unknown_fields=True):

@@ -820,9 +820,10 @@ class DiffusionChessRules:
             raise ValueError("no-new-group: the turn must be over without a new group")
 
     def board(self) -> dict[str, Any]:
-        """What a client needs to draw this board: a square grid, its files (a, b, ...)
-        and ranks counted from 1 at White's side."""
-        return {"renderer": "grid", "files": FILES[:SIDE], "size": SIDE}
+        """What a client needs to draw this board: a square grid, its files (a, b, ...),
+        ranks counted from 1 at White's side, and the steps a path is made of (file, rank)."""
+        steps = [[0, 1], [1, 0], [0, -1], [-1, 0]]
+        return {"renderer": "grid", "files": FILES[:SIDE], "size": SIDE, "steps": steps}
 
     def render_text(self, state: ChessState) -> str:
         """The board (O White, X Black, K and k their kings), then the turn and who moves."""

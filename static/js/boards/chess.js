@@ -18,16 +18,20 @@ const draft = { key: null, path: [] };
 
 const cellName = (file, rank) => `${FILES[file]}${rank + 1}`;
 const parse = (name) => ({ file: FILES.indexOf(name[0]), rank: Number(name.slice(1)) - 1 });
+// One step of a path, as the server's board description lists them (no rules here: whether
+// a path is legal is the server's answer when it is played).
+let STEPS = [];
 const adjacent = (a, b) => {
   const p = parse(a);
   const q = parse(b);
-  return Math.abs(p.file - q.file) + Math.abs(p.rank - q.rank) === 1;
+  return STEPS.some(([file, rank]) => p.file + file === q.file && p.rank + rank === q.rank);
 };
 
 export function renderChess(container, view) {
   const { board, state, legal, previous, flipped, onMove, onDraft, lastMove, ply } = view;
   FILES = board.files;
   SIZE = board.size;
+  STEPS = board.steps;
   const destinations = (legal && legal.destinations) || {};
   const key = `${ply}:${state.moves_left}:${state.to_move}`;
   if (draft.key !== key) {
@@ -72,7 +76,6 @@ export function renderChess(container, view) {
   const selected = draft.path[0];
   const targets = selected ? destinations[selected] || {} : {};
   const end = draft.path[draft.path.length - 1];
-  const own = state.to_move === 1 ? "white" : "black";
 
   const click = (name) => {
     if (!draft.path.length || (name === selected && draft.path.length === 1)) {
@@ -81,8 +84,8 @@ export function renderChess(container, view) {
       draft.path = [];
     } else if (draft.path.includes(name)) {
       draft.path = draft.path.slice(0, draft.path.indexOf(name) + 1); // step back
-    } else if (adjacent(end, name) && !(draft.path.length > 1 && colour.has(end)) && colour.get(name) !== own) {
-      draft.path = [...draft.path, name]; // a capture ends the path: nothing after a stone
+    } else if (adjacent(end, name)) {
+      draft.path = [...draft.path, name]; // the server says whether the path is legal
     } else if (targets[name]) {
       draft.path = targets[name].split("-");
     } else if (destinations[name]) {
