@@ -268,7 +268,7 @@ def create_games(games: list[Game]) -> list[Game]:
 # --- moves ---------------------------------------------------------------------------------
 
 
-def play_move(*, game_id: int, user: Any, move: Any, ply: Any, lag: int = 0) -> Applied:
+def play_move(*, game_id: int, user: Any, move: str, ply: int, lag: int = 0) -> Applied:
     """Apply `move` for `user` if `ply` moves have been played; see docs/PROTOCOL.md.
 
     `lag` is the mover's measured one-way network delay (ms), forgiven within a quota. A

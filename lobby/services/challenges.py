@@ -64,9 +64,9 @@ def create_challenge(
     *,
     challenger: User,
     challenged: str | None,
-    slug: Any,
-    options: Any = None,
-    side: Any = Challenge.Side.RANDOM,
+    slug: str,
+    options: dict[str, int | str] | None = None,
+    side: str = Challenge.Side.RANDOM,
     time_control: str = "",
 ) -> Challenge:
     """Challenge a named user, or (challenged=None) anyone who opens the link."""
@@ -108,7 +108,7 @@ def create_challenge(
     return challenge
 
 
-def _locked(*, challenge_id: Any = None, token: Any = None) -> Challenge:
+def _locked(*, challenge_id: int | None = None, token: str | None = None) -> Challenge:
     # Lock the challenge row only: PostgreSQL refuses FOR UPDATE on the nullable side of the
     # outer join that select_related("challenged") makes (an open challenge has no one yet).
     query = Challenge.objects.select_for_update(of=("self",)).select_related(
@@ -145,7 +145,9 @@ def _updated(challenge: Challenge) -> None:
     )
 
 
-def accept_challenge(*, user: User, challenge_id: Any = None, token: Any = None) -> Game:
+def accept_challenge(
+    *, user: User, challenge_id: int | None = None, token: str | None = None
+) -> Game:
     """Accept a direct challenge (as its recipient) or an open one (as anyone else)."""
     if not user.is_authenticated:
         raise ServiceError("not_logged_in", "Log in or play as a guest to accept a challenge.")
@@ -187,7 +189,7 @@ def _accept(challenge: Challenge, user: User) -> Game:
     return game
 
 
-def _answer(*, user: User, challenge_id: Any, as_challenger: bool, **changes: Any) -> Challenge:
+def _answer(*, user: User, challenge_id: int, as_challenger: bool, **changes: Any) -> Challenge:
     """Decline (as the challenged) or cancel (as the challenger) a pending challenge."""
     with transaction.atomic():
         challenge = _locked(challenge_id=challenge_id)
@@ -205,7 +207,7 @@ def _answer(*, user: User, challenge_id: Any, as_challenger: bool, **changes: An
     raise problem
 
 
-def decline_challenge(*, user: User, challenge_id: Any, reason: Any = "") -> Challenge:
+def decline_challenge(*, user: User, challenge_id: int, reason: str = "") -> Challenge:
     if not isinstance(reason, str) or len(reason) > MAX_REASON_LENGTH:
         raise ServiceError(
             "bad_message", f"A reason is text of at most {MAX_REASON_LENGTH} characters."
@@ -219,7 +221,7 @@ def decline_challenge(*, user: User, challenge_id: Any, reason: Any = "") -> Cha
     )
 
 
-def cancel_challenge(*, user: User, challenge_id: Any) -> Challenge:
+def cancel_challenge(*, user: User, challenge_id: int) -> Challenge:
     return _answer(
         user=user, challenge_id=challenge_id, as_challenger=True, status=Challenge.Status.CANCELLED
     )
@@ -260,7 +262,7 @@ def parse_pbm_command(text: Any) -> tuple[str, dict[str, int | str], str, str]:
     return slug, options, names[0], names[1]
 
 
-def pbm_challenge(*, sender: User, text: Any) -> Challenge:
+def pbm_challenge(*, sender: User, text: str) -> Challenge:
     """pbmserv's `challenge`: userid1 moves first; the sender must be one of the two."""
     slug, options, first, second = parse_pbm_command(text)
     names = [first.lower(), second.lower()]

@@ -87,7 +87,11 @@ def seek_payload(seek: Seek) -> dict[str, Any]:
 
 
 def create_seek(
-    *, user: User, games: Any, time_control: str = "", pair_now: bool = True
+    *,
+    user: User,
+    games: list[dict[str, Any]] | dict[str, Any],
+    time_control: str = "",
+    pair_now: bool = True,
 ) -> tuple[Seek, Game | None]:
     """Open a seek; with pair_now, pair it at once if a compatible one is waiting (else the
     lobby's matchmaker pairs it moments later)."""
@@ -216,7 +220,7 @@ def game_summary(game: Game) -> dict[str, Any]:
     }
 
 
-def cancel_seek(*, user: User, seek_id: Any) -> None:
+def cancel_seek(*, user: User, seek_id: int) -> None:
     if not isinstance(seek_id, int) or isinstance(seek_id, bool):
         raise ServiceError("bad_message", 'cancel_seek needs "seek_id", a number.')
     with transaction.atomic():
