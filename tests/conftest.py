@@ -24,7 +24,7 @@ REDIS_HELP = (
     '--port 6379 --save "" --appendonly no`, or set REDIS_URL.'
 )
 POSTGRES_HELP = (
-    "PostgreSQL is needed for the postgres tier and is not answering at {host}:{port}. "
+    "PostgreSQL is needed for this pass and is not answering at {host}:{port}. "
     "Install and start it (`apt-get install postgresql && pg_ctlcluster "
     "--skip-systemctl-redirect $(ls /etc/postgresql) main start`), or set DATABASE_URL."
 )
@@ -76,7 +76,7 @@ def require_postgres(settings: Any) -> None:
     database = settings.DATABASES["default"]
     if database["ENGINE"] != "django.db.backends.postgresql":
         pytest.fail(
-            "This test belongs to the PostgreSQL tier: run it with DATABASE_URL pointing at "
+            "This test runs only on PostgreSQL: run it with DATABASE_URL pointing at "
             "PostgreSQL (`make test` does this in its second pass).",
             pytrace=False,
         )
