@@ -88,9 +88,16 @@ class TimeControl(msgspec.Struct, forbid_unknown_fields=True):
     label: str
 
 
+class Groups(msgspec.Struct, forbid_unknown_fields=True):
+    at_turn_start: int
+    now: int
+    needed: int
+
+
 class ChessMoves(msgspec.Struct, forbid_unknown_fields=True):
     destinations: dict[str, dict[str, str]]
     echo: bool
+    groups: Groups | None
 
 
 class Block(msgspec.Struct, forbid_unknown_fields=True):

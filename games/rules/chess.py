@@ -295,17 +295,28 @@ class DiffusionChessRules:
     def client_moves(self, state: ChessState) -> dict[str, Any]:
         """Where each stone of the mover may go, with one shortest path there, and the echo.
 
-        {"destinations": {"j3": {"j4": "j3-j4", "k4": "j3-j4-k4", ...}, ...}, "echo": bool}.
+        {"destinations": {"j3": {"j4": "j3-j4", "k4": "j3-j4-k4", ...}, ...}, "echo": bool,
+         "groups": {"at_turn_start": n, "now": m, "needed": n + 1} | None}: the mover's
+        groups, so a client can show the rule that a turn must make a new group.
         Stones without a destination are left out; a capture's path is one of the shortest.
         """
         if state.result:
-            return {"destinations": {}, "echo": False}
+            return {"destinations": {}, "echo": False, "groups": None}
         destinations = {}
         for stone in self._movable(state):
             paths = self._shortest_paths(state, stone)
             if paths:
                 destinations[NAMES[stone]] = {NAMES[cell]: path for cell, path in paths.items()}
-        return {"destinations": destinations, "echo": self._echo_error(state) is None}
+        groups = {
+            "at_turn_start": state.start_groups,
+            "now": count_groups(state.board, state.to_move),
+            "needed": state.start_groups + 1,
+        }
+        return {
+            "destinations": destinations,
+            "echo": self._echo_error(state) is None,
+            "groups": groups,
+        }
 
     def random_move(self, state: ChessState, rng: random.Random) -> str:
         """A random legal move, found without listing every path.

@@ -104,7 +104,7 @@ def assert_over(state: Any, outcome: Outcome) -> None:
     """The game is over with `outcome`: nothing more can be played or offered."""
     assert RULES.outcome(state) == outcome
     assert list(RULES.legal_moves(state)) == []
-    assert RULES.client_moves(state) == {"destinations": {}, "echo": False}
+    assert RULES.client_moves(state) == {"destinations": {}, "echo": False, "groups": None}
     with pytest.raises(IllegalMove, match=r"^the game is over$"):
         RULES.play(state, "echo")
     assert RULES.from_json(RULES.to_json(state)) == state
@@ -184,6 +184,14 @@ def test_whites_first_turn_has_four_moves_then_black_has_five() -> None:
     assert RULES.outcome(state) is None
 
 
+def test_the_groups_the_turn_must_grow_are_offered_as_they_change() -> None:
+    state = RULES.initial_state()
+    assert RULES.client_moves(state)["groups"] == {"at_turn_start": 9, "now": 9, "needed": 10}
+    # c6 leaves its group of 4 and stands alone on c9: White now has one group more.
+    state = RULES.play(state, "c6-c7-c8-c9")
+    assert RULES.client_moves(state)["groups"] == {"at_turn_start": 9, "now": 10, "needed": 10}
+
+
 def test_the_opening_offers_every_reachable_cell_with_a_shortest_path_and_no_echo() -> None:
     moves = RULES.client_moves(RULES.initial_state())
     assert moves["echo"] is False
@@ -245,13 +253,12 @@ def test_it_lists_every_path_of_every_stone() -> None:
     )
     # A group of 2 walks one step; b2 may take c2 (a group of 2 too).
     assert sorted(RULES.legal_moves(state)) == ["a2-a1", "a2-a3", "b2-b1", "b2-b3", "b2-c2"]
-    assert RULES.client_moves(state) == {
-        "destinations": {
-            "a2": {"a1": "a2-a1", "a3": "a2-a3"},
-            "b2": {"b1": "b2-b1", "b3": "b2-b3", "c2": "b2-c2"},
-        },
-        "echo": False,
+    moves = RULES.client_moves(state)
+    assert moves["destinations"] == {
+        "a2": {"a1": "a2-a1", "a3": "a2-a3"},
+        "b2": {"b1": "b2-b1", "b3": "b2-b3", "c2": "b2-c2"},
     }
+    assert moves["echo"] is False
 
 
 # --- normal moves ------------------------------------------------------------------------
@@ -514,7 +521,8 @@ NO_MOVE = """
 def test_a_turn_ends_early_when_no_legal_move_remains() -> None:
     state = play(position(EARLY), "f5-f4", "f6-f7")
     # No stone may move, but the echo of f6-f7 still may: the turn goes on.
-    assert RULES.client_moves(state) == {"destinations": {}, "echo": True}
+    moves = RULES.client_moves(state)
+    assert (moves["destinations"], moves["echo"]) == ({}, True)
     assert RULES.to_move(state) == 1
     state = RULES.play(state, "echo")  # f7 to f8; White has nothing left after 3 moves
     data = RULES.to_json(state)
