@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -20,11 +21,25 @@ from config import serve
 STARTUP_SECONDS = 60
 
 
+def usage(servers: list[BenchServer]) -> dict[str, float]:
+    """The servers' counters summed."""
+    total: dict[str, float] = {}
+    for server in servers:
+        for key, value in server.stats().items():
+            total[key] = total.get(key, 0) + value
+    return total
+
+
 @dataclass
 class BenchServer:
     port: int
     process: subprocess.Popen[bytes]
     log: Path
+
+    def stats(self) -> dict[str, float]:
+        """The process's counters (config/benchstats.py): statements run, CPU seconds."""
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/bench/stats", timeout=10) as r:
+            return dict(json.loads(r.read()))
 
     def peak_memory_mb(self) -> float:
         """The process's peak resident memory (VmHWM), read before it is stopped."""
@@ -54,7 +69,11 @@ def check_shared_services(procs: int) -> None:
 def start_servers(procs: int) -> list[BenchServer]:
     """Start `procs` Daphne processes on this environment's settings; wait until they answer."""
     servers = []
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": os.environ["DJANGO_SETTINGS_MODULE"]}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": os.environ["DJANGO_SETTINGS_MODULE"],
+        "BENCH_STATS": "1",
+    }
     for _ in range(procs):
         port = free_port()
         log = Path(tempfile.mkstemp(prefix=f"bench-{port}-", suffix=".log")[1])

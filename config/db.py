@@ -2,7 +2,7 @@
 
 Channels' `database_sync_to_async` is thread-sensitive by default: every consumer of a
 process queues on ONE thread, so a process applies moves one round trip at a time. Here the
-work goes to a pool of DB_THREADS threads, each with its own (persistent) connection. SQLite
+work goes to a pool of DB_THREADS threads, each keeping its own connection. SQLite
 allows one writer at a time, so the embedded default keeps a single thread.
 """
 
@@ -14,23 +14,41 @@ from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from asgiref.sync import async_to_sync
+from asgiref.sync import SyncToAsync, async_to_sync
 from channels.db import DatabaseSyncToAsync
 from django.conf import settings
+from django.db import connections
 
 _executor: ThreadPoolExecutor | None = None
 _local = threading.local()
 
 
 class _DatabaseCall(DatabaseSyncToAsync):
-    """Remembers, for the running thread, the event loop that is waiting for it."""
+    """Remembers, for the running thread, the event loop that is waiting for it; keeps the
+    thread's connection between calls."""
 
     def thread_handler(self, loop: Any, *args: Any, **kwargs: Any) -> Any:
         _local.loop = loop
         try:
-            return super().thread_handler(loop, *args, **kwargs)
+            _keep_connections()
+            # Channels closes "old" connections before and after every call: with a pool
+            # that returns the connection and checks one out again (with its health query)
+            # each time, two extra round trips per move. These threads keep theirs instead.
+            return SyncToAsync.thread_handler(self, loop, *args, **kwargs)
         finally:
             _local.loop = None
+
+
+def _keep_connections() -> None:
+    """Keep this thread's connections open for its next calls, unless one is broken (an
+    error occurred on it and it no longer answers) or left in the wrong state: those are
+    closed, and the next query opens a new one."""
+    for conn in connections.all(initialized_only=True):
+        if conn.connection is None:
+            continue
+        conn.close_at = None  # no maximum age: a database thread lives as long as the process
+        if conn.errors_occurred or conn.get_autocommit() != conn.settings_dict["AUTOCOMMIT"]:
+            conn.close_if_unusable_or_obsolete()
 
 
 def calling_loop() -> asyncio.AbstractEventLoop | None:
@@ -59,6 +77,10 @@ def _pool() -> ThreadPoolExecutor:
     return _executor
 
 
-def db_call(func: Callable[..., Any]) -> Callable[..., Any]:
-    """`await db_call(f)(*args)`: f in a database thread, stale connections closed around it."""
-    return _DatabaseCall(func, thread_sensitive=False, executor=_pool())
+def db_call(
+    func: Callable[..., Any], executor: ThreadPoolExecutor | None = None
+) -> Callable[..., Any]:
+    """`await db_call(f)(*args)`: f in a database thread (of the shared pool, or of
+    `executor`), on that thread's own connection; what f sends after commit goes out on
+    the caller's event loop without the thread waiting for it."""
+    return _DatabaseCall(func, thread_sensitive=False, executor=executor or _pool())

@@ -39,6 +39,14 @@ class _IdOnly(msgspec.Struct):
 
 T = TypeVar("T")
 
+_encoder = msgspec.json.Encoder()
+
+
+def encode(frame: Any) -> str:
+    """A frame as JSON text. Events are encoded once, stored as this text and sent on every
+    socket as it is."""
+    return _encoder.encode(frame).decode()
+
 
 def decoder(kinds: Any) -> msgspec.json.Decoder[Any]:
     """A decoder for a message type, or a union of tagged message types."""

@@ -8,7 +8,9 @@ commands) goes through here, so the flags that matter under load are set once:
 - 30 s for a websocket handshake instead of Daphne's 5 s: in a storm of hundreds of
   connects the last ones are accepted late, not dropped (measured: 54 of 500 sockets
   dropped on two processes with 5 s, none with 30 s);
-- the message size cap and the keep-alive pings.
+- the message size cap and the keep-alive pings;
+- TCP writes sent at once when nothing is buffered (config/eager_writes.py), and no debug-log
+  arguments built for a debug log that is off (config/quiet_autobahn.py).
 """
 
 from __future__ import annotations
@@ -58,6 +60,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8000)
     known, extra = parser.parse_known_args(argv)
     from daphne.cli import CommandLineInterface
+
+    from config import eager_writes, quiet_autobahn
+
+    eager_writes.install()
+    quiet_autobahn.install()
 
     CommandLineInterface().run(daphne_arguments(known.host, known.port, *extra))
 

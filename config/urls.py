@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from config import benchstats
 from config.health import healthz
 from lobby.links import challenge_link
 
@@ -13,3 +14,6 @@ urlpatterns = [
     path("", include("accounts.urls")),
     path("", include("lobby.urls")),
 ]
+
+if benchstats.ENABLED:
+    urlpatterns.append(path("bench/stats", benchstats.stats))

@@ -21,7 +21,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
 from config.errors import ServiceError
-from config.protocol import Message, decode, decoder, tag_of
+from config.protocol import Message, decode, decoder, encode, tag_of
 
 logger = logging.getLogger(__name__)
 
@@ -145,6 +145,10 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             await super().close(code=code, reason=reason)
         finally:
             self._closing = True
+
+    @classmethod
+    async def encode_json(cls, content: Any) -> str:
+        return encode(content)
 
     async def send_error(self, code: str, message: str, **extra: Any) -> None:
         await self.send_json({"type": "error", "code": code, "message": message, **extra})

@@ -19,7 +19,7 @@ from django.conf import settings
 from config import presence as process_presence
 from config.db import db_call
 from config.errors import ServiceError
-from config.protocol import Message
+from config.protocol import Message, encode
 from config.ws import JsonConsumer
 from games import presence, protocol, selectors, services
 from games.models import Game
@@ -74,8 +74,7 @@ class GameConsumer(JsonConsumer):
         # Join before reading the snapshot: an event racing the snapshot is then received
         # and skipped by version rather than lost.
         self.joined = True
-        for group in presence.groups_for(self.game_id, self.player):
-            await self.channel_layer.group_add(group, self.channel_name)
+        await self.channel_layer.group_add(presence.game_group(self.game_id), self.channel_name)
         await db_call(presence.arrive)(
             game_id=self.game_id, channel_name=self.channel_name, user=self.user, player=self.player
         )
@@ -101,8 +100,9 @@ class GameConsumer(JsonConsumer):
             if self.player is not None:
                 await db_call(services.player_left)(game_id=self.game_id, player=self.player)
         finally:
-            for group in presence.groups_for(self.game_id, self.player):
-                await self.channel_layer.group_discard(group, self.channel_name)
+            await self.channel_layer.group_discard(
+                presence.game_group(self.game_id), self.channel_name
+            )
             presence.crowd_changed(self.game_id)
 
     def _version_in_query(self) -> int | None:
@@ -165,7 +165,11 @@ class GameConsumer(JsonConsumer):
 
     async def _deliver(self, event: dict[str, Any], **extra: Any) -> None:
         """Send one versioned event in order, filling any gap from the database first."""
-        version = event["v"]
+        await self._send_event(event["v"], encode({**event, **extra}), event)
+
+    async def _send_event(self, version: int, text: str, timing: dict[str, Any]) -> None:
+        """Send the event `text` of `version` unless the client has it; a `clock` in
+        `timing` (the event or its broadcast) re-arms the deadline timer."""
         if version <= self.last_v:
             return
         if version > self.last_v + 1:
@@ -178,12 +182,13 @@ class GameConsumer(JsonConsumer):
                 for earlier in missing:
                     await self.send_json(earlier)
         self.last_v = version
-        await self.send_json({**event, **extra})
-        if "clock" in event:
-            self._arm(event["clock"])
+        await self.send(text_data=text)
+        if "clock" in timing:
+            self._arm(timing["clock"])
 
     async def game_event(self, message: dict[str, Any]) -> None:
-        await self._deliver(message["event"])
+        # The event arrives encoded once for every socket (services.broadcast).
+        await self._send_event(message["v"], message["text"], message)
 
     async def game_crowd(self, message: dict[str, Any]) -> None:
         await self.send_json(message["crowd"])

@@ -97,32 +97,19 @@ class Game(models.Model):
         return None
 
 
-class Move(models.Model):
-    """A move as played, with the state it produced (so any position can be shown again)."""
-
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
-    ply = models.PositiveIntegerField(help_text="moves played before this one")
-    player = models.PositiveSmallIntegerField()
-    notation = models.CharField(max_length=200)
-    state = models.JSONField()
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["game", "ply"]
-        constraints = [
-            # The backstop of "one writer per game": two processes can never both store ply n.
-            models.UniqueConstraint(fields=["game", "ply"], name="games_move_one_per_ply"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.game_id}:{self.ply} {self.notation}"
-
-
 class GameEvent(models.Model):
-    """Every versioned broadcast of a game, kept so a client that missed one can catch up."""
+    """Every versioned broadcast of a game, kept so a client that missed one can catch up.
+
+    A `move` event is also the record of the move: its payload holds the player, the move
+    as played and the state it produced, and `ply` (the moves played before it) is set on
+    move events only. One row per move keeps a move to one insert.
+    """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
     version = models.PositiveIntegerField()
+    ply = models.PositiveIntegerField(
+        null=True, blank=True, help_text="move events: the moves played before this one"
+    )
     payload = models.JSONField()
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -130,6 +117,8 @@ class GameEvent(models.Model):
         ordering = ["game", "version"]
         constraints = [
             models.UniqueConstraint(fields=["game", "version"], name="games_event_one_per_version"),
+            # The backstop of "one writer per game": two processes can never both store ply n.
+            models.UniqueConstraint(fields=["game", "ply"], name="games_move_one_per_ply"),
         ]
 
     def __str__(self) -> str:

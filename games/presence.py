@@ -32,16 +32,9 @@ _pending: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, asyncio
 _dirty: set[int] = set()
 
 
-def players_group(game_id: int) -> str:
-    return f"game.{game_id}.players"
-
-
-def watchers_group(game_id: int) -> str:
-    return f"game.{game_id}.watchers"
-
-
-def groups_for(game_id: int, player: int | None) -> list[str]:
-    return [players_group(game_id) if player else watchers_group(game_id)]
+def game_group(game_id: int) -> str:
+    """Every socket on the game, players and spectators: an event is published once."""
+    return f"game.{game_id}"
 
 
 def arrive(*, game_id: int, channel_name: str, user: Any, player: int | None) -> None:
@@ -67,8 +60,7 @@ def send_crowd(game_id: int) -> None:
 
     async def send() -> None:
         try:
-            await layer.group_send(players_group(game_id), payload)
-            await layer.group_send(watchers_group(game_id), payload)
+            await layer.group_send(game_group(game_id), payload)
         except Exception:
             logger.exception("crowd update for game %s failed", game_id)
 
@@ -102,8 +94,7 @@ async def _send_crowds(game_id: int, pending: dict[int, asyncio.Future[None]]) -
             message = await db_call(crowd)(game_id)
             layer = get_channel_layer()
             payload = {"type": "game.crowd", "crowd": message}
-            await layer.group_send(players_group(game_id), payload)
-            await layer.group_send(watchers_group(game_id), payload)
+            await layer.group_send(game_group(game_id), payload)
             if message["spectators"] > SMALL_CROWD:
                 await asyncio.sleep(CROWD_INTERVAL)
     except Exception:

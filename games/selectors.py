@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 from games import clocks
 from games.clocks import now_ms
 from games.engine import client_moves, rules_for
-from games.models import Game, GameEvent, Move
+from games.models import Game, GameEvent
 from games.rules import available_games
 
 # A client further behind than this gets a fresh snapshot instead of the events.
@@ -24,7 +24,7 @@ def snapshot(game: Game) -> dict[str, Any]:
     """Everything a client needs to draw the game from scratch."""
     rules = rules_for(game.slug, game.options)
     state = rules.from_json(game.state)
-    moves = list(Move.objects.filter(game=game).order_by("ply").values("player", "notation"))
+    moves = [{"player": player, "notation": notation} for player, notation in played(game)]
     return {
         "id": game.pk,
         "slug": game.slug,
@@ -48,6 +48,16 @@ def snapshot(game: Game) -> dict[str, Any]:
         # Real-time players away from the game: when their opponent may claim the win.
         "away": {seat: at + clocks.ABANDON_MS for seat, at in game.away.items()},
     }
+
+
+def move_events(game: Game) -> QuerySet[GameEvent]:
+    """The game's move events in order: each is the record of one move."""
+    return GameEvent.objects.filter(game=game, ply__isnull=False).order_by("ply")
+
+
+def played(game: Game) -> list[tuple[int, str]]:
+    """(player, move as played) for every move so far."""
+    return list(move_events(game).values_list("payload__player", "payload__move"))
 
 
 def load_game(game_id: int) -> Game | None:
@@ -97,15 +107,14 @@ def game_text(game: Game) -> str:
         winner = game.player1 if result["winner"] == 1 else game.player2
         lines.append(f"Game over: {winner.username} wins ({result['reason']}).")
     lines.append("")
-    moves = Move.objects.filter(game=game).order_by("ply").values_list("player", "notation")
-    for number, (player, notation) in enumerate(moves, start=1):
+    for number, (player, notation) in enumerate(played(game), start=1):
         lines.append(f"{number:4d}. ({player}) {notation}")
     return "\n".join(lines) + "\n"
 
 
 def positions(game: Game) -> list[dict[str, Any]]:
     rules = rules_for(game.slug, game.options)
-    states = list(Move.objects.filter(game=game).order_by("ply").values_list("state", flat=True))
+    states = list(move_events(game).values_list("payload__state", flat=True))
     return [rules.to_json(rules.initial_state()), *states]
 
 

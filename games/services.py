@@ -21,10 +21,11 @@ from django.db import transaction
 from accounts.models import User
 from config.db import run_soon
 from config.errors import ServiceError
-from games import clocks, lifecycle, presence, selectors
+from config.protocol import encode
+from games import clocks, lifecycle, presence, selectors, store
 from games.clocks import now_ms
 from games.engine import MAX_MOVE_LENGTH, canonical_move, client_moves, rules_for
-from games.models import Game, GameConnection, GameEvent, Move, MoveNotice
+from games.models import Game, GameConnection, MoveNotice
 from games.rules import IllegalMove, InvalidOptions
 
 logger = logging.getLogger(__name__)
@@ -39,17 +40,23 @@ class Applied:
     duplicate: bool = False
 
 
-def broadcast(game_id: int, event: dict[str, Any]) -> None:
+def broadcast(game_id: int, event: dict[str, Any], text: str | None = None) -> None:
+    """Send a stored event to every socket on the game, as the JSON text the sockets send
+    on (encoded once, not once per socket), with the version and clock they act on."""
     layer = get_channel_layer()
     if layer is None:
         return
-    message = {"type": "game.event", "event": event}
+    message: dict[str, Any] = {
+        "type": "game.event",
+        "v": event["v"],
+        "text": encode(event) if text is None else text,
+    }
+    if "clock" in event:
+        message["clock"] = event["clock"]
 
     async def send() -> None:
         try:
-            # Players first: spectators can wait the extra moment (lichess does the same).
-            await layer.group_send(presence.players_group(game_id), message)
-            await layer.group_send(presence.watchers_group(game_id), message)
+            await layer.group_send(presence.game_group(game_id), message)
         except Exception:
             # The move is committed; sockets that miss it resync by version.
             logger.exception("broadcast of game %s v%s failed", game_id, event.get("v"))
@@ -57,20 +64,22 @@ def broadcast(game_id: int, event: dict[str, Any]) -> None:
     run_soon(send)
 
 
-def _emit(game: Game, event: dict[str, Any]) -> dict[str, Any]:
-    """Give the event the game's next version, store it, and send it after commit."""
+def _emit(game: Game, event: dict[str, Any], *, ply: int | None = None) -> dict[str, Any]:
+    """Give the event the game's next version, store it, and send it after commit. A move
+    event passes the move's `ply`: its row is also the move's record."""
     game.version += 1
     event = {**event, "v": game.version, "game_id": game.pk}
-    GameEvent.objects.create(game=game, version=game.version, payload=event)
-    transaction.on_commit(lambda: broadcast(game.pk, event))
+    text = encode(event)
+    store.insert_event(game.pk, game.version, ply, text)
+    transaction.on_commit(lambda: broadcast(game.pk, event, text))
     return event
 
 
 def _locked(game_id: int) -> Game:
-    try:
-        return Game.objects.select_for_update().get(pk=game_id)
-    except Game.DoesNotExist:
-        raise ServiceError("no_such_game", f"There is no game {game_id}.") from None
+    game = store.lock_game(game_id)
+    if game is None:
+        raise ServiceError("no_such_game", f"There is no game {game_id}.")
+    return game
 
 
 def _player(game: Game, user: Any) -> int:
@@ -320,7 +329,6 @@ def _apply(
         raise ServiceError("illegal_move", str(error)) from None
     notation = canonical_move(rules, state, move)
     state_json = rules.to_json(new_state)
-    Move.objects.create(game=game, ply=ply, player=player, notation=notation, state=state_json)
     game.ply = ply + 1
     game.state = state_json
     game.both_moved = game.both_moved or player == 2
@@ -357,6 +365,7 @@ def _apply(
             "abortable": game.abortable,
             "clock": clocks.view(game.clock, now),
         },
+        ply=ply,
     )
     if outcome is not None:
         _emit(
@@ -370,32 +379,44 @@ def _apply(
         )
     elif turn_over and game.time_control.correspondence:
         MoveNotice.objects.get_or_create(game=game, player=3 - player)
-    game.save()
+    store.update_game(game, MOVE_COLUMNS)
     if outcome is not None:
         lifecycle.ended(game)
     return event
 
 
+# What a move changes on the game row (store.update_game writes only these).
+MOVE_COLUMNS = (
+    "ply",
+    "state",
+    "both_moved",
+    "clock",
+    "deadline",
+    "status",
+    "winner",
+    "termination",
+    "reason",
+    "version",
+)
+
+
 def _resent(game: Game, rules: Any, *, player: int, move: str, ply: int) -> Applied:
     """A move for a ply already played: the same move resent is a success, else stale."""
-    earlier = Move.objects.filter(game=game, ply=ply).first()
-    if earlier is not None and earlier.player == player:
+    records = {
+        row.ply: row.payload
+        for row in selectors.move_events(game).filter(ply__in=[ply - 1, ply]).only("ply", "payload")
+    }
+    earlier = records.get(ply)
+    if earlier is not None and earlier["player"] == player:
         previous = rules.from_json(
-            Move.objects.get(game=game, ply=ply - 1).state
-            if ply
-            else rules.to_json(rules.initial_state())
+            records[ply - 1]["state"] if ply else rules.to_json(rules.initial_state())
         )
         try:
-            same = canonical_move(rules, previous, move) == earlier.notation
+            same = canonical_move(rules, previous, move) == earlier["move"]
         except IllegalMove:
             same = False
         if same:
-            event = (
-                GameEvent.objects.filter(game=game, payload__type="move", payload__ply=ply + 1)
-                .values_list("payload", flat=True)
-                .first()
-            )
-            return Applied(game=game, event=event, duplicate=True)
+            return Applied(game=game, event=earlier, duplicate=True)
     raise ServiceError(
         "stale_ply", f"{game.ply} moves have been played, not {ply}; your view is out of date."
     )

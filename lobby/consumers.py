@@ -27,6 +27,9 @@ logger = logging.getLogger(__name__)
 
 LOBBY_GROUP = feed.LOBBY_GROUP
 ONLINE_INTERVAL = 1.0
+# How long a socket waits for a missing feed version (another process's batch still on its
+# way) before it reads the version from the database.
+GAP_WAIT_SECONDS = 0.25
 # Per event loop: whether an `online` update is on its way, and whether another is due.
 _online: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Any]] = (
     weakref.WeakKeyDictionary()
@@ -78,6 +81,8 @@ class LobbyConsumer(JsonConsumer):
         self.user = self.scope.get("user")
         self.user_id = _user_id(self.user)
         self.last_v = 0
+        self._held: dict[int, dict[str, Any]] = {}
+        self._gap_timer: asyncio.TimerHandle | None = None
         presence.ensure_heartbeat()
         # Accept at once: in a reconnection storm the handshake must not wait for the
         # channel layer or the database (the client waits for its snapshot instead).
@@ -93,6 +98,9 @@ class LobbyConsumer(JsonConsumer):
 
     async def disconnect(self, code: int) -> None:
         user_id = getattr(self, "user_id", None)
+        timer = getattr(self, "_gap_timer", None)
+        if timer is not None:
+            timer.cancel()
         try:
             await db_call(lobby_presence.leave)(channel_name=self.channel_name, user_id=user_id)
         finally:
@@ -122,25 +130,51 @@ class LobbyConsumer(JsonConsumer):
         return True
 
     async def _deliver(self, *events: dict[str, Any]) -> None:
-        """Send public events in version order, filling gaps from the stored feed."""
-        out: list[dict[str, Any]] = []
+        """Send public events in version order. Each process batches its own events, so
+        another process's batch can arrive a moment after a later one: a gap is waited for
+        briefly before it is filled from the stored feed (else every socket in the lobby
+        would query the database at once)."""
         for event in events:
-            version = event["v"]
-            if version <= self.last_v:
+            if event["v"] > self.last_v:
+                self._held.setdefault(event["v"], event)
+        await self._release(fill=False)
+
+    async def _release(self, *, fill: bool) -> None:
+        out: list[dict[str, Any]] = []
+        while self._held:
+            following = self.last_v + 1
+            if following in self._held:
+                out.append(self._held.pop(following))
+                self.last_v = following
                 continue
-            if version > self.last_v + 1:
-                missing = await db_call(feed.events_since)(self.last_v)
-                if missing is None:
-                    await self._flush(out)
-                    out = []
-                    await self._send_snapshot()
-                    if version <= self.last_v:
-                        continue
-                else:
-                    out.extend(e for e in missing if self.last_v < e["v"] < version)
-            out.append(event)
-            self.last_v = version
+            if not fill:
+                break
+            fill = False  # one query per gap: what the database lacks, no layer will bring
+            missing = await db_call(feed.events_since)(self.last_v)
+            if missing is None:
+                await self._flush(out)
+                out = []
+                await self._send_snapshot()
+            else:
+                for event in missing:
+                    self._held.setdefault(event["v"], event)
+            self._held = {v: e for v, e in self._held.items() if v > self.last_v}
         await self._flush(out)
+        if self._gap_timer is not None:
+            self._gap_timer.cancel()
+            self._gap_timer = None
+        if self._held:
+            loop = asyncio.get_running_loop()
+            self._gap_timer = loop.call_later(
+                GAP_WAIT_SECONDS, lambda: loop.create_task(self._fill_gap())
+            )
+
+    async def _fill_gap(self) -> None:
+        self._gap_timer = None
+        try:
+            await self._release(fill=True)
+        except Exception:
+            logger.exception("lobby socket could not fill a gap in the feed")
 
     async def _flush(self, events: list[dict[str, Any]]) -> None:
         # One frame per burst: a busy lobby must not cost a frame per event per socket.

@@ -15,8 +15,7 @@ import logging
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 
-from channels.db import DatabaseSyncToAsync
-
+from config.db import db_call
 from lobby.services import seeks
 
 logger = logging.getLogger(__name__)
@@ -24,7 +23,9 @@ logger = logging.getLogger(__name__)
 RETRY_SECONDS = 0.02
 
 _thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="matchmaker")
-_pass = DatabaseSyncToAsync(seeks.pair_all, thread_sensitive=False, executor=_thread)
+# Its own thread, so a pass never waits behind the seeks it is to pair; what it broadcasts
+# goes out on the server's loop (db_call) instead of holding the pass until each is sent.
+_pass = db_call(seeks.pair_all, executor=_thread)
 
 
 class _Matchmaker:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
-from django.db.models import Count, Q
+from django.db.models import Count, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from accounts.models import User
-from games.models import Game
+from games.models import Game, GameConnection
 from games.selectors import title_for
 from lobby.models import Challenge, LobbyConnection, Seek
 from lobby.services import feed
@@ -19,23 +21,30 @@ LIVE_GAMES_SHOWN = 50
 
 
 def online_count() -> int:
-    rows = LobbyConnection.objects.values_list("user_id", flat=True)
-    users = set()
-    anonymous = 0
-    for user_id in rows:
-        if user_id is None:
-            anonymous += 1
-        else:
-            users.add(user_id)
-    return len(users) + anonymous
+    """People in the lobby: signed-in users once however many tabs, each anonymous socket."""
+    counts = LobbyConnection.objects.aggregate(
+        users=Count("user_id", distinct=True),
+        anonymous=Count("pk", filter=Q(user_id__isnull=True)),
+    )
+    return int(counts["users"]) + int(counts["anonymous"])
 
 
 def _active_games(limit: int) -> Any:
     """Games in progress, most recently active first, with their spectator counts."""
+    # A subquery, not a join and GROUP BY: the database then counts spectators for the
+    # `limit` games shown only, not for every active game before sorting (measured: with
+    # 6,700 active games the join made every lobby snapshot a 30 ms query).
+    spectators = (
+        GameConnection.objects.filter(game=OuterRef("pk"), player__isnull=True)
+        .order_by()
+        .values("game")
+        .annotate(count=Count("pk"))
+        .values("count")
+    )
     return (
         Game.objects.filter(status=Game.Status.ACTIVE)
         .select_related("player1", "player2")
-        .annotate(spectators=Count("connections", filter=Q(connections__player__isnull=True)))
+        .annotate(spectators=Coalesce(Subquery(spectators), 0))
         .order_by("-updated_at")[:limit]
     )
 
@@ -55,13 +64,38 @@ def live_games() -> list[dict[str, Any]]:
     ]
 
 
-def snapshot(user: Any) -> dict[str, Any]:
-    signed_in = user is not None and user.is_authenticated
+# The public part of the lobby snapshot is the same for everyone: in a reconnection storm
+# each process builds it once per feed version (and at most this old), not once per socket.
+PUBLIC_SNAPSHOT_SECONDS = 1.0
+_public: tuple[float, dict[str, Any]] | None = None
+
+
+def public_snapshot() -> dict[str, Any]:
+    """The feed version with the seeks, live games and online count as of that version."""
+    global _public
+    version = feed.current_version()
+    cached = _public
+    if cached is not None:
+        built_at, public = cached
+        if public["v"] == version and time.monotonic() - built_at < PUBLIC_SNAPSHOT_SECONDS:
+            return public
     seeks = (
         Seek.objects.filter(status=Seek.Status.OPEN, announced=True)
         .select_related("user")
         .order_by("created_at")
     )
+    public = {
+        "v": version,
+        "seeks": [seek_payload(s) for s in seeks[:200]],
+        "games": live_games(),
+        "online": online_count(),
+    }
+    _public = (time.monotonic(), public)
+    return public
+
+
+def snapshot(user: Any) -> dict[str, Any]:
+    signed_in = user is not None and user.is_authenticated
     challenges: dict[str, list[dict[str, Any]]] = {"incoming": [], "outgoing": []}
     my_games: list[int] = []
     if signed_in:
@@ -80,15 +114,16 @@ def snapshot(user: Any) -> dict[str, Any]:
             .order_by("-created_at")
             .values_list("pk", flat=True)[:20]
         )
+    public = public_snapshot()
     return {
         "type": "lobby",
-        "v": feed.current_version(),
+        "v": public["v"],
         "user": {"username": user.username, "is_guest": user.is_guest} if signed_in else None,
-        "seeks": [seek_payload(s) for s in seeks[:200]],
+        "seeks": public["seeks"],
         "challenges": challenges,
-        "games": live_games(),
+        "games": public["games"],
         "my_games": my_games,
-        "online": online_count(),
+        "online": public["online"],
     }
 
 

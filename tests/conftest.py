@@ -129,3 +129,12 @@ def _close_the_connection_pool(django_db_setup: Any, django_db_blocker: Any) -> 
                     "WHERE datname = current_database() AND pid <> pg_backend_pid()"
                 )
             connection.close_pool()
+
+
+@pytest.fixture(autouse=True)
+def _forget_the_lobby_snapshot() -> None:
+    """Each test's database starts again from feed version 0: a public snapshot a server
+    process kept from an earlier test would carry that test's seeks and games."""
+    from lobby import selectors
+
+    selectors._public = None

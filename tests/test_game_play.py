@@ -12,7 +12,7 @@ from django.test import Client
 
 from games.consumers import GameConsumer
 from games.engine import pick_client_move
-from games.models import Game, Move
+from games.models import Game, GameEvent
 from games.rules import available_games
 from tests.games_helpers import drain_crowd, new_game, next_of_type, open_socket, session_for
 
@@ -69,7 +69,7 @@ async def test_a_whole_game_reaches_every_socket(slug: str, monkeypatch: Any) ->
     assert seen["p1"] == seen["p2"] == seen["watcher"] == list(range(1, ply + 1))
     row = await db(Game.objects.get)(pk=game.pk)
     assert (row.status, row.ply, row.version) == ("finished", ply, ply + 1)
-    assert await db(Move.objects.filter(game=row).count)() == ply
+    assert await db(GameEvent.objects.filter(game=row, ply__isnull=False).count)() == ply
     for client in (p1, p2, watcher):
         await client.disconnect()
 

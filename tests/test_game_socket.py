@@ -11,7 +11,7 @@ from channels.layers import get_channel_layer
 
 from accounts.models import User
 from games import presence, services
-from games.models import Game, GameConnection, Move
+from games.models import Game, GameConnection, GameEvent
 from tests.games_helpers import (
     drain_crowd,
     game_row,
@@ -153,7 +153,7 @@ async def test_a_resent_move_is_a_success_and_is_not_applied_twice(table: dict[s
     assert again["duplicate"] is True and again["id"] == "b"
     assert again["v"] == first["v"] and again["state"] == first["state"]
     assert await db(game_row)(table["game"].pk) == (1, 1, "active")
-    assert await db(Move.objects.count)() == 1
+    assert await db(GameEvent.objects.filter(ply__isnull=False).count)() == 1
     # The other player saw it once.
     await next_of_type(table["p2"], "move")
     assert await table["p2"].receive_nothing(timeout=0.1)
@@ -263,10 +263,10 @@ async def test_a_dropped_broadcast_is_filled_in_before_the_next_event(
     )()
     layer = get_channel_layer()
     # The spectator misses one broadcast, as when a channel layer drops a message.
-    await layer.group_discard(presence.watchers_group(game_id), channel)
+    await layer.group_discard(presence.game_group(game_id), channel)
     await table["p1"].send_json_to({"type": "move", "move": "I", "ply": 0})
     await next_of_type(table["p2"], "move")
-    await layer.group_add(presence.watchers_group(game_id), channel)
+    await layer.group_add(presence.game_group(game_id), channel)
     await table["p2"].send_json_to({"type": "move", "move": "A", "ply": 1})
     first = await next_of_type(table["watcher"], "move")
     second = await next_of_type(table["watcher"], "move")

@@ -33,7 +33,7 @@ def test_it_reports_healthy_through_real_redis(client: Client, kind: str) -> Non
     with override_settings(CHANNEL_LAYERS=redis_layers(kind)):
         response = client.get("/healthz")
     assert response.status_code == 200, response.content
-    expected = {"pubsub": "RedisPubSubChannelLayer", "core": "RedisChannelLayer"}[kind]
+    expected = {"pubsub": "PubSubChannelLayer", "core": "RedisChannelLayer"}[kind]
     assert response.json()["channel_layer"]["backend"] == expected
 
 

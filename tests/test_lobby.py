@@ -14,7 +14,7 @@ from django.utils import timezone
 from accounts.models import User
 from config.errors import ServiceError
 from games.models import Game
-from lobby.models import Challenge, Seek
+from lobby.models import Challenge, LobbyEvent, Seek
 from lobby.services import challenges, seeks
 from tests.games_helpers import make_user, session_for
 from tests.wsutil import communicator, receive
@@ -410,3 +410,73 @@ async def test_a_rematch_is_announced_to_both_players_and_on_the_live_list(
     assert public["game"]["players"] == {"1": "bob", "2": "alice"}
     for client in (alice, watcher):
         await client.disconnect()
+
+
+def stamped_unsent(monkeypatch: pytest.MonkeyPatch, seek_id: int) -> list[dict[str, Any]]:
+    """A public event stored and versioned as publish() does, whose broadcast never leaves."""
+    from django.db import transaction
+
+    from lobby.services import feed
+
+    with monkeypatch.context() as patch:
+        patch.setattr(feed, "_send", lambda *args: None)
+        with transaction.atomic():
+            return feed.publish({"type": "seek_removed", "seek_id": seek_id})
+
+
+async def test_a_batch_from_another_process_arriving_late_is_put_back_in_order(
+    users: dict[str, User], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from channels.layers import get_channel_layer
+
+    from lobby.services import feed
+
+    client, snapshot = await lobby_socket(None)
+    v = snapshot["v"]
+    # Two processes stamp v+1 and v+2; v+2's batch reaches this socket first.
+    first = await db(stamped_unsent)(monkeypatch, 101)
+    second = await db(stamped_unsent)(monkeypatch, 102)
+    # Not readable from the store either: only waiting for the late batch delivers it.
+    await db(LobbyEvent.objects.filter(version=v + 1).delete)()
+    layer = get_channel_layer()
+    await layer.group_send(feed.LOBBY_GROUP, {"type": "lobby.batch", "events": second})
+    await layer.group_send(feed.LOBBY_GROUP, {"type": "lobby.batch", "events": first})
+    seen = [await until(client, "seek_removed"), await until(client, "seek_removed")]
+    assert [(e["v"], e["seek_id"]) for e in seen] == [(v + 1, 101), (v + 2, 102)]
+    await client.disconnect()
+
+
+async def test_a_version_that_never_arrives_is_read_from_the_stored_feed(
+    users: dict[str, User], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from channels.layers import get_channel_layer
+
+    from lobby.services import feed
+
+    client, snapshot = await lobby_socket(None)
+    v = snapshot["v"]
+    await db(stamped_unsent)(monkeypatch, 201)  # its batch is lost
+    later = await db(stamped_unsent)(monkeypatch, 202)
+    await get_channel_layer().group_send(feed.LOBBY_GROUP, {"type": "lobby.batch", "events": later})
+    seen = [await until(client, "seek_removed"), await until(client, "seek_removed")]
+    assert [(e["v"], e["seek_id"]) for e in seen] == [(v + 1, 201), (v + 2, 202)]
+    await client.disconnect()
+
+
+def test_lobby_snapshots_in_a_storm_share_one_reading_per_feed_version(
+    users: dict[str, User], django_assert_max_num_queries: Any
+) -> None:
+    from lobby import selectors
+
+    seeks.create_seek(user=users["carol"], games=DIFFUSION)
+    first = selectors.snapshot(None)
+    assert len(first["seeks"]) == 1
+    # The next anonymous snapshot reads the feed version only: nothing changed.
+    with django_assert_max_num_queries(1):
+        again = selectors.snapshot(None)
+    assert again == first
+    # A new version is a new reading.
+    seeks.create_seek(user=users["bob"], games=[{"slug": "zigzag", "options": {}}])
+    changed = selectors.snapshot(None)
+    assert changed["v"] > first["v"]
+    assert len(changed["seeks"]) == 2

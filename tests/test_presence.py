@@ -217,7 +217,7 @@ async def test_a_game_socket_that_fails_on_a_broadcast_keeps_working_and_cleans_
     client, _ = await open_socket(game.pk, None)
     # A broadcast the consumer cannot handle (a bug, a malformed event) is logged...
     await get_channel_layer().group_send(
-        f"game.{game.pk}.watchers", {"type": "game.event", "event": {"no": "version"}}
+        f"game.{game.pk}", {"type": "game.event", "text": "no version"}
     )
     # ...and the socket still answers and later cleans up.
     await client.send_json_to({"type": "ping", "id": 7})

@@ -73,3 +73,24 @@ async def test_an_idle_socket_outlives_redis_pys_default_read_timeout(
     await client.send_json_to({"type": "ping", "id": "after-idle"})
     assert await receive(client, within=5) == {"type": "pong", "id": "after-idle"}
     await client.disconnect()
+
+
+async def test_a_group_message_is_decoded_once_for_every_local_member() -> None:
+    with override_settings(CHANNEL_LAYERS=redis_layers("pubsub")):
+        layer = get_channel_layer()
+        channels = [await layer.new_channel() for _ in range(3)]
+        for channel in channels:
+            await layer.group_add("decode-once", channel)
+        try:
+            for text in ("first", "second"):
+                await layer.group_send("decode-once", {"type": "x.y", "text": text})
+                received = [
+                    await asyncio.wait_for(layer.receive(channel), 5) for channel in channels
+                ]
+                assert [message["text"] for message in received] == [text] * 3
+                # One decoded message, shared: not a copy per receiving socket.
+                assert received[0] is received[1] is received[2]
+        finally:
+            for channel in channels:
+                await layer.group_discard("decode-once", channel)
+            await layer.flush()

@@ -84,7 +84,7 @@ def test_make_run_is_healthy_on_the_database_and_layer_it_was_given(make_run: Se
     assert status == 200
     if on_postgresql():
         assert health["database"]["vendor"] == "postgresql"
-        assert health["channel_layer"]["backend"] == "RedisPubSubChannelLayer"
+        assert health["channel_layer"]["backend"] == "PubSubChannelLayer"
     else:
         assert health["database"]["vendor"] == "sqlite"
         assert health["channel_layer"]["backend"] == "InMemoryChannelLayer"

@@ -104,9 +104,10 @@ def publish(*events: dict[str, Any]) -> list[dict[str, Any]]:
     stamped = []
     for event in events:
         counter.version += 1
-        payload = {**event, "v": counter.version}
-        LobbyEvent.objects.create(version=counter.version, payload=payload)
-        stamped.append(payload)
+        stamped.append({**event, "v": counter.version})
+    LobbyEvent.objects.bulk_create(
+        LobbyEvent(version=payload["v"], payload=payload) for payload in stamped
+    )
     counter.save(update_fields=["version"])
     transaction.on_commit(lambda: _send(stamped, []))
     return stamped

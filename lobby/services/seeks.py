@@ -13,6 +13,7 @@ import random
 from typing import Any
 
 from django.db import connection, transaction
+from django.db.models import Case, Value, When
 
 from accounts.models import User
 from config.errors import ServiceError
@@ -165,13 +166,16 @@ def _pair_queue() -> dict[int, Game]:
     events: list[dict[str, Any]] = []
     paired: dict[int, Game] = {}
     for (a, b, _), game in zip(pairs, games, strict=True):
-        updated = Seek.objects.filter(pk__in=[a.pk, b.pk], status=Seek.Status.OPEN).update(
-            status=Seek.Status.PAIRED, game=game
-        )
-        if updated != 2:  # the backstop: a seek is paired once or not at all
-            raise RuntimeError(f"seeks {a.pk} and {b.pk} changed under the matchmaking lock")
         paired[a.pk] = paired[b.pk] = game
         events += [{"type": "seek_removed", "seek_id": s.pk} for s in (a, b) if s.announced]
+    if paired:
+        # One statement for the whole pass; the backstop: a seek is paired once or not at all.
+        updated = Seek.objects.filter(pk__in=list(paired), status=Seek.Status.OPEN).update(
+            status=Seek.Status.PAIRED,
+            game_id=Case(*(When(pk=seek_id, then=Value(g.pk)) for seek_id, g in paired.items())),
+        )
+        if updated != len(paired):
+            raise RuntimeError(f"seeks {sorted(paired)} changed under the matchmaking lock")
     fresh = [s for s in waiting if s.pk not in paired and not s.announced]
     if fresh:
         Seek.objects.filter(pk__in=[s.pk for s in fresh]).update(announced=True)

@@ -1,13 +1,19 @@
 """Live-play load test over real websockets against real server processes.
 
     python manage.py loadtest --games 500 --rate 1 --procs 2 --seconds 30
+    python manage.py loadtest --games 200 --spectators 10 --procs 2
+    python manage.py loadtest --games 200 --procs 2 --ramp
 
 Starts PROCS Daphne processes on this settings' database and channel layer (use PostgreSQL
-and REDIS_URL for more than one process), opens two player sockets and one spectator socket
-per game (all sockets of a game on one process, as a proxy hashing the game URL would route
-them), plays random legal moves at RATE moves per game per second, and prints the move round
-trip, throughput, lost moves, errors and each process's peak memory. Finished games are
-replaced by their rematch.
+and REDIS_URL for more than one process), opens two player sockets and SPECTATORS spectator
+sockets per game, all of them at once (all sockets of a game on one process, as a proxy
+hashing the game URL would route them), plays random legal moves at RATE moves per game per
+second, and prints the move round trip, throughput, lost moves, errors, the connect-time
+distribution, the servers' CPU time and SQL statements per move, and each process's peak
+memory. Finished games are replaced by their rematch.
+
+--ramp raises the rate stage by stage (new games each stage, same servers) and prints the
+highest throughput whose p99 round trip stays under 100 ms.
 """
 
 from __future__ import annotations
@@ -25,7 +31,13 @@ from django.core.management.base import BaseCommand, CommandError
 from django.test import Client
 
 from accounts.models import User
-from config.benchservers import check_shared_services, start_servers, stop_servers
+from config.benchservers import (
+    BenchServer,
+    check_shared_services,
+    start_servers,
+    stop_servers,
+    usage,
+)
 from games import services
 from games.engine import pick_client_move
 
@@ -38,6 +50,10 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
 
 
+def role_of(seat: int) -> str:
+    return {1: "p1", 2: "p2"}.get(seat, f"s{-seat}")
+
+
 @dataclass
 class Stats:
     sent: dict[tuple[int, int], float] = field(default_factory=dict)  # (game, v) -> sent at
@@ -45,6 +61,11 @@ class Stats:
     arrivals: dict[tuple[int, int], dict[str, float]] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     games_finished: int = 0
+    connects: list[float] = field(default_factory=list)  # ms from dial to snapshot, per socket
+    # The servers' counters at the start and the end of the measured period.
+    window: tuple[float, float] = (0.0, 0.0)
+    usage_before: dict[str, float] = field(default_factory=dict)
+    usage_after: dict[str, float] = field(default_factory=dict)
 
 
 class Clock:
@@ -92,6 +113,13 @@ class Command(BaseCommand):
         parser.add_argument("--seconds", type=float, default=20.0)
         parser.add_argument("--slug", default="diffusion")
         parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument("--spectators", type=int, default=1, help="spectators per game")
+        parser.add_argument(
+            "--ramp",
+            action="store_true",
+            help="raise the rate per game by --rate each stage until p99 >= 100 ms",
+        )
+        parser.add_argument("--stages", type=int, default=12, help="most stages of --ramp")
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
@@ -103,13 +131,41 @@ class Command(BaseCommand):
         self.rng = random.Random(options["seed"])
         servers = start_servers(procs)
         self.stdout.write(f"{procs} Daphne process(es) on ports {[s.port for s in servers]}")
+        self.spectators = options["spectators"]
         try:
-            tables = self._prepare(options["games"], options["slug"], [s.port for s in servers])
-            stats = asyncio.run(self._drive(tables, options["rate"], options["seconds"]))
+            if options["ramp"]:
+                self._ramp(servers, options)
+                return
+            stats = self._stage(servers, options, options["rate"])
             memory = [server.peak_memory_mb() for server in servers]
         finally:
             stop_servers(servers)
         self._report(stats, options, memory)
+
+    def _stage(self, servers: list[BenchServer], options: dict[str, Any], rate: float) -> Stats:
+        tables = self._prepare(options["games"], options["slug"], [s.port for s in servers])
+        return asyncio.run(self._drive(tables, rate, options["seconds"], servers))
+
+    def _ramp(self, servers: list[BenchServer], options: dict[str, Any]) -> None:
+        best = None
+        for stage in range(1, options["stages"] + 1):
+            rate = options["rate"] * stage
+            stats = self._stage(servers, options, rate)
+            figures = self._figures(stats)
+            moves_per_second = figures["in_window"] / options["seconds"]
+            self.stdout.write(
+                f"stage {stage}: {rate:g} moves/s per game, {moves_per_second:.0f} moves/s "
+                f"applied, p50 {figures['p50']:.1f} ms, p99 {figures['p99']:.1f} ms, "
+                f"lost {figures['lost']}, errors {len(stats.errors)}, "
+                f"CPU {figures['cpu_ms']:.2f} ms/move"
+            )
+            if figures["p99"] >= 100 or figures["lost"] or stats.errors:
+                break
+            best = moves_per_second
+        self.stdout.write(
+            f"sustained throughput with p99 < 100 ms on {options['procs']} process(es): "
+            + (f"{best:.0f} moves/s" if best is not None else "none (the first stage missed)")
+        )
 
     # --- setting up -------------------------------------------------------------------------
 
@@ -137,10 +193,23 @@ class Command(BaseCommand):
 
     # --- playing ----------------------------------------------------------------------------
 
-    async def _drive(self, tables: list[Table], rate: float, seconds: float) -> Stats:
+    async def _drive(
+        self, tables: list[Table], rate: float, seconds: float, servers: list[BenchServer]
+    ) -> Stats:
         stats = Stats()
         clock = Clock(expected=len(tables), seconds=seconds)
+
+        async def sample() -> None:
+            await clock.event.wait()
+            started = time.perf_counter()
+            stats.usage_before = await asyncio.to_thread(usage, servers)
+            await asyncio.sleep(max(0.0, clock.stop_at - time.perf_counter()))
+            stats.usage_after = await asyncio.to_thread(usage, servers)
+            stats.window = (started, time.perf_counter())
+
+        sampler = asyncio.ensure_future(sample())
         await asyncio.gather(*(self._play(table, rate, clock, stats) for table in tables))
+        await sampler
         return stats
 
     async def _play(self, table: Table, rate: float, clock: Clock, stats: Stats) -> None:
@@ -150,22 +219,29 @@ class Command(BaseCommand):
         while not clock.started or time.perf_counter() < clock.stop_at:
             base = f"ws://127.0.0.1:{table.port}/ws/games/{game_id}/"
             origin = websockets.Origin(f"http://127.0.0.1:{table.port}")
+            dialled = time.perf_counter()
+            # 1 and 2 are the players; 0, -1, ... the spectators.
+            seats = (1, 2, *range(0, -self.spectators, -1))
             try:
-                sockets = {
-                    1: await websockets.connect(
-                        base, origin=origin, additional_headers={"Cookie": table.cookies[1]}
-                    ),
-                    2: await websockets.connect(
-                        base, origin=origin, additional_headers={"Cookie": table.cookies[2]}
-                    ),
-                    0: await websockets.connect(base, origin=origin),
-                }
+                # All at once: a reconnection storm after a deploy looks exactly like this.
+                opened = await asyncio.gather(
+                    *(
+                        websockets.connect(
+                            base,
+                            origin=origin,
+                            additional_headers={"Cookie": table.cookies[seat]} if seat > 0 else {},
+                            open_timeout=60,
+                        )
+                        for seat in seats
+                    )
+                )
+                sockets = dict(zip(seats, opened, strict=True))
             except Exception as error:
                 stats.errors.append(f"connect: {type(error).__name__}: {error}")
                 if not clock.started:
                     clock.give_up()
                 return
-            rematch = await self._play_one(game_id, sockets, rate, clock, stats)
+            rematch = await self._play_one(game_id, sockets, rate, clock, stats, dialled)
             for socket in sockets.values():
                 await socket.close()
             if rematch is None:
@@ -174,12 +250,18 @@ class Command(BaseCommand):
             table.cookies = {1: table.cookies[2], 2: table.cookies[1]}  # the rematch swaps sides
 
     async def _play_one(
-        self, game_id: int, sockets: dict[int, Any], rate: float, clock: Clock, stats: Stats
+        self,
+        game_id: int,
+        sockets: dict[int, Any],
+        rate: float,
+        clock: Clock,
+        stats: Stats,
+        dialled: float,
     ) -> int | None:
         view: dict[str, Any] = {}
         acks: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         rematch: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        roles = {1: "p1", 2: "p2", 0: "spectator"}
+        roles = {seat: role_of(seat) for seat in sockets}
         ready = asyncio.Event()  # every socket has its snapshot: moves from now on are events
         snapshots: set[int] = set()
 
@@ -189,6 +271,8 @@ class Command(BaseCommand):
                 message = json.loads(raw)
                 kind = message["type"]
                 if kind == "state":
+                    if seat not in snapshots and not clock.started:
+                        stats.connects.append((now - dialled) * 1000)
                     if seat == 1:
                         view.update(message["game"])
                     snapshots.add(seat)
@@ -261,24 +345,48 @@ class Command(BaseCommand):
 
     # --- reporting --------------------------------------------------------------------------
 
-    def _report(self, stats: Stats, options: dict[str, Any], memory: list[float]) -> None:
+    def _figures(self, stats: Stats) -> dict[str, Any]:
         rtts: list[float] = []
         lost = 0
+        roles = ["p1", "p2", *(role_of(-i) for i in range(self.spectators))]
         for key, mover in stats.acked.items():
             arrived = stats.arrivals.get(key, {})
-            # The mover's own copy is the acknowledgement; the other two must arrive.
-            others = [arrived.get(role) for role in ("p1", "p2", "spectator") if role != mover]
+            # The mover's own copy is the acknowledgement; every other socket must get it.
+            others = [arrived.get(role) for role in roles if role != mover]
             if None in others:
                 lost += 1
                 if lost <= 5:
                     self.stdout.write(f"  lost {key} mover {mover} arrived {sorted(arrived)}")
             rtts.extend((t - stats.sent[key]) * 1000 for t in others if t is not None)
+        start, end = stats.window
+        in_window = sum(1 for sent in stats.sent.values() if start <= sent <= end)
+        cpu_ms = statements = float("nan")
+        if in_window and stats.usage_after:
+            cpu = stats.usage_after["cpu_seconds"] - stats.usage_before["cpu_seconds"]
+            cpu_ms = cpu * 1000 / in_window
+            statements = (
+                stats.usage_after["statements"] - stats.usage_before["statements"]
+            ) / in_window
+        return {
+            "rtts": rtts,
+            "lost": lost,
+            "in_window": in_window,
+            "cpu_ms": cpu_ms,
+            "statements": statements,
+            "p50": statistics.median(rtts) if rtts else float("nan"),
+            "p99": percentile(rtts, 0.99),
+        }
+
+    def _report(self, stats: Stats, options: dict[str, Any], memory: list[float]) -> None:
+        figures = self._figures(stats)
+        rtts = figures["rtts"]
         moves = len(stats.acked)
         database = settings.DATABASES["default"]["ENGINE"].split(".")[-1]
         layer = settings.CHANNEL_LAYERS["default"]["BACKEND"].split(".")[-1]
         self.stdout.write(
             f"games {options['games']}  rate {options['rate']}/s per game  "
-            f"procs {options['procs']}  seconds {options['seconds']}  ({database}, {layer})"
+            f"spectators {self.spectators} per game  procs {options['procs']}  "
+            f"seconds {options['seconds']}  ({database}, {layer})"
         )
         self.stdout.write(
             f"moves applied {moves}  ({moves / options['seconds']:.0f}/s)  "
@@ -286,11 +394,24 @@ class Command(BaseCommand):
         )
         if rtts:
             self.stdout.write(
-                "round trip ms (mover to opponent and spectator): "
+                "round trip ms (mover to every other socket of the game): "
                 f"p50 {statistics.median(rtts):.1f}  p95 {percentile(rtts, 0.95):.1f}  "
                 f"p99 {percentile(rtts, 0.99):.1f}  max {max(rtts):.1f}"
             )
-        self.stdout.write(f"moves lost {lost}  errors {len(stats.errors)}")
+        self.stdout.write(f"moves lost {figures['lost']}  errors {len(stats.errors)}")
         for error in sorted(set(stats.errors))[:5]:
             self.stdout.write(f"  error: {error}")
+        if stats.connects:
+            c = stats.connects
+            self.stdout.write(
+                f"connect ms (dial to snapshot, {len(c)} sockets at once): "
+                f"p50 {statistics.median(c):.0f}  p95 {percentile(c, 0.95):.0f}  "
+                f"p99 {percentile(c, 0.99):.0f}  max {max(c):.0f}"
+            )
+        if figures["in_window"]:
+            self.stdout.write(
+                f"server per move ({figures['in_window']} moves measured): "
+                f"CPU {figures['cpu_ms']:.2f} ms  SQL statements {figures['statements']:.2f}  "
+                f"(all processes, everything they did in the period)"
+            )
         self.stdout.write("peak memory per process MB: " + ", ".join(f"{m:.0f}" for m in memory))

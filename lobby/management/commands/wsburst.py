@@ -2,19 +2,24 @@
 
     python manage.py wsburst --procs 2 --count 500 --signed-in      # its own Daphne processes
     python manage.py wsburst --url ws://127.0.0.1:8000/ws/lobby/ --count 500   # a running one
+    python manage.py wsburst --procs 1 --count 5000 --hold 5          # memory per idle socket
 
 With --procs it starts that many Daphne processes on the environment's database and channel
 layer (PostgreSQL and REDIS_URL for more than one) and spreads the sockets over them. With
 --signed-in every socket carries the session cookie of its own user, so the server looks the
-session up as it does for players after a deploy.
+session up as it does for players after a deploy. With --procs it also prints each server's
+resident memory before the burst and once every socket is open, and the difference per socket.
 """
 
 from __future__ import annotations
 
 import asyncio
+import resource
 import statistics
 import time
 from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
@@ -44,16 +49,30 @@ async def burst(
     per_socket: float = 60.0,
     hold: float = 1.0,
     origin: str | None = None,
+    when_all_open: Callable[[], None] | None = None,
 ) -> tuple[list[Result], float]:
     """Connect one socket per cookie at once (spread over `urls`), wait for each one's first
-    frame, hold them open; each socket's result, and the wall time."""
+    frame, hold them open; each socket's result, and the wall time. `when_all_open` runs
+    once every socket has been greeted or has failed, while the greeted ones are all open."""
     import websockets
+
+    settled = 0
+    all_open = asyncio.Event()
+
+    def settle() -> None:
+        nonlocal settled
+        settled += 1
+        if settled == len(cookies):
+            if when_all_open is not None:
+                when_all_open()
+            all_open.set()
 
     async def one(index: int) -> Result:
         url = urls[index % len(urls)]
         cookie = cookies[index]
         headers = {"Cookie": cookie} if cookie else {}
         started = time.perf_counter()
+        greeted = False
         try:
             async with websockets.connect(
                 url,
@@ -63,14 +82,35 @@ async def burst(
             ) as socket:
                 await asyncio.wait_for(socket.recv(), per_socket)  # the greeting
                 elapsed = time.perf_counter() - started
+                greeted = True
+                settle()
+                await all_open.wait()
                 await asyncio.sleep(hold)
                 return elapsed, None
         except Exception as error:
+            if not greeted:
+                settle()
             return None, f"{type(error).__name__}: {error}"
 
     started = time.perf_counter()
     results = await asyncio.gather(*(one(i) for i in range(len(cookies))))
     return list(results), time.perf_counter() - started
+
+
+def resident_kb(pid: int) -> int:
+    """A process's resident memory (VmRSS), in KB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def allow_many_files() -> None:
+    """Raise this process's open-file limit to the hard limit (the servers started from
+    here inherit it): thousands of sockets need thousands of descriptors."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 class Command(BaseCommand):
@@ -97,6 +137,7 @@ class Command(BaseCommand):
         cookies: list[str | None] = (
             self._sessions(count) if options["signed_in"] else [None] * count
         )
+        allow_many_files()
         servers = []
         if options["procs"]:
             check_shared_services(options["procs"])
@@ -104,6 +145,12 @@ class Command(BaseCommand):
             urls = [f"ws://127.0.0.1:{s.port}{options['path']}" for s in servers]
         else:
             urls = [options["url"]]
+        idle = [resident_kb(server.process.pid) for server in servers]
+        busy: list[int] = []
+
+        def measure() -> None:
+            busy.extend(resident_kb(server.process.pid) for server in servers)
+
         try:
             results, wall = asyncio.run(
                 burst(
@@ -112,11 +159,22 @@ class Command(BaseCommand):
                     per_socket=options["timeout"],
                     hold=options["hold"],
                     origin=options["origin"],
+                    when_all_open=measure,
                 )
             )
         finally:
             stop_servers(servers)
         self._report(results, wall, count, len(urls))
+        for index, (before, during) in enumerate(zip(idle, busy, strict=False)):
+            sockets = sum(
+                1 for i, (latency, _) in enumerate(results) if latency and i % len(urls) == index
+            )
+            per_socket = (during - before) / sockets if sockets else float("nan")
+            self.stdout.write(
+                f"server {index + 1}: resident {before / 1024:.0f} MB before, "
+                f"{during / 1024:.0f} MB with {sockets} sockets open: "
+                f"{per_socket:.1f} KB per socket"
+            )
 
     @staticmethod
     def _sessions(count: int) -> list[str | None]:
