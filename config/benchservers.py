@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -10,6 +11,8 @@ import subprocess
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +22,24 @@ from django.core.management.base import CommandError
 from config import serve
 
 STARTUP_SECONDS = 60
+
+
+@contextmanager
+def no_collector_pauses() -> Iterator[None]:
+    """No garbage collection in the load generator while it measures.
+
+    With thousands of sockets in one process its own collections pause it for up to 270 ms
+    (measured), and every frame that arrives meanwhile is timed late: the servers' latency
+    would include the load generator's pauses. A run lasts seconds; the garbage waits.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.unfreeze()
 
 
 def usage(servers: list[BenchServer]) -> dict[str, float]:
@@ -66,8 +87,9 @@ def check_shared_services(procs: int) -> None:
         raise CommandError("More than one process needs PostgreSQL: set DATABASE_URL.")
 
 
-def start_servers(procs: int) -> list[BenchServer]:
-    """Start `procs` Daphne processes on this environment's settings; wait until they answer."""
+def start_servers(procs: int, *extra: str) -> list[BenchServer]:
+    """Start `procs` Daphne processes on this environment's settings; wait until they answer.
+    `extra` goes to config.serve's command line."""
     servers = []
     env = {
         **os.environ,
@@ -79,7 +101,7 @@ def start_servers(procs: int) -> list[BenchServer]:
         log = Path(tempfile.mkstemp(prefix=f"bench-{port}-", suffix=".log")[1])
         with log.open("wb") as sink:
             process = subprocess.Popen(
-                serve.command("127.0.0.1", port),
+                serve.command("127.0.0.1", port, *extra),
                 cwd=settings.BASE_DIR,
                 env=env,
                 stdout=sink,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+
+import pytest
 from daphne.cli import CommandLineInterface
 
 from config import serve
@@ -23,3 +26,27 @@ def test_a_storm_waits_in_a_long_listen_queue_and_has_30_seconds_to_handshake() 
 
 def test_an_ipv6_address_is_escaped_for_twisted() -> None:
     assert parsed("::1", 80).socket_strings == [r"tcp:port=80:interface=\:\:1:backlog=1024"]
+
+
+def test_a_server_process_collects_garbage_seldom_and_serves_the_chosen_application(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from config import eager_writes, quiet_autobahn
+
+    started: dict[str, object] = {}
+
+    def run(self: CommandLineInterface, args: list[str]) -> None:
+        started["application"] = args[-1]
+        started["thresholds"] = gc.get_threshold()
+
+    monkeypatch.setattr(CommandLineInterface, "run", run)
+    monkeypatch.setattr(eager_writes, "install", lambda: None)
+    monkeypatch.setattr(quiet_autobahn, "install", lambda: None)
+    before = gc.get_threshold()
+    try:
+        serve.main(["--port", "8123"])
+        assert started == {"application": serve.APPLICATION, "thresholds": (50_000, 20, 10)}
+        serve.main(["--application", "config.bare_asgi:application"])
+        assert started["application"] == "config.bare_asgi:application"
+    finally:
+        gc.set_threshold(*before)

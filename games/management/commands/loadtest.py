@@ -12,6 +12,9 @@ second, and prints the move round trip, throughput, lost moves, errors, the conn
 distribution, the servers' CPU time and SQL statements per move, and each process's peak
 memory. Finished games are replaced by their rematch.
 
+The measured period starts --settle seconds after the last socket connected: the round trips
+of the moves played while the servers finish the connect storm's work are printed apart.
+
 --ramp raises the rate stage by stage (new games each stage, same servers) and prints the
 highest throughput whose p99 round trip stays under 100 ms.
 """
@@ -34,6 +37,7 @@ from accounts.models import User
 from config.benchservers import (
     BenchServer,
     check_shared_services,
+    no_collector_pauses,
     start_servers,
     stop_servers,
     usage,
@@ -69,13 +73,16 @@ class Stats:
 
 
 class Clock:
-    """Starts the measured period once every game's sockets are connected."""
+    """Starts play once every game's sockets are connected, and the measured period
+    `settle` seconds later."""
 
-    def __init__(self, expected: int, seconds: float) -> None:
+    def __init__(self, expected: int, seconds: float, settle: float) -> None:
         self.expected = expected
         self.seconds = seconds
+        self.settle = settle
         self.arrived = 0
         self.started = False
+        self.measure_from = 0.0
         self.stop_at = 0.0
         self.event = asyncio.Event()
 
@@ -92,7 +99,8 @@ class Clock:
     def _maybe_start(self) -> None:
         if not self.started and self.arrived >= self.expected:
             self.started = True
-            self.stop_at = time.perf_counter() + self.seconds
+            self.measure_from = time.perf_counter() + self.settle
+            self.stop_at = self.measure_from + self.seconds
             self.event.set()
 
 
@@ -120,6 +128,13 @@ class Command(BaseCommand):
             help="raise the rate per game by --rate each stage until p99 >= 100 ms",
         )
         parser.add_argument("--stages", type=int, default=12, help="most stages of --ramp")
+        parser.add_argument(
+            "--settle",
+            type=float,
+            default=2.0,
+            help="seconds of play after every socket connected before the measured period "
+            "(their round trips are printed apart)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
@@ -132,6 +147,7 @@ class Command(BaseCommand):
         servers = start_servers(procs)
         self.stdout.write(f"{procs} Daphne process(es) on ports {[s.port for s in servers]}")
         self.spectators = options["spectators"]
+        self.settle = options["settle"]
         try:
             if options["ramp"]:
                 self._ramp(servers, options)
@@ -144,7 +160,8 @@ class Command(BaseCommand):
 
     def _stage(self, servers: list[BenchServer], options: dict[str, Any], rate: float) -> Stats:
         tables = self._prepare(options["games"], options["slug"], [s.port for s in servers])
-        return asyncio.run(self._drive(tables, rate, options["seconds"], servers))
+        with no_collector_pauses():
+            return asyncio.run(self._drive(tables, rate, options["seconds"], servers))
 
     def _ramp(self, servers: list[BenchServer], options: dict[str, Any]) -> None:
         best = None
@@ -197,10 +214,11 @@ class Command(BaseCommand):
         self, tables: list[Table], rate: float, seconds: float, servers: list[BenchServer]
     ) -> Stats:
         stats = Stats()
-        clock = Clock(expected=len(tables), seconds=seconds)
+        clock = Clock(expected=len(tables), seconds=seconds, settle=self.settle)
 
         async def sample() -> None:
             await clock.event.wait()
+            await asyncio.sleep(max(0.0, clock.measure_from - time.perf_counter()))
             started = time.perf_counter()
             stats.usage_before = await asyncio.to_thread(usage, servers)
             await asyncio.sleep(max(0.0, clock.stop_at - time.perf_counter()))
@@ -346,7 +364,9 @@ class Command(BaseCommand):
     # --- reporting --------------------------------------------------------------------------
 
     def _figures(self, stats: Stats) -> dict[str, Any]:
-        rtts: list[float] = []
+        start, end = stats.window
+        rtts: list[float] = []  # moves sent in the measured period
+        settling: list[float] = []  # moves sent before it, right after the connect storm
         lost = 0
         roles = ["p1", "p2", *(role_of(-i) for i in range(self.spectators))]
         for key, mover in stats.acked.items():
@@ -357,8 +377,10 @@ class Command(BaseCommand):
                 lost += 1
                 if lost <= 5:
                     self.stdout.write(f"  lost {key} mover {mover} arrived {sorted(arrived)}")
-            rtts.extend((t - stats.sent[key]) * 1000 for t in others if t is not None)
-        start, end = stats.window
+            sent = stats.sent[key]
+            (rtts if sent >= start else settling).extend(
+                (t - sent) * 1000 for t in others if t is not None
+            )
         in_window = sum(1 for sent in stats.sent.values() if start <= sent <= end)
         cpu_ms = statements = float("nan")
         if in_window and stats.usage_after:
@@ -369,6 +391,7 @@ class Command(BaseCommand):
             ) / in_window
         return {
             "rtts": rtts,
+            "settling": settling,
             "lost": lost,
             "in_window": in_window,
             "cpu_ms": cpu_ms,
@@ -380,13 +403,14 @@ class Command(BaseCommand):
     def _report(self, stats: Stats, options: dict[str, Any], memory: list[float]) -> None:
         figures = self._figures(stats)
         rtts = figures["rtts"]
-        moves = len(stats.acked)
+        moves = figures["in_window"]
         database = settings.DATABASES["default"]["ENGINE"].split(".")[-1]
         layer = settings.CHANNEL_LAYERS["default"]["BACKEND"].split(".")[-1]
         self.stdout.write(
             f"games {options['games']}  rate {options['rate']}/s per game  "
             f"spectators {self.spectators} per game  procs {options['procs']}  "
-            f"seconds {options['seconds']}  ({database}, {layer})"
+            f"seconds {options['seconds']} after {self.settle:g} s of settling  "
+            f"({database}, {layer})"
         )
         self.stdout.write(
             f"moves applied {moves}  ({moves / options['seconds']:.0f}/s)  "
@@ -397,6 +421,13 @@ class Command(BaseCommand):
                 "round trip ms (mover to every other socket of the game): "
                 f"p50 {statistics.median(rtts):.1f}  p95 {percentile(rtts, 0.95):.1f}  "
                 f"p99 {percentile(rtts, 0.99):.1f}  max {max(rtts):.1f}"
+            )
+        if figures["settling"]:
+            early = figures["settling"]
+            self.stdout.write(
+                f"  settling (the first {self.settle:g} s of play after the connect storm, "
+                f"not in the figures above): p50 {statistics.median(early):.1f}  "
+                f"p99 {percentile(early, 0.99):.1f}  max {max(early):.1f}"
             )
         self.stdout.write(f"moves lost {figures['lost']}  errors {len(stats.errors)}")
         for error in sorted(set(stats.errors))[:5]:

@@ -22,7 +22,12 @@ from django.db.models import Q
 from django.test import Client
 
 from accounts.models import User
-from config.benchservers import check_shared_services, start_servers, stop_servers
+from config.benchservers import (
+    check_shared_services,
+    no_collector_pauses,
+    start_servers,
+    stop_servers,
+)
 from games.models import Game
 from lobby.models import Seek
 
@@ -57,9 +62,10 @@ class Command(BaseCommand):
             cookies[user.pk] = f"sessionid={browser.cookies['sessionid'].value}"
         servers = start_servers(options["procs"])
         try:
-            sent, heard, errors, wall = asyncio.run(
-                self._drive(users, cookies, [s.port for s in servers])
-            )
+            with no_collector_pauses():
+                sent, heard, errors, wall = asyncio.run(
+                    self._drive(users, cookies, [s.port for s in servers])
+                )
             memory = [server.peak_memory_mb() for server in servers]
         finally:
             stop_servers(servers)

@@ -26,7 +26,12 @@ from django.core.management.base import BaseCommand, CommandError
 from django.test import Client
 
 from accounts.models import User
-from config.benchservers import check_shared_services, start_servers, stop_servers
+from config.benchservers import (
+    check_shared_services,
+    no_collector_pauses,
+    start_servers,
+    stop_servers,
+)
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -152,16 +157,17 @@ class Command(BaseCommand):
             busy.extend(resident_kb(server.process.pid) for server in servers)
 
         try:
-            results, wall = asyncio.run(
-                burst(
-                    urls,
-                    cookies,
-                    per_socket=options["timeout"],
-                    hold=options["hold"],
-                    origin=options["origin"],
-                    when_all_open=measure,
+            with no_collector_pauses():
+                results, wall = asyncio.run(
+                    burst(
+                        urls,
+                        cookies,
+                        per_socket=options["timeout"],
+                        hold=options["hold"],
+                        origin=options["origin"],
+                        when_all_open=measure,
+                    )
                 )
-            )
         finally:
             stop_servers(servers)
         self._report(results, wall, count, len(urls))
