@@ -125,6 +125,12 @@ class Command(BaseCommand):
         parser.add_argument("--url", default=None, help="a running server's socket URL")
         parser.add_argument("--procs", type=int, default=0, help="start this many servers")
         parser.add_argument("--path", default="/ws/lobby/", help="with --procs: the socket")
+        parser.add_argument(
+            "--application",
+            default=None,
+            help="with --procs: serve this ASGI application instead of the site's "
+            "(config.bare_asgi:application with --path /ws/bare/1/ measures the bare stack)",
+        )
         parser.add_argument("--origin", default=None, help="Origin header (default: from URL)")
         parser.add_argument("--count", type=int, default=300)
         parser.add_argument("--signed-in", action="store_true", help="a user session each")
@@ -146,7 +152,10 @@ class Command(BaseCommand):
         servers = []
         if options["procs"]:
             check_shared_services(options["procs"])
-            servers = start_servers(options["procs"])
+            application = options["application"]
+            servers = start_servers(
+                options["procs"], *(["--application", application] if application else [])
+            )
             urls = [f"ws://127.0.0.1:{s.port}{options['path']}" for s in servers]
         else:
             urls = [options["url"]]
