@@ -24,6 +24,18 @@ from config import serve
 STARTUP_SECONDS = 60
 
 
+def busy_jiffies() -> tuple[int, int]:
+    """(busy, total) CPU time of the whole machine so far, from /proc/stat."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    return sum(fields) - idle, sum(fields)
+
+
+def cores_busy(before: tuple[int, int], after: tuple[int, int]) -> float:
+    """The share of the machine's CPU time that was busy between two busy_jiffies()."""
+    return (after[0] - before[0]) / max(1, after[1] - before[1])
+
+
 @contextmanager
 def no_collector_pauses() -> Iterator[None]:
     """No garbage collection in the load generator while it measures.

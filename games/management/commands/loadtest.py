@@ -36,7 +36,9 @@ from django.test import Client
 from accounts.models import User
 from config.benchservers import (
     BenchServer,
+    busy_jiffies,
     check_shared_services,
+    cores_busy,
     no_collector_pauses,
     start_servers,
     stop_servers,
@@ -70,6 +72,7 @@ class Stats:
     window: tuple[float, float] = (0.0, 0.0)
     usage_before: dict[str, float] = field(default_factory=dict)
     usage_after: dict[str, float] = field(default_factory=dict)
+    busy: float = float("nan")  # the share of the machine's CPU busy in the period
 
 
 class Clock:
@@ -221,8 +224,10 @@ class Command(BaseCommand):
             await asyncio.sleep(max(0.0, clock.measure_from - time.perf_counter()))
             started = time.perf_counter()
             stats.usage_before = await asyncio.to_thread(usage, servers)
+            jiffies = busy_jiffies()
             await asyncio.sleep(max(0.0, clock.stop_at - time.perf_counter()))
             stats.usage_after = await asyncio.to_thread(usage, servers)
+            stats.busy = cores_busy(jiffies, busy_jiffies())
             stats.window = (started, time.perf_counter())
 
         sampler = asyncio.ensure_future(sample())
@@ -443,6 +448,7 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"server per move ({figures['in_window']} moves measured): "
                 f"CPU {figures['cpu_ms']:.2f} ms  SQL statements {figures['statements']:.2f}  "
-                f"(all processes, everything they did in the period)"
+                f"(all processes, everything they did in the period); the machine's cores "
+                f"{stats.busy:.0%} busy"
             )
         self.stdout.write("peak memory per process MB: " + ", ".join(f"{m:.0f}" for m in memory))

@@ -22,7 +22,6 @@ import resource
 import statistics
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -32,6 +31,8 @@ from django.db import connection
 from config import bare_asgi
 from config.benchservers import (
     BenchServer,
+    busy_jiffies,
+    cores_busy,
     no_collector_pauses,
     start_servers,
     stop_servers,
@@ -41,13 +42,6 @@ from games.management.commands.loadtest import percentile
 
 GRACE_SECONDS = 1.0
 P99_LIMIT_MS = 100
-
-
-def busy_jiffies() -> tuple[int, int]:
-    """(busy, total) CPU time of the whole machine so far, from /proc/stat."""
-    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = fields[3] + fields[4]
-    return sum(fields) - idle, sum(fields)
 
 
 def own_cpu() -> float:
@@ -230,7 +224,7 @@ class Command(BaseCommand):
                 lost += len(arrived) < table.seats - 1
                 rtts.extend((t - sent) * 1000 for t in arrived)
         per_move = 1000 / moves if moves else float("nan")
-        busy = (busy_after[0] - busy_before[0]) / max(1, busy_after[1] - busy_before[1])
+        busy = cores_busy(busy_before, busy_after)
         return {
             "throughput": moves / (ended - started),
             "p50": statistics.median(rtts) if rtts else float("nan"),
