@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import secrets
 
+from channels.layers import get_channel_layer
 from django.db import IntegrityError, transaction
 
 from accounts.models import User
+from config.db import run_soon
+from config.ws import account_group
 
 # No 0/O or 1/I/L: guest names get read aloud and typed into challenges.
 GUEST_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -42,3 +45,17 @@ def do_sign_up(*, username: str, password: str, email: str = "") -> User:
 def do_set_notifications(*, user: User, email: str, email_on_move: bool) -> None:
     """Where correspondence "your move" e-mails go, and whether they are sent."""
     User.objects.filter(pk=user.pk).update(email=email, email_on_move=email_on_move)
+
+
+def do_end_sockets(user_id: int, session_key: str | None = None) -> None:
+    """Close the user's open sockets: those of one session (it logged out), or all of them
+    (the password changed), on every server process."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    message = {"type": "account.ended", "session": session_key}
+
+    async def send() -> None:
+        await layer.group_send(account_group(user_id), message)
+
+    run_soon(send)

@@ -31,14 +31,17 @@ Handler = Callable[[Any, dict[str, Any]], Awaitable[None]]
 class TokenBucket:
     """Allows `rate` messages a second on average and bursts of up to `burst`."""
 
-    def __init__(self, rate: float, burst: float) -> None:
+    def __init__(
+        self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.rate = rate
         self.burst = burst
         self.tokens = burst
-        self.stamp = time.monotonic()
+        self.clock = clock
+        self.stamp = clock()
 
     def take(self) -> bool:
-        now = time.monotonic()
+        now = self.clock()
         self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
         if self.tokens >= 1:
@@ -47,8 +50,53 @@ class TokenBucket:
         return False
 
 
+class FloodGuard:
+    """What to do with each message of a client: `ok`, `warn` (the first one dropped in a
+    flood: tell the client once), `drop` (silently) or `close` (the flood went on).
+
+    A flood lasts from its first dropped message until `quiet` seconds pass without one;
+    the messages the bucket lets through meanwhile do not end it, so a client sending
+    without pause is warned once and closed after `limit` drops, whatever its rate.
+    """
+
+    def __init__(
+        self,
+        rate: float,
+        burst: float,
+        *,
+        limit: int,
+        quiet: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.bucket = TokenBucket(rate, burst, clock)
+        self.limit = limit
+        self.quiet = quiet
+        self.clock = clock
+        self.dropped = 0
+        self.last_drop = float("-inf")
+
+    def admit(self) -> str:
+        if self.bucket.take():
+            return "ok"
+        now = self.clock()
+        if now - self.last_drop > self.quiet:
+            self.dropped = 0  # a new flood
+        self.last_drop = now
+        self.dropped += 1
+        if self.dropped >= self.limit:
+            return "close"
+        return "warn" if self.dropped == 1 else "drop"
+
+
 # Close code for a socket that keeps flooding after being told to slow down.
 CLOSE_FLOODING = 4429
+# Close code for a socket whose session ended: its user logged out, or changed password.
+CLOSE_SIGNED_OUT = 4401
+
+
+def account_group(user_id: int) -> str:
+    """The group of every socket a signed-in user has open (any session, any page)."""
+    return f"account.{user_id}"
 
 
 class JsonConsumer(AsyncJsonWebsocketConsumer):
@@ -74,15 +122,22 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
     max_message_bytes: ClassVar[int | None] = None
     rate_per_second: ClassVar[float] = 20.0
     rate_burst: ClassVar[float] = 40.0
-    # Refused messages in a row before the socket is closed.
+    # Messages dropped in one flood before the socket is closed, and the calm that ends one.
     flood_limit: ClassVar[int] = 100
+    flood_quiet_seconds: ClassVar[float] = 2.0
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._bucket = TokenBucket(self.rate_per_second, self.rate_burst)
-        self._refused_in_a_row = 0
+        self._flood = FloodGuard(
+            self.rate_per_second,
+            self.rate_burst,
+            limit=self.flood_limit,
+            quiet=self.flood_quiet_seconds,
+        )
         self._cleaned_up = False
         self._closing = False
+        self._account: str | None = None  # the account group this socket joined
+        self._session_key: str | None = None
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         try:
@@ -111,6 +166,22 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             # the cleanup of its presence): log it, and go on with the next message.
             logger.exception("%s failed on %s", type(self).__name__, message["type"])
 
+    async def websocket_connect(self, message: dict[str, Any]) -> None:
+        # Join the account's group before anything else: a logout that comes while the
+        # consumer connects still reaches it.
+        user = self.scope.get("user")
+        if user is not None and user.is_authenticated:
+            session = self.scope.get("session")
+            self._session_key = getattr(session, "session_key", None)
+            self._account = account_group(user.pk)
+            await self.channel_layer.group_add(self._account, self.channel_name)
+        await super().websocket_connect(message)
+
+    async def account_ended(self, message: dict[str, Any]) -> None:
+        """The user logged out (of this session, or of every one by changing password)."""
+        if message.get("session") in (None, self._session_key):
+            await self.close(code=CLOSE_SIGNED_OUT)
+
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
         await self._clean_up(message.get("code", 1006))
         raise StopConsumer()
@@ -125,6 +196,11 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             await self.disconnect(code)
         except Exception:
             logger.exception("%s could not clean up after its socket", type(self).__name__)
+        if self._account is not None:
+            try:
+                await self.channel_layer.group_discard(self._account, self.channel_name)
+            except Exception:
+                logger.exception("%s could not leave its account group", type(self).__name__)
 
     async def send(
         self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
@@ -154,14 +230,13 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json({"type": "error", "code": code, "message": message, **extra})
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if not self._bucket.take():
-            self._refused_in_a_row += 1
-            if self._refused_in_a_row >= self.flood_limit:
+        verdict = self._flood.admit()
+        if verdict != "ok":
+            if verdict == "close":
                 await self.close(code=CLOSE_FLOODING)
-            elif self._refused_in_a_row == 1:
+            elif verdict == "warn":
                 await self.send_error("rate_limited", "Too many messages: slow down.")
             return
-        self._refused_in_a_row = 0
         if text_data is None:
             await self.send_error("bad_frame", "Send JSON text frames, not binary ones.")
             return

@@ -342,3 +342,27 @@ def test_a_fifth_pit_game_registered_only_in_the_tests_is_drawn_and_played_to_th
             moves = play_by_clicking([alice, bob], [], random.Random(5))
             assert moves > 0
             expect(alice.locator("#banner")).to_be_visible()
+
+
+def test_logging_out_in_one_tab_signs_the_users_other_tabs_out_at_once(
+    browser: Browser, site: Site, problems: Problems
+) -> None:
+    with site.serve():
+        alice = guest(browser, site, problems, "alice")
+        bob = guest(browser, site, problems, "bob")
+        name = username(alice)
+        challenge(alice, bob, "diffusion")
+        # A second tab of Alice's browser, on the lobby, signed in as her.
+        lobby = problems.watch("alice-lobby", alice.context.new_page())
+        lobby.goto(site.url + "/")
+        expect(lobby.locator("#lobby")).to_have_attribute("data-username", name)
+
+        alice.locator("form[action='/logout/'] button").click()
+
+        # The other tab's socket is closed by the server and the page shows a visitor's lobby.
+        expect(lobby.locator("#guest-form button")).to_be_visible(timeout=5_000)
+        expect(lobby.locator("#lobby")).to_have_attribute("data-ready", "true")
+        assert username(lobby) == ""
+        expect(alice.locator("#guest-form button")).to_be_visible()  # logged out lands home
+        # Bob, signed in elsewhere, keeps his socket.
+        expect(bob.locator("#connection")).to_have_attribute("data-state", "open")

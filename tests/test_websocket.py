@@ -10,6 +10,7 @@ from channels.layers import get_channel_layer
 from django.test import Client
 
 from accounts.models import User
+from config.ws import CLOSE_FLOODING, FloodGuard
 from lobby.consumers import LOBBY_GROUP
 from tests.wsutil import communicator, receive
 
@@ -129,3 +130,61 @@ async def test_a_group_broadcast_reaches_every_member_through_redis(
     redis_channel_layer: str,
 ) -> None:
     await broadcast_reaches_two_sockets()
+
+
+def verdicts(times: list[float]) -> list[str]:
+    """What a FloodGuard with the sockets' figures says to messages sent at `times`."""
+    now = [0.0]
+    guard = FloodGuard(20, 40, limit=100, quiet=2.0, clock=lambda: now[0])
+    said = []
+    for at in times:
+        now[0] = at
+        said.append(guard.admit())
+    return said
+
+
+def every(interval: float, start: float, end: float) -> list[float]:
+    return [start + i * interval for i in range(round((end - start) / interval))]
+
+
+@pytest.mark.parametrize(
+    ("sent", "warnings", "closed_at"),
+    [
+        # 20 a second for ten seconds: within the rate, never refused.
+        (every(1 / 20, 0, 10), 0, None),
+        # 300 a second: 40 through (the burst), then every drop is one flood even though
+        # the bucket lets one message through every 50 ms: warned once, closed at drop 100.
+        (every(1 / 300, 0, 2), 1, 40 + 100 + 6),
+        # 60 a second for a second: one flood, warned once, not closed.
+        (every(1 / 60, 0, 1), 1, None),
+        # The same, then 3 s of calm, then again: two floods, two warnings.
+        (every(1 / 60, 0, 1) + every(1 / 60, 4, 5), 2, None),
+    ],
+)
+def test_a_flood_is_warned_once_and_closed_when_it_goes_on(
+    sent: list[float], warnings: int, closed_at: int | None
+) -> None:
+    said = verdicts(sent)
+    assert said.count("warn") == warnings
+    if closed_at is None:
+        assert "close" not in said
+    else:
+        assert abs(said.index("close") - closed_at) <= 6  # the tokens earned meanwhile
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_socket_that_floods_is_told_once_then_closed_with_4429() -> None:
+    client, _ = await connect_and_greet()
+    for index in range(300):
+        await client.send_json_to({"type": "ping", "id": index})
+    frames = []
+    while True:
+        output = await client.receive_output(timeout=5)
+        if output["type"] == "websocket.close":
+            break
+        frames.append(json.loads(output["text"]))
+    assert output["code"] == CLOSE_FLOODING
+    kinds = [frame["type"] for frame in frames if frame["type"] != "online"]
+    assert kinds.count("error") == 1
+    assert next(f for f in frames if f["type"] == "error")["code"] == "rate_limited"
+    assert 40 <= kinds.count("pong") < 60

@@ -14,6 +14,15 @@ const live = {
   clock: null, clockAt: 0,
 };
 
+// Set once the page starts navigating away (a form post, a link).
+let navigating = false;
+window.addEventListener("beforeunload", () => {
+  navigating = true;
+});
+window.addEventListener("pageshow", () => {
+  navigating = false;
+});
+
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const query = live.game ? `?v=${live.v}` : "";
@@ -28,6 +37,12 @@ function connect() {
   socket.addEventListener("close", (event) => {
     if (event.code === 4404) {
       setConnection("closed", "no such game");
+      return;
+    }
+    if (event.code === 4401) {
+      // Signed out (here or by a new password): the page shows who is signed in now,
+      // unless it is already on its way elsewhere (the log-out form itself).
+      if (!navigating) location.reload();
       return;
     }
     setConnection("closed", "reconnecting…");

@@ -55,6 +55,15 @@ const signedIn = () => root.dataset.signedIn === "true";
 
 // --- the socket -----------------------------------------------------------------------------
 
+// Set once the page starts navigating away (a form post, a link).
+let navigating = false;
+window.addEventListener("beforeunload", () => {
+  navigating = true;
+});
+window.addEventListener("pageshow", () => {
+  navigating = false;
+});
+
 function connect() {
   clearTimeout(lobby.timer);
   const scheme = location.protocol === "https:" ? "wss" : "ws";
@@ -82,8 +91,14 @@ function connect() {
     }
     receive(message);
   });
-  socket.addEventListener("close", () => {
+  socket.addEventListener("close", (event) => {
     if (lobby.socket !== socket || lobby.leaving) return;
+    if (event.code === 4401) {
+      // Signed out (here or by a new password): the page shows who is signed in now,
+      // unless it is already on its way elsewhere (the log-out form itself).
+      if (!navigating) location.reload();
+      return;
+    }
     setConnection("closed", "Disconnected from the lobby; reconnecting…");
     const wait = lobby.retry * (0.75 + Math.random() / 2);
     lobby.retry = Math.min(lobby.retry * 2, 15000);
