@@ -32,6 +32,10 @@ CLOSE_NO_SUCH_GAME = 4404
 SPECTATOR_DEADLINE_DELAY = 0.25
 
 
+# Unanswered lag probes a socket remembers (a reply to an older one no longer counts).
+MAX_PROBES_OUTSTANDING = 3
+
+
 class GameConsumer(JsonConsumer):
     messages = protocol.CLIENT_MESSAGES
     handlers: ClassVar[dict[str, str]] = {
@@ -59,6 +63,7 @@ class GameConsumer(JsonConsumer):
         self.player = None
         self.joined = False
         self.lag_ms = 0  # half the measured round trip, smoothed
+        self._probes: list[int] = []  # the `t` of the probes sent and not yet answered
         self._timer: asyncio.TimerHandle | None = None
         self._prober: asyncio.Task[None] | None = None
         process_presence.ensure_heartbeat()
@@ -237,8 +242,13 @@ class GameConsumer(JsonConsumer):
         await self._call(services.claim_victory, message)
 
     async def handle_lag_reply(self, message: protocol.LagReply) -> None:
+        # Only an answer to a probe this socket sent counts, once: the round trip is then the
+        # server's own measurement, and a client cannot claim a slower line than it has.
+        if message.t not in self._probes:
+            return
+        self._probes.remove(message.t)
         round_trip = services.now_ms() - message.t
-        if 0 <= round_trip <= 10_000:  # older than that: not a probe of this socket's
+        if 0 <= round_trip <= 10_000:
             one_way = round_trip // 2
             self.lag_ms = one_way if not self.lag_ms else (self.lag_ms * 3 + one_way) // 4
 
@@ -248,7 +258,9 @@ class GameConsumer(JsonConsumer):
         with suppress(Exception):  # the socket closing ends the probing, nothing else
             while True:
                 await asyncio.sleep(self.lag_probe_seconds)
-                await self.send_json({"type": "lag_probe", "t": services.now_ms()})
+                sent = services.now_ms()
+                self._probes = [*self._probes[-(MAX_PROBES_OUTSTANDING - 1) :], sent]
+                await self.send_json({"type": "lag_probe", "t": sent})
 
     def _arm(self, clock: dict[str, Any] | None) -> None:
         """Check the clock at the deadline: a player's socket ends the game itself (the

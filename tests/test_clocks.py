@@ -3,6 +3,7 @@ sweeper, the consumer's own deadline check, abandonment, correspondence e-mail a
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from datetime import UTC, datetime
 from typing import Any
@@ -430,7 +431,7 @@ async def test_a_players_socket_probes_the_round_trip_and_refuses_a_bad_reply(
         probe = await client.receive_json_from(timeout=5)
         if probe["type"] == "lag_probe":
             break
-    await client.send_json_to({"type": "lag_reply", "t": probe["t"] - 800})  # a slow line
+    await client.send_json_to({"type": "lag_reply", "t": probe["t"] - 800})  # forged: ignored
     await client.send_json_to({"type": "lag_reply", "t": "soon"})
     while True:
         error = await client.receive_json_from(timeout=5)
@@ -438,6 +439,48 @@ async def test_a_players_socket_probes_the_round_trip_and_refuses_a_bad_reply(
             break
     assert error["code"] == "bad_message"
     await client.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("answer", ["the probe", "a forged time"])
+async def test_only_an_answer_to_a_real_probe_earns_lag_compensation(
+    monkeypatch: Any, answer: str
+) -> None:
+    monkeypatch.setattr(GameConsumer, "lag_probe_seconds", 0.05)
+    game = await database_sync_to_async(timed_game)("1+0")
+    alice, snapshot = await open_socket(game.pk, game.player1)
+    bob, _ = await open_socket(game.pk, game.player2)
+
+    async def play(client: Any, legal: list[str], ply: int) -> dict[str, Any]:
+        await client.send_json_to({"type": "move", "move": legal[0], "ply": ply, "id": ply})
+        while True:
+            event = await client.receive_json_from(timeout=5)
+            if event["type"] == "move" and event["ply"] == ply + 1:
+                return event
+
+    # Both have moved, so Alice's clock runs from Bob's move on.
+    first = await play(alice, snapshot["game"]["legal_moves"], 0)
+    second = await play(bob, first["legal_moves"], 1)
+    while True:
+        probe = await alice.receive_json_from(timeout=5)
+        if probe["type"] == "lag_probe":
+            break
+    # Probes as rare as in production from now on, so this one is still outstanding.
+    monkeypatch.setattr(GameConsumer, "lag_probe_seconds", 10.0)
+    await asyncio.sleep(0.4)  # a slow line: the probe is answered 400 ms later
+    # A forger claims a 4 s round trip it never had, to be charged less thinking time.
+    t = probe["t"] if answer == "the probe" else probe["t"] - 3_600
+    await alice.send_json_to({"type": "lag_reply", "t": t})
+    await alice.send_json_to({"type": "lag_reply", "t": t})  # the same answer twice
+    await play(alice, second["legal_moves"], 2)
+    row = await database_sync_to_async(Game.objects.get)(pk=game.pk)
+    forgiven = 5_000 - row.clock["lag"][0]
+    if answer == "the probe":
+        assert 150 <= forgiven <= 1_000  # about half of the 400 ms round trip, once
+    else:
+        assert forgiven == 0
+    for client in (alice, bob):
+        await client.disconnect()
 
 
 @pytest.mark.django_db(transaction=True)

@@ -260,6 +260,8 @@ def test_the_lobby_snapshot_leaves_out_challenges_past_their_expiry(users: dict[
         ("alice", "diffusion", {}, "self_challenge"),
         ("bob", "go", {}, "invalid_options"),
         ("bob", "diffusion", {"pits": 4}, "invalid_options"),
+        # An option named like get_rules' own argument once raised TypeError (a 500).
+        ("bob", "diffusion", {"slug": 1}, "invalid_options"),
     ],
 )
 def test_a_bad_challenge_is_refused(
@@ -358,6 +360,19 @@ async def test_a_reconnecting_lobby_socket_gets_the_events_it_missed(
     back, first = await lobby_socket(None, query=f"?v={snapshot['v']}")
     assert first["type"] == "seek_added" and first["v"] == snapshot["v"] + 1
     await back.disconnect()
+
+
+async def test_a_lobby_socket_claiming_a_future_version_gets_a_snapshot_and_then_events(
+    users: dict[str, User],
+) -> None:
+    client, first = await lobby_socket(None, query="?v=999999999")
+    assert first["type"] == "lobby" and first["v"] < 999999999
+    await db(seeks.create_seek)(user=users["alice"], games=DIFFUSION)
+    added = await until(client, "seek_added")
+    assert added["v"] == first["v"] + 1
+    await client.send_json_to({"type": "sync", "v": 999999999})
+    assert (await until(client, "lobby"))["v"] == added["v"]
+    await client.disconnect()
 
 
 async def test_a_game_that_ends_leaves_the_live_list_of_every_lobby(users: dict[str, User]) -> None:

@@ -153,7 +153,7 @@ def register(info: GameInfo) -> GameInfo:
     return info
 
 
-def get_rules(slug: str, **options: Any) -> Rules:
+def get_rules(slug: str, /, **options: Any) -> Rules:
     """The rules of a registered game with these options; InvalidOptions if either is bad."""
     info = REGISTRY.get(slug) if isinstance(slug, str) else None
     if info is None:

@@ -125,9 +125,10 @@ def current_version() -> int:
 
 def events_since(version: int, limit: int = 200) -> list[dict[str, Any]] | None:
     latest = current_version()
-    if version >= latest:
+    if version == latest:
         return []
-    if version < 0 or latest - version > limit:
+    # A version from the future (a client cannot have seen it) or too far back: a snapshot.
+    if version < 0 or version > latest or latest - version > limit:
         return None
     return list(
         LobbyEvent.objects.filter(version__gt=version, version__lte=latest)

@@ -167,6 +167,11 @@ def test_it_rejects_an_unknown_game_naming_the_known_ones() -> None:
         get_rules(None)  # type: ignore[arg-type]
 
 
+def test_an_option_named_slug_is_an_unknown_option_not_a_crash() -> None:
+    with pytest.raises(InvalidOptions, match="has no option slug"):
+        get_rules("diffusion", slug=1)
+
+
 @pytest.mark.parametrize("slug", SLUGS)
 def test_every_game_says_how_to_draw_its_board(slug: str) -> None:
     rules = get_rules(slug)
