@@ -7,10 +7,6 @@ urlpatterns = [
     path("settings/notifications/", views.notifications, name="notifications"),
     path("signup/", views.sign_up, name="signup"),
     path("guest/", views.play_as_guest, name="guest"),
-    path(
-        "login/",
-        auth_views.LoginView.as_view(redirect_authenticated_user=True),
-        name="login",
-    ),
+    path("login/", views.ThrottledLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import LoginView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -12,8 +13,35 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import services
 from accounts.forms import NotificationsForm, SignUpForm
+from config import limits
 
 BACKEND = "django.contrib.auth.backends.ModelBackend"
+TOO_MANY_ACCOUNTS = "Too many new accounts from your address lately: try again in an hour."
+
+
+def too_many(request: HttpRequest, message: str) -> HttpResponse:
+    return render(request, "429.html", {"message": message}, status=429)
+
+
+class ThrottledLoginView(LoginView):
+    """Django's log-in, refused for a while after too many failures for the account or from
+    the address: the right password is refused too, so guessing gets nowhere."""
+
+    redirect_authenticated_user = True
+
+    def post(self, request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+        if limits.login_locked(request, self._username()):
+            form = self.get_form()
+            form.add_error(None, "Too many failed log-ins: wait 15 minutes and try again.")
+            return self.render_to_response(self.get_context_data(form=form), status=429)
+        return super().post(request, *args, **kwargs)
+
+    def form_invalid(self, form: object) -> HttpResponse:
+        limits.login_failed(self.request, self._username())
+        return super().form_invalid(form)
+
+    def _username(self) -> str:
+        return str(self.request.POST.get("username", ""))[:150]
 
 
 @require_POST
@@ -47,6 +75,8 @@ def sign_up(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         form = SignUpForm(request.POST)
         if form.is_valid():
+            if limits.new_account_refused(request):
+                return too_many(request, TOO_MANY_ACCOUNTS)
             user = services.do_sign_up(
                 username=form.cleaned_data["username"],
                 password=form.cleaned_data["password1"],
@@ -63,6 +93,8 @@ def sign_up(request: HttpRequest) -> HttpResponse:
 def play_as_guest(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect(_next_url(request))
+    if limits.new_account_refused(request):
+        return too_many(request, TOO_MANY_ACCOUNTS)
     user = services.do_create_guest()
     login(request, user, backend=BACKEND)
     messages.info(request, f"You are playing as {user.username}.")

@@ -46,6 +46,7 @@ HTTP_STATUS = {
     "challenge_cancelled": 409,
     "challenge_expired": 409,
     "illegal_move": 422,
+    "rate_limited": 429,
     "server_error": 500,
 }
 

@@ -70,6 +70,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # After authentication: API requests are counted per user.
+    "config.limits.ApiRateLimitMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -170,6 +172,26 @@ CHANNEL_LAYERS = build_channel_layers(
     max_connections=int(os.environ.get("REDIS_MAX_CONNECTIONS", DEFAULT_MAX_CONNECTIONS)),
     prefix=os.environ.get("CHANNEL_LAYER_PREFIX", "diffusion"),
 )
+# --- Limits per client (config/limits.py) -----------------------------------------------
+# Counted in the cache: Redis when REDIS_URL is set, so every server process counts the same;
+# the embedded default is one process and counts in its memory. Rates are "count/period"
+# (s, m, h, d, with an optional multiplier: "10/15m").
+CACHES = {
+    "default": (
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": os.environ.get("CHANNEL_LAYER_PREFIX", "diffusion"),
+        }
+        if REDIS_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
+LOGIN_FAILURES_PER_ACCOUNT = os.environ.get("LOGIN_FAILURES_PER_ACCOUNT", "10/15m")
+LOGIN_FAILURES_PER_ADDRESS = os.environ.get("LOGIN_FAILURES_PER_ADDRESS", "50/15m")
+NEW_ACCOUNTS_PER_ADDRESS = os.environ.get("NEW_ACCOUNTS_PER_ADDRESS", "10/h")
+API_REQUESTS_PER_CLIENT = os.environ.get("API_REQUESTS_PER_CLIENT", "120/m")
+
 # The application refuses bigger websocket text frames even if a server in front lets
 # them through (Daphne is also started with --websocket-max-message-size).
 WEBSOCKET_MAX_MESSAGE_BYTES = int(os.environ.get("WEBSOCKET_MAX_MESSAGE_BYTES", "16384"))

@@ -138,3 +138,17 @@ def _forget_the_lobby_snapshot() -> None:
     from lobby import selectors
 
     selectors._public = None
+
+
+@pytest.fixture(autouse=True)
+def _fresh_limits() -> None:
+    """Each test starts with no failed log-ins, new accounts or API requests counted."""
+    from django.core.cache import cache
+    from django.core.cache.backends.redis import RedisCache
+
+    if isinstance(cache, RedisCache):  # only this site's keys: Redis may be shared
+        client = cache._cache.get_client(write=True)
+        for key in client.scan_iter(f"{cache.key_prefix}:*"):
+            client.delete(key)
+    else:
+        cache.clear()

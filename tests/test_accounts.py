@@ -54,8 +54,8 @@ def test_guest_play_refuses_get_so_links_cannot_create_accounts(client: Client) 
 
 
 def test_guests_get_distinct_names(client: Client) -> None:
-    for _ in range(20):
-        Client().post(reverse("guest"))
+    for index in range(20):
+        Client(REMOTE_ADDR=f"10.0.0.{index}").post(reverse("guest"))
     names = list(User.objects.values_list("username", flat=True))
     assert len(names) == len(set(names)) == 20
 
