@@ -64,7 +64,7 @@ def _humane(error: str) -> str:
 def decode(data: str | bytes, reader: msgspec.json.Decoder[T], accepted: str = "") -> T:
     """Decode and validate `data`; ServiceError(bad_json | bad_message | unknown_type)."""
     try:
-        return reader.decode(data)
+        message = reader.decode(data)
     except RecursionError:
         raise ServiceError("bad_json", "That message is nested too deeply.") from None
     except msgspec.ValidationError as error:  # before DecodeError: it is one
@@ -79,6 +79,25 @@ def decode(data: str | bytes, reader: msgspec.json.Decoder[T], accepted: str = "
         raise ServiceError("bad_message", _humane(text), **_echo(data)) from None
     except msgspec.DecodeError:
         raise ServiceError("bad_json", "That message is not valid JSON.") from None
+    # A NUL can only arrive escaped; PostgreSQL refuses it in text, so it never gets that far.
+    escaped_nul = b"\\u0000" if isinstance(data, bytes) else "\\u0000"
+    if escaped_nul in data and _has_nul(message):  # type: ignore[operator]
+        raise ServiceError(
+            "bad_message", "Text in a message may not contain the NUL character.", **_echo(data)
+        )
+    return message
+
+
+def _has_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, msgspec.Struct):
+        return any(_has_nul(getattr(value, field)) for field in value.__struct_fields__)
+    if isinstance(value, dict):
+        return any(_has_nul(key) or _has_nul(item) for key, item in value.items())
+    if isinstance(value, list | tuple):
+        return any(_has_nul(item) for item in value)
+    return False
 
 
 def _echo(data: str | bytes) -> dict[str, Any]:

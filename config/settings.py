@@ -65,6 +65,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Outermost of ours: every /api/ answer is JSON, errors included.
     "config.api_errors.ApiErrorMiddleware",
+    # Before any view looks a name or token up: PostgreSQL cannot compare text with NUL.
+    "config.nul_guard.RefuseNulMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
