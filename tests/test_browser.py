@@ -104,6 +104,15 @@ class Problems:
 
     def watch(self, name: str, page: Page) -> Page:
         page.on("pageerror", lambda error: self.errors.append(f"{name}: {error}"))
+        # Whatever the Content-Security-Policy blocks shows up as a console error.
+        page.on(
+            "console",
+            lambda message: (
+                self.errors.append(f"{name}: {message.text}")
+                if message.type == "error" and "Content Security Policy" in message.text
+                else None
+            ),
+        )
         return page
 
 
@@ -366,3 +375,25 @@ def test_logging_out_in_one_tab_signs_the_users_other_tabs_out_at_once(
         expect(alice.locator("#guest-form button")).to_be_visible()  # logged out lands home
         # Bob, signed in elsewhere, keeps his socket.
         expect(bob.locator("#connection")).to_have_attribute("data-state", "open")
+
+
+def test_the_pages_work_under_their_content_security_policy_and_an_injected_script_does_not_run(
+    browser: Browser, site: Site, problems: Problems
+) -> None:
+    with site.serve():
+        alice = guest(browser, site, problems, "alice")  # the lobby works (its socket too)
+        header = alice.request.get(site.url + "/").headers["content-security-policy"]
+        assert "script-src 'self'" in header
+        ran = alice.evaluate(
+            """() => {
+                window.injected = false;
+                const script = document.createElement("script");
+                script.textContent = "window.injected = true";
+                document.body.appendChild(script);
+                return window.injected;
+            }"""
+        )
+        assert ran is False
+        # The refusal is the browser's: clear it from what the fixture counts as a problem.
+        assert any("Content Security Policy" in error for error in problems.errors)
+        problems.errors.clear()
