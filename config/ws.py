@@ -122,6 +122,9 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
     max_message_bytes: ClassVar[int | None] = None
     rate_per_second: ClassVar[float] = 20.0
     rate_burst: ClassVar[float] = 40.0
+    # What a `sync` costs the client's rate, in messages: its answer is a snapshot or up to a
+    # few dozen replayed events.
+    sync_cost: ClassVar[float] = 10.0
     # Messages dropped in one flood before the socket is closed, and the calm that ends one.
     flood_limit: ClassVar[int] = 100
     flood_quiet_seconds: ClassVar[float] = 2.0
@@ -176,6 +179,11 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             self._account = account_group(user.pk)
             await self.channel_layer.group_add(self._account, self.channel_name)
         await super().websocket_connect(message)
+
+    def charge(self, messages: float) -> None:
+        """Count an expensive answer against the client's rate as that many more messages
+        (a snapshot or a replay costs the server far more than the request did)."""
+        self._flood.bucket.tokens -= messages
 
     async def account_ended(self, message: dict[str, Any]) -> None:
         """The user logged out (of this session, or of every one by changing password)."""

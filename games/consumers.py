@@ -232,6 +232,7 @@ class GameConsumer(JsonConsumer):
         await self._call(services.offer_rematch, message)
 
     async def handle_sync(self, message: protocol.Sync) -> None:
+        self.charge(self.sync_cost)
         if not await self._replay(message.v):
             await self._send_state()
 

@@ -12,8 +12,9 @@ from games.engine import client_moves, rules_for
 from games.models import Game, GameEvent
 from games.rules import available_games
 
-# A client further behind than this gets a fresh snapshot instead of the events.
-MAX_REPLAY = 200
+# A client further behind than this gets one fresh snapshot instead of the events: a frame
+# per event would let a cheap `sync` pull a whole game's history out of the server.
+MAX_REPLAY = 20
 
 
 def player_info(user: Any) -> dict[str, Any]:

@@ -212,6 +212,7 @@ class LobbyConsumer(JsonConsumer):
         await self.send_json({"type": "pong", "id": message.id})
 
     async def handle_sync(self, message: protocol.Sync) -> None:
+        self.charge(self.sync_cost)
         if message.v > self.last_v or not await self._replay(message.v):
             await self._send_snapshot()
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import random
 from typing import Any
 
 import pytest
@@ -10,8 +12,11 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
 from accounts.models import User
+from config.ws import CLOSE_FLOODING
 from games import presence, services
+from games.engine import client_moves, pick_client_move, rules_for
 from games.models import Game, GameConnection, GameEvent
+from games.selectors import MAX_REPLAY
 from tests.games_helpers import (
     drain_crowd,
     game_row,
@@ -321,3 +326,55 @@ async def test_a_logged_in_non_player_is_a_spectator(table: dict[str, Any]) -> N
     assert snapshot["you"] is None
     await expect_refusal(client, {"type": "move", "move": "I", "ply": 0}, "not_a_player")
     await client.disconnect()
+
+
+def play_random_moves(game: Game, count: int) -> int:
+    """Play up to `count` random legal moves through the service; how many were played."""
+    rules = rules_for(game.slug, game.options)
+    state = rules.initial_state()
+    rng = random.Random(7)
+    players = {1: game.player1, 2: game.player2}
+    for ply in range(count):
+        if rules.outcome(state) is not None:
+            return ply
+        move = pick_client_move(client_moves(rules, state), rng)
+        services.play_move(game_id=game.pk, user=players[rules.to_move(state)], move=move, ply=ply)
+        state = rules.play(state, move)
+    return count
+
+
+async def test_a_far_behind_sync_gets_one_snapshot_not_the_whole_history(
+    table: dict[str, Any],
+) -> None:
+    played = await db(play_random_moves)(table["game"], MAX_REPLAY + 5)
+    assert played == MAX_REPLAY + 5
+    watcher = table["watcher"]
+    while not await watcher.receive_nothing(timeout=0.2):  # the live moves
+        await watcher.receive_json_from()
+    await watcher.send_json_to({"type": "sync", "v": 0})
+    answer = await next_of_type(watcher, "state")
+    assert answer["v"] == played
+    assert await watcher.receive_nothing(timeout=0.3)  # one frame, no replay after it
+
+
+async def test_syncing_in_a_loop_spends_the_clients_rate_and_ends_in_a_close(
+    table: dict[str, Any],
+) -> None:
+    await db(play_random_moves)(table["game"], 3)
+    watcher = table["watcher"]
+    for _ in range(3):
+        await next_of_type(watcher, "move")
+    for _ in range(150):
+        await watcher.send_json_to({"type": "sync", "v": 0})  # each asks for three events
+    frames = []
+    while True:
+        output = await watcher.receive_output(timeout=5)
+        if output["type"] == "websocket.close":
+            break
+        frames.append(json.loads(output["text"]))
+    assert output["code"] == CLOSE_FLOODING
+    # Each answer costs the rate as ten messages: a handful answered (without the charge,
+    # the burst of 40 would have pulled 120 events), one warning.
+    assert [f["type"] for f in frames].count("move") <= 15
+    assert [f.get("code") for f in frames].count("rate_limited") == 1
+    table["watcher"], _ = await open_socket(table["game"].pk)  # for the fixture's clean-up

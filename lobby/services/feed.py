@@ -123,7 +123,11 @@ def current_version() -> int:
     return LobbyVersion.objects.filter(pk=1).values_list("version", flat=True).first() or 0
 
 
-def events_since(version: int, limit: int = 200) -> list[dict[str, Any]] | None:
+# A socket further behind than this gets one snapshot instead of the events.
+MAX_REPLAY = 50
+
+
+def events_since(version: int, limit: int = MAX_REPLAY) -> list[dict[str, Any]] | None:
     latest = current_version()
     if version == latest:
         return []
