@@ -203,6 +203,8 @@ WEBSOCKET_MAX_MESSAGE_BYTES = int(os.environ.get("WEBSOCKET_MAX_MESSAGE_BYTES", 
 # Each server process vouches for its sockets' rows this often; rows nobody vouched for in
 # PRESENCE_EXPIRY_SECONDS belong to a dead process and are removed (counts, claims and seeks
 # then recover). The expiry leaves room for a process stalled by load.
+# How often each process checks that its game sockets have every stored event (games/catchup.py).
+GAME_CATCH_UP_SECONDS = float(os.environ.get("GAME_CATCH_UP_SECONDS", "5"))
 PRESENCE_HEARTBEAT_SECONDS = float(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "10"))
 PRESENCE_EXPIRY_SECONDS = float(os.environ.get("PRESENCE_EXPIRY_SECONDS", "30"))
 
@@ -256,6 +258,13 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"one_line_outages": {"()": "config.log_filters.ConnectionErrorsInOneLine"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["one_line_outages"],
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }

@@ -21,7 +21,7 @@ from config.db import db_call
 from config.errors import ServiceError
 from config.protocol import Message, encode
 from config.ws import JsonConsumer
-from games import presence, protocol, selectors, services
+from games import catchup, presence, protocol, selectors, services
 from games.models import Game
 
 logger = logging.getLogger(__name__)
@@ -66,6 +66,9 @@ class GameConsumer(JsonConsumer):
         self._probes: list[int] = []  # the `t` of the probes sent and not yet answered
         self._timer: asyncio.TimerHandle | None = None
         self._prober: asyncio.Task[None] | None = None
+        # Events reach the client in version order whichever task sends them (a broadcast,
+        # the deadline timer, the periodic catch-up): each holds this while it sends.
+        self._order = asyncio.Lock()
         process_presence.ensure_heartbeat()
         # Accept at once: in a reconnection storm the handshake must not wait for the
         # database or the channel layer (the client waits for its snapshot instead).
@@ -91,6 +94,7 @@ class GameConsumer(JsonConsumer):
             await self._send_state()
         else:
             await self._arm_from_game()
+        catchup.watch(self)
         presence.crowd_changed(self.game_id)
 
     async def disconnect(self, code: int) -> None:
@@ -100,6 +104,7 @@ class GameConsumer(JsonConsumer):
             self._timer.cancel()
         if self._prober is not None:
             self._prober.cancel()
+        catchup.forget(self)
         try:
             await db_call(presence.leave)(channel_name=self.channel_name)
             if self.player is not None:
@@ -157,16 +162,18 @@ class GameConsumer(JsonConsumer):
         return Game.objects.filter(pk=self.game_id).values_list("version", flat=True).first() or 0
 
     async def _catch_up(self, version: int) -> None:
-        """Send what this socket missed up to `version` (events another process committed
-        without this one hearing: the in-memory layer of `make run` and its sweeper)."""
-        if version <= self.last_v:
-            return
-        events = await db_call(selectors.events_since)(self.game_id, self.last_v, version)
-        if events is None:
-            await self._send_state()
-            return
-        for event in events:
-            await self._deliver(event)
+        """Send what this socket missed up to `version`: events committed without this
+        process hearing of them (a broadcast the channel layer lost, the in-memory layer of
+        `make run` and its sweeper)."""
+        async with self._order:
+            if version <= self.last_v:
+                return
+            events = await db_call(selectors.events_since)(self.game_id, self.last_v, version)
+            if events is None:
+                await self._send_state()
+                return
+            for event in events:
+                await self._send_in_order(event["v"], encode(event), event)
 
     async def _deliver(self, event: dict[str, Any], **extra: Any) -> None:
         """Send one versioned event in order, filling any gap from the database first."""
@@ -175,6 +182,11 @@ class GameConsumer(JsonConsumer):
     async def _send_event(self, version: int, text: str, timing: dict[str, Any]) -> None:
         """Send the event `text` of `version` unless the client has it; a `clock` in
         `timing` (the event or its broadcast) re-arms the deadline timer."""
+        async with self._order:
+            await self._send_in_order(version, text, timing)
+
+    async def _send_in_order(self, version: int, text: str, timing: dict[str, Any]) -> None:
+        """_send_event's work; the caller holds the order lock."""
         if version <= self.last_v:
             return
         if version > self.last_v + 1:
@@ -207,7 +219,8 @@ class GameConsumer(JsonConsumer):
         except ServiceError as error:
             await self.send_error(error.code, error.message, **echo)
             if error.code == "stale_ply":
-                await self._send_state()
+                async with self._order:
+                    await self._send_state()
             return
         if applied.event is None:
             await self.send_json({"type": "ack", **echo, "duplicate": applied.duplicate})
@@ -233,8 +246,9 @@ class GameConsumer(JsonConsumer):
 
     async def handle_sync(self, message: protocol.Sync) -> None:
         self.charge(self.sync_cost)
-        if not await self._replay(message.v):
-            await self._send_state()
+        async with self._order:
+            if not await self._replay(message.v):
+                await self._send_state()
 
     async def handle_ping(self, message: protocol.Ping) -> None:
         await self.send_json({"type": "pong", "id": message.id})

@@ -378,3 +378,20 @@ async def test_syncing_in_a_loop_spends_the_clients_rate_and_ends_in_a_close(
     assert [f["type"] for f in frames].count("move") <= 15
     assert [f.get("code") for f in frames].count("rate_limited") == 1
     table["watcher"], _ = await open_socket(table["game"].pk)  # for the fixture's clean-up
+
+
+async def test_a_move_whose_broadcast_was_lost_reaches_the_other_sockets_anyway(
+    table: dict[str, Any], settings: Any, monkeypatch: Any
+) -> None:
+    settings.GAME_CATCH_UP_SECONDS = 0.2
+    # New sockets, so the catching-up task runs at the short interval from the start.
+    p2, _ = await open_socket(table["game"].pk, table["bob"])
+    watcher, _ = await open_socket(table["game"].pk)
+    with monkeypatch.context() as patch:
+        # The channel layer loses the broadcast (Redis restarting at that moment).
+        patch.setattr(services, "broadcast", lambda game_id, event, text=None: None)
+        await db(services.play_move)(game_id=table["game"].pk, user=table["alice"], move="I", ply=0)
+    for client in (p2, watcher):
+        move = await next_of_type(client, "move")  # nothing else will come: it is a catch-up
+        assert (move["v"], move["move"]) == (1, "I")
+        await client.disconnect()

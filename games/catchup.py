@@ -1,0 +1,83 @@
+"""Game sockets that missed an event catch up from the database, even when nothing follows it.
+
+A broadcast can be lost between a move's commit and its delivery: Redis restarted, or this
+process was reconnecting to it. A socket that then sees a later event fills the gap itself;
+in a quiet game no later event comes, and the opponent would wait for a move already made.
+So every CATCH_UP_SECONDS each server process reads, in one query, the versions of the games
+its sockets show, and every socket that is behind replays what it missed from the stored
+events. None of this goes through the channel layer: sockets stay current while Redis is down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+
+from config.db import db_call
+from games.models import Game
+
+if TYPE_CHECKING:
+    from games.consumers import GameConsumer
+
+logger = logging.getLogger(__name__)
+
+# The game sockets of this process, per event loop (a server has one; tests start a loop per
+# test), and each loop's catching-up task.
+_sockets: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, weakref.WeakSet[Any]] = (
+    weakref.WeakKeyDictionary()
+)
+_runners: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[None]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def interval() -> float:
+    return float(getattr(settings, "GAME_CATCH_UP_SECONDS", 5.0))
+
+
+def watch(consumer: GameConsumer) -> None:
+    """Keep `consumer` current from now on (its socket is open and has its snapshot)."""
+    loop = asyncio.get_running_loop()
+    _sockets.setdefault(loop, weakref.WeakSet()).add(consumer)
+    runner = _runners.get(loop)
+    if runner is None or runner.done():
+        _runners[loop] = loop.create_task(_run(loop))
+
+
+def forget(consumer: GameConsumer) -> None:
+    loop = asyncio.get_running_loop()
+    _sockets.get(loop, weakref.WeakSet()).discard(consumer)
+
+
+def versions(game_ids: list[int]) -> dict[int, int]:
+    return dict(Game.objects.filter(pk__in=game_ids).values_list("id", "version"))
+
+
+async def catch_up_once(loop: asyncio.AbstractEventLoop) -> int:
+    """Bring every socket of this loop up to its game's stored version; how many were behind."""
+    sockets = list(_sockets.get(loop, ()))
+    if not sockets:
+        return 0
+    current = await db_call(versions)(sorted({socket.game_id for socket in sockets}))
+    behind = [s for s in sockets if current.get(s.game_id, 0) > s.last_v]
+    for socket in behind:
+        try:
+            await socket._catch_up(current[socket.game_id])
+        except Exception:  # one socket's trouble must not stop the others'
+            logger.exception("catching up a socket of game %s failed", socket.game_id)
+    if behind:
+        logger.warning("caught up %d game socket(s) that missed an event", len(behind))
+    return len(behind)
+
+
+async def _run(loop: asyncio.AbstractEventLoop) -> None:
+    while True:
+        await asyncio.sleep(interval())
+        try:
+            await catch_up_once(loop)
+        except Exception:
+            logger.exception("catching up the game sockets failed")

@@ -1,0 +1,50 @@
+"""An outage is one log line per event; a bug keeps its traceback (config/log_filters.py)."""
+
+from __future__ import annotations
+
+import io
+import logging
+
+import redis.exceptions
+
+from config.log_filters import ConnectionErrorsInOneLine
+
+
+def logged(error: BaseException) -> str:
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.addFilter(ConnectionErrorsInOneLine())
+    logger = logging.getLogger("test.log_filters")
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        try:
+            raise error
+        except BaseException:
+            logger.exception("broadcast of game %s failed", 7)
+    finally:
+        logger.removeHandler(handler)
+    return stream.getvalue()
+
+
+def test_a_connection_failure_is_one_line_with_its_type_and_message() -> None:
+    text = logged(redis.exceptions.ConnectionError("Error 111 connecting to 127.0.0.1:6379."))
+    assert text == (
+        "broadcast of game 7 failed (ConnectionError: Error 111 connecting to 127.0.0.1:6379.)\n"
+    )
+
+
+def test_a_connection_failure_behind_another_error_is_one_line_too() -> None:
+    try:
+        try:
+            raise ConnectionRefusedError(111, "Connect call failed")
+        except ConnectionRefusedError as cause:
+            raise RuntimeError("receive failed") from cause
+    except RuntimeError as error:
+        text = logged(error)
+    assert "Traceback" not in text and "ConnectionRefusedError" in text
+
+
+def test_any_other_error_keeps_its_traceback() -> None:
+    text = logged(KeyError("state"))
+    assert "Traceback (most recent call last)" in text and "KeyError: 'state'" in text

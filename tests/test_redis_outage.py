@@ -1,0 +1,126 @@
+"""Redis killed mid-game under two server processes: no acknowledged move is lost, and every
+socket has every move within seconds, during the outage and after Redis is back."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import websockets
+
+from games.engine import pick_client_move
+from games.models import Game
+from tests.games_helpers import new_game, session_for
+from tests.servers import daphnes, free_port, shared_test_env
+
+pytestmark = [
+    pytest.mark.postgres(reason="two server processes share one database"),
+    pytest.mark.redis,
+    pytest.mark.django_db(transaction=True),
+]
+
+ROUNDS = 3
+CURRENT_WITHIN = 10.0  # seconds
+
+
+@contextmanager
+def own_redis(port: int) -> Iterator[dict[str, Any]]:
+    """A redis-server of this test's own (the shared one must not be killed), restartable."""
+    handle: dict[str, Any] = {}
+
+    def start() -> None:
+        options = ["--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        handle["process"] = subprocess.Popen(
+            ["redis-server", *options],
+            stdout=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    return
+            time.sleep(0.05)
+        raise RuntimeError("redis-server did not start: is it installed (apt-get install redis)?")
+
+    def kill() -> None:
+        os.kill(handle["process"].pid, signal.SIGKILL)
+        handle["process"].wait()
+
+    handle.update(start=start, kill=kill)
+    start()
+    try:
+        yield handle
+    finally:
+        if handle["process"].poll() is None:
+            kill()
+
+
+def test_moves_made_while_redis_is_down_reach_the_other_process(tmp_path: Path) -> None:
+    game = new_game()
+    cookies = {
+        seat: f"sessionid={session_for(user)}"
+        for seat, user in ((1, game.player1), (2, game.player2))
+    }
+    port = free_port()
+    env = {
+        **shared_test_env(f"outage-{game.pk}"),
+        "REDIS_URL": f"redis://127.0.0.1:{port}/0",
+        "GAME_CATCH_UP_SECONDS": "2",
+    }
+
+    async def play(servers: list[Any], redis: dict[str, Any]) -> list[float]:
+        sockets: dict[int, Any] = {}
+        for seat, server in zip((1, 2), servers, strict=True):  # one player on each process
+            sockets[seat] = await websockets.connect(
+                f"{server.ws}/ws/games/{game.pk}/",
+                origin=websockets.Origin(server.http),
+                additional_headers={"Cookie": cookies[seat]},
+            )
+        view = json.loads(await sockets[1].recv())["game"]
+        await sockets[2].recv()
+
+        async def next_move(seat: int, ply: int) -> dict[str, Any]:
+            while True:
+                message = json.loads(await asyncio.wait_for(sockets[seat].recv(), 30))
+                if message["type"] == "move" and message["ply"] == ply:
+                    return dict(message)
+
+        waits = []
+        ply, to_move, legal = 0, view["to_move"], view["legal_moves"]
+        rng = __import__("random").Random(3)
+        for round_ in range(ROUNDS * 2):
+            down = round_ % 2 == 0
+            if down:
+                await asyncio.to_thread(redis["kill"])
+            move = pick_client_move(legal, rng)
+            await sockets[to_move].send(json.dumps({"type": "move", "move": move, "ply": ply}))
+            acked = await next_move(to_move, ply + 1)  # the mover hears back directly
+            started = time.monotonic()
+            other = await asyncio.wait_for(next_move(3 - to_move, ply + 1), CURRENT_WITHIN)
+            waits.append(time.monotonic() - started)
+            assert other["v"] == acked["v"] and other["move"] == acked["move"]
+            if down:
+                await asyncio.to_thread(redis["start"])
+            ply, to_move, legal = acked["ply"], acked["to_move"], acked["legal_moves"]
+        for client in sockets.values():
+            await client.close()
+        return waits
+
+    with own_redis(port) as redis, daphnes(2, env, tmp_path) as servers:
+        waits = asyncio.run(play(servers, redis))
+        logs = "".join(server.output() for server in servers)
+
+    game = Game.objects.get(pk=game.pk)
+    assert game.ply == ROUNDS * 2  # every acknowledged move stored
+    assert len(waits) == ROUNDS * 2 and max(waits) < CURRENT_WITHIN
+    assert "Traceback" not in logs, logs[-3000:]
