@@ -12,6 +12,9 @@ import logging
 from collections.abc import Callable
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+
+from config.errors import UNAVAILABLE, is_outage
 
 logger = logging.getLogger(__name__)
 
@@ -46,8 +49,18 @@ class ApiErrorMiddleware:
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if not request.path.startswith(API_PREFIX):
+            if is_outage(exception):
+                logger.warning(
+                    "%s %s: database unreachable (%s)", request.method, request.path, exception
+                )
+                return render(request, "503.html", {"message": UNAVAILABLE}, status=503)
             return None  # Django's own pages (500.html, 404.html)
         if isinstance(exception, Http404):
             return error(404, *PLAIN[404])
+        if is_outage(exception):
+            logger.warning(
+                "API %s %s: database unreachable (%s)", request.method, request.path, exception
+            )
+            return error(503, "unavailable", UNAVAILABLE)
         logger.exception("API %s %s failed", request.method, request.path)
         return error(500, *PLAIN[500])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -39,16 +40,27 @@ class _DatabaseCall(DatabaseSyncToAsync):
             _local.loop = None
 
 
+# A connection idle longer than this is checked (one round trip) before it is used: the
+# database may have been restarted, or its sessions killed, while it waited. A busy thread's
+# connection is not checked; a failure on it closes it for the next call.
+IDLE_CHECK_SECONDS = 1.0
+
+
 def _keep_connections() -> None:
     """Keep this thread's connections open for its next calls, unless one is broken (an
-    error occurred on it and it no longer answers) or left in the wrong state: those are
-    closed, and the next query opens a new one."""
+    error occurred on it and it no longer answers), left in the wrong state, or idle for a
+    while and no longer answering: those are closed, and the next query opens a new one."""
+    now = time.monotonic()
+    idle = now - getattr(_local, "last_call", now) > IDLE_CHECK_SECONDS
+    _local.last_call = now
     for conn in connections.all(initialized_only=True):
         if conn.connection is None:
             continue
         conn.close_at = None  # no maximum age: a database thread lives as long as the process
         if conn.errors_occurred or conn.get_autocommit() != conn.settings_dict["AUTOCOMMIT"]:
             conn.close_if_unusable_or_obsolete()
+        elif idle and not conn.is_usable():
+            conn.close()
 
 
 def calling_loop() -> asyncio.AbstractEventLoop | None:

@@ -48,8 +48,20 @@ HTTP_STATUS = {
     "illegal_move": 422,
     "rate_limited": 429,
     "server_error": 500,
+    "unavailable": 503,
 }
 
 
 def http_status(code: str) -> int:
     return HTTP_STATUS.get(code, 400)
+
+
+UNAVAILABLE = "The server cannot reach its database just now: try again in a moment."
+
+
+def is_outage(error: BaseException) -> bool:
+    """Whether `error` means the database could not be reached (not a bug of ours)."""
+    from django.db import InterfaceError, OperationalError
+    from psycopg_pool import PoolTimeout
+
+    return isinstance(error, OperationalError | InterfaceError | PoolTimeout)

@@ -12,6 +12,8 @@ import logging
 
 import redis.exceptions
 
+from config.errors import is_outage
+
 CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
     ConnectionError,
     TimeoutError,
@@ -24,7 +26,7 @@ def _connection_failure(error: BaseException | None) -> BaseException | None:
     """The connection error behind `error` (itself or a cause), if that is what it is."""
     seen = 0
     while error is not None and seen < 10:
-        if isinstance(error, CONNECTION_ERRORS):
+        if isinstance(error, CONNECTION_ERRORS) or is_outage(error):
             return error
         error = error.__cause__ or error.__context__
         seen += 1

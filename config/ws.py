@@ -20,7 +20,7 @@ from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
-from config.errors import ServiceError
+from config.errors import UNAVAILABLE, ServiceError, is_outage
 from config.protocol import Message, decode, decoder, encode, tag_of
 
 logger = logging.getLogger(__name__)
@@ -268,7 +268,13 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         except ServiceError as error:
             # Answers carry the request's id so clients can match them to what they sent.
             await self.send_error(error.code, error.message, **{**echo, **error.extra})
-        except Exception:
+        except Exception as error:
+            if is_outage(error):
+                logger.warning(
+                    "websocket handler %s: database unreachable (%s)", method_name, error
+                )
+                await self.send_error("unavailable", UNAVAILABLE, **echo)
+                return
             # The traceback stays in the server log; the client gets a plain message and the
             # socket stays usable.
             logger.exception("websocket handler %s failed", method_name)

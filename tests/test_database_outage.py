@@ -1,0 +1,101 @@
+"""PostgreSQL's sessions killed under a running server: requests during the failure answer
+`unavailable` (a JSON 503 over HTTP, an error frame on a socket), never a traceback, and
+every request succeeds again within 2 s."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+import websockets
+from django.db import connection
+
+from tests.games_helpers import new_game, session_for
+from tests.servers import daphnes, shared_test_env
+
+pytestmark = [
+    pytest.mark.postgres(reason="kills PostgreSQL sessions"),
+    pytest.mark.redis,
+    pytest.mark.django_db(transaction=True),
+]
+
+KILLS = 5
+RECOVERED_WITHIN = 2.0  # seconds
+WATCHED = 3.0  # seconds of requests after each kill
+
+
+SERVER = "diffusion-outage-test"  # the application name of the server's sessions
+
+
+def kill_the_servers_sessions() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE application_name = %s",
+            [SERVER],
+        )
+        return int(cursor.fetchone()[0])
+
+
+def get(url: str, cookie: str) -> tuple[int, dict[str, Any]]:
+    request = urllib.request.Request(url, headers={"Cookie": cookie})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read())
+
+
+def test_killed_database_sessions_cost_at_most_two_seconds_of_unavailable(
+    tmp_path: Path,
+) -> None:
+    game = new_game()
+    cookie = f"sessionid={session_for(game.player1)}"
+    shared = shared_test_env(f"pgkill-{game.pk}")
+    env = {
+        **shared,
+        "DATABASE_URL": f"{shared['DATABASE_URL']}?application_name={SERVER}",
+        "API_REQUESTS_PER_CLIENT": "100000/m",  # this test polls far faster than people
+    }
+
+    async def run(server: Any) -> tuple[list[float], dict[str, int]]:
+        url = f"{server.http}/api/games/{game.pk}"
+        socket = await websockets.connect(
+            f"{server.ws}/ws/games/{game.pk}/",
+            origin=websockets.Origin(server.http),
+            additional_headers={"Cookie": cookie},
+        )
+        await socket.recv()  # the snapshot
+        failures: list[float] = []
+        answers: dict[str, int] = {}
+        for _ in range(KILLS):
+            assert await asyncio.to_thread(kill_the_servers_sessions) > 0
+            killed_at = time.monotonic()
+            while time.monotonic() - killed_at < WATCHED:
+                status, _ = await asyncio.to_thread(get, url, cookie)
+                # A claim reads the game (and is refused: the opponent is not away).
+                await socket.send(json.dumps({"type": "claim", "id": 1}))
+                while True:
+                    frame = json.loads(await asyncio.wait_for(socket.recv(), 10))
+                    if frame.get("id") == 1:
+                        break
+                for outcome in (str(status), frame.get("code", frame["type"])):
+                    answers[outcome] = answers.get(outcome, 0) + 1
+                if status == 503 or frame.get("code") == "unavailable":
+                    failures.append(time.monotonic() - killed_at)
+                await asyncio.sleep(0.05)
+        await socket.close()
+        return failures, answers
+
+    with daphnes(1, env, tmp_path) as (server,):
+        failures, answers = asyncio.run(run(server))
+        log = server.output()
+    assert set(answers) <= {"200", "503", "too_early", "opponent_here", "unavailable"}, answers
+    assert all(at < RECOVERED_WITHIN for at in failures), failures
+    assert "Traceback" not in log, log[-3000:]
