@@ -4,8 +4,9 @@ A broadcast can be lost between a move's commit and its delivery: Redis restarte
 process was reconnecting to it. A socket that then sees a later event fills the gap itself;
 in a quiet game no later event comes, and the opponent would wait for a move already made.
 So every CATCH_UP_SECONDS each server process reads, in one query, the versions of the games
-its sockets show, and every socket that is behind replays what it missed from the stored
-events. None of this goes through the channel layer: sockets stay current while Redis is down.
+its sockets show, and every socket still missing an event that was stored by the previous
+check replays what it missed from the stored events (within two intervals of the loss). None
+of this goes through the channel layer: sockets stay current while Redis is down.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ _runners: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[None
 
 
 def interval() -> float:
-    return float(getattr(settings, "GAME_CATCH_UP_SECONDS", 5.0))
+    return float(getattr(settings, "GAME_CATCH_UP_SECONDS", 3.0))
 
 
 def watch(consumer: GameConsumer) -> None:
@@ -57,13 +58,22 @@ def versions(game_ids: list[int]) -> dict[int, int]:
     return dict(Game.objects.filter(pk__in=game_ids).values_list("id", "version"))
 
 
+# Per loop: each game's stored version at the previous check.
+_previous: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, int]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 async def catch_up_once(loop: asyncio.AbstractEventLoop) -> int:
-    """Bring every socket of this loop up to its game's stored version; how many were behind."""
+    """Bring up to date every socket of this loop that still lacks an event stored before
+    the previous check (a broadcast merely in flight is not a loss); how many there were."""
     sockets = list(_sockets.get(loop, ()))
     if not sockets:
         return 0
     current = await db_call(versions)(sorted({socket.game_id for socket in sockets}))
-    behind = [s for s in sockets if current.get(s.game_id, 0) > s.last_v]
+    previous = _previous.get(loop, {})
+    _previous[loop] = current
+    behind = [s for s in sockets if previous.get(s.game_id, 0) > s.last_v]
     for socket in behind:
         try:
             await socket._catch_up(current[socket.game_id])
