@@ -85,6 +85,13 @@ def arrive(model: type[models.Model], channel_name: str, **fields: Any) -> None:
     )
 
 
+def open_for_user(user_id: int) -> int:
+    """How many sockets the user has open, on every server process (the rows are shared)."""
+    return sum(
+        table.model._default_manager.filter(user_id=user_id).count() for table in _tables.values()
+    )
+
+
 def leave(model: type[models.Model], channel_name: str) -> None:
     """Forget a closed socket of this process (in a database thread)."""
     table = _tables[model]

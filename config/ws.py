@@ -20,6 +20,8 @@ from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
+from config import presence
+from config.db import db_call
 from config.errors import UNAVAILABLE, ServiceError, is_outage
 from config.protocol import Message, decode, decoder, encode, tag_of
 
@@ -92,6 +94,10 @@ class FloodGuard:
 CLOSE_FLOODING = 4429
 # Close code for a socket whose session ended: its user logged out, or changed password.
 CLOSE_SIGNED_OUT = 4401
+
+
+# Close code for a socket over the user's limit of open sockets.
+CLOSE_TOO_MANY_SOCKETS = 4408
 
 
 def account_group(user_id: int) -> str:
@@ -179,6 +185,22 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             self._account = account_group(user.pk)
             await self.channel_layer.group_add(self._account, self.channel_name)
         await super().websocket_connect(message)
+
+    async def refused_as_one_too_many(self) -> bool:
+        """Whether this (accepted) socket is over its user's limit of open sockets; if so the
+        client is told why and the socket closed. Visitors have no account to count by."""
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            return False
+        limit = settings.MAX_SOCKETS_PER_USER
+        if await db_call(presence.open_for_user)(user.pk) < limit:
+            return False
+        await self.send_error(
+            "too_many_sockets",
+            f"You have {limit} connections open already (tabs, devices): close one and reload.",
+        )
+        await self.close(code=CLOSE_TOO_MANY_SOCKETS)
+        return True
 
     def charge(self, messages: float) -> None:
         """Count an expensive answer against the client's rate as that many more messages

@@ -73,6 +73,8 @@ class GameConsumer(JsonConsumer):
         # Accept at once: in a reconnection storm the handshake must not wait for the
         # database or the channel layer (the client waits for its snapshot instead).
         await self.accept()
+        if await self.refused_as_one_too_many():
+            return
         game = await db_call(selectors.load_game)(self.game_id)
         if game is None:
             await self.send_error("no_such_game", f"There is no game {self.game_id}.")

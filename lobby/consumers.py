@@ -87,6 +87,9 @@ class LobbyConsumer(JsonConsumer):
         # Accept at once: in a reconnection storm the handshake must not wait for the
         # channel layer or the database (the client waits for its snapshot instead).
         await self.accept()
+        if await self.refused_as_one_too_many():
+            self._refused = True
+            return
         await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
         if self.user_id is not None:
             await self.channel_layer.group_add(feed.user_group(self.user_id), self.channel_name)
@@ -97,6 +100,8 @@ class LobbyConsumer(JsonConsumer):
         online_changed()
 
     async def disconnect(self, code: int) -> None:
+        if getattr(self, "_refused", False):
+            return  # it never joined anything
         user_id = getattr(self, "user_id", None)
         timer = getattr(self, "_gap_timer", None)
         if timer is not None:
