@@ -275,6 +275,31 @@ def test_a_bad_challenge_is_refused(
     assert Challenge.objects.count() == 0
 
 
+def test_challenges_waiting_for_an_answer_are_limited_per_victim_and_in_all(
+    users: dict[str, User], monkeypatch: Any
+) -> None:
+    monkeypatch.setattr(challenges, "MAX_PENDING", 5)
+    alice, bob = users["alice"], users["bob"]
+    sent = [
+        challenges.create_challenge(challenger=alice, challenged="bob", slug="diffusion")
+        for _ in range(3)
+    ]
+    with pytest.raises(ServiceError) as refused:
+        challenges.create_challenge(challenger=alice, challenged="bob", slug="diffusion")
+    assert refused.value.code == "too_many_challenges" and "bob has 3" in refused.value.message
+    # Bob may still challenge Alice, and Alice others, up to the limit in all.
+    challenges.create_challenge(challenger=bob, challenged="alice", slug="diffusion")
+    challenges.create_challenge(challenger=alice, challenged="carol", slug="diffusion")
+    challenges.create_challenge(challenger=alice, challenged=None, slug="diffusion")
+    with pytest.raises(ServiceError) as refused:
+        challenges.create_challenge(challenger=alice, challenged="carol", slug="diffusion")
+    assert refused.value.code == "too_many_challenges"
+    # An answer frees a place.
+    challenges.decline_challenge(user=bob, challenge_id=sent[0].pk)
+    challenges.create_challenge(challenger=alice, challenged="bob", slug="diffusion")
+    assert Challenge.objects.filter(challenger=alice, status="pending").count() == 5
+
+
 def test_an_open_challenge_goes_to_the_first_who_accepts(users: dict[str, User]) -> None:
     challenge = challenges.create_challenge(
         challenger=users["alice"], challenged=None, slug="diffusion"

@@ -24,6 +24,9 @@ from lobby.services.seeks import check_time_control
 
 LIFETIME = timedelta(hours=24)
 MAX_REASON_LENGTH = 100
+# Challenges one user may have waiting for an answer: to one person, and in all.
+MAX_PENDING_TO_ONE = 3
+MAX_PENDING = 20
 
 
 def challenge_payload(challenge: Challenge) -> dict[str, Any]:
@@ -91,6 +94,7 @@ def create_challenge(
         target = _user_named(challenged)
         if target.pk == challenger.pk:
             raise ServiceError("self_challenge", "You cannot challenge yourself.")
+    _check_pending(challenger, target)
     with transaction.atomic():
         challenge = Challenge.objects.create(
             challenger=challenger,
@@ -106,6 +110,24 @@ def create_challenge(
             _audience(challenge), {"type": "challenge", "challenge": challenge_payload(challenge)}
         )
     return challenge
+
+
+def _check_pending(challenger: User, target: User | None) -> None:
+    """Refuse a challenge beyond the limits on those still waiting for an answer."""
+    waiting = Challenge.objects.filter(
+        challenger=challenger, status=Challenge.Status.PENDING, expires_at__gt=timezone.now()
+    )
+    if target is not None and waiting.filter(challenged=target).count() >= MAX_PENDING_TO_ONE:
+        raise ServiceError(
+            "too_many_challenges",
+            f"{target.username} has {MAX_PENDING_TO_ONE} challenges of yours waiting already: "
+            "wait for an answer, or cancel one.",
+        )
+    if waiting.count() >= MAX_PENDING:
+        raise ServiceError(
+            "too_many_challenges",
+            f"You have {MAX_PENDING} challenges waiting for an answer: cancel some first.",
+        )
 
 
 def _locked(*, challenge_id: int | None = None, token: str | None = None) -> Challenge:
