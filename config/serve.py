@@ -11,7 +11,8 @@ commands) goes through here, so the flags that matter under load are set once:
 - the message size cap and the keep-alive pings;
 - TCP writes sent at once when nothing is buffered (config/eager_writes.py), and no debug-log
   arguments built for a debug log that is off (config/quiet_autobahn.py);
-- fewer, not longer, garbage collections (GC_THRESHOLDS).
+- fewer, not longer, garbage collections (GC_THRESHOLDS);
+- silent connections closed after HTTP_IDLE_SECONDS.
 """
 
 from __future__ import annotations
@@ -20,12 +21,18 @@ import argparse
 import gc
 import os
 import sys
+from typing import Any
 
 BACKLOG = 1024
 HANDSHAKE_SECONDS = 30
 # Daphne drops connections that send a bigger frame (the application refuses smaller ones
 # above WEBSOCKET_MAX_MESSAGE_BYTES itself).
 WS_MAX_BYTES = int(os.environ.get("WS_MAX_BYTES", "65536"))
+
+# A connection that sends nothing (no request yet, or nothing between requests) for this long
+# is closed: Twisted's default of 60 s let a client hold hundreds of silent connections.
+# Upgraded websockets are not affected (they idle for hours, with pings).
+HTTP_IDLE_SECONDS = float(os.environ.get("HTTP_IDLE_SECONDS", "15"))
 
 # Python's default (700, 10, 10) runs a full collection every few seconds under load, and with
 # a thousand sockets a process holds enough objects for one to take 60-100 ms: every frame in
@@ -34,6 +41,22 @@ WS_MAX_BYTES = int(os.environ.get("WS_MAX_BYTES", "65536"))
 # 70 times less often (each pass is still short: it only looks at young objects), and full
 # collections follow at the same ratio; cycles are still freed, later.
 GC_THRESHOLDS = (50_000, 20, 10)
+
+
+def close_silent_connections(seconds: float) -> None:
+    """Give Daphne's HTTP connections an idle timeout of `seconds` instead of Twisted's 60."""
+    from daphne import http_protocol
+
+    original = http_protocol.HTTPFactory.__init__
+    if getattr(original, "idle_seconds", None) is not None:
+        return
+
+    def __init__(self: Any, server: Any) -> None:
+        original(self, server)
+        self.timeOut = seconds
+
+    __init__.idle_seconds = seconds  # type: ignore[attr-defined]
+    http_protocol.HTTPFactory.__init__ = __init__
 
 
 def endpoint(host: str, port: int) -> str:
@@ -81,6 +104,7 @@ def main(argv: list[str] | None = None) -> None:
     from config import eager_writes, quiet_autobahn
 
     gc.set_threshold(*GC_THRESHOLDS)
+    close_silent_connections(HTTP_IDLE_SECONDS)
     eager_writes.install()
     quiet_autobahn.install()
 
