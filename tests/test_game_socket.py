@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 from typing import Any
 
@@ -25,6 +24,7 @@ from tests.games_helpers import (
     next_of_type,
     open_socket,
 )
+from tests.wsutil import frames_until_close
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -366,13 +366,8 @@ async def test_syncing_in_a_loop_spends_the_clients_rate_and_ends_in_a_close(
         await next_of_type(watcher, "move")
     for _ in range(150):
         await watcher.send_json_to({"type": "sync", "v": 0})  # each asks for three events
-    frames = []
-    while True:
-        output = await watcher.receive_output(timeout=5)
-        if output["type"] == "websocket.close":
-            break
-        frames.append(json.loads(output["text"]))
-    assert output["code"] == CLOSE_FLOODING
+    frames, code = await frames_until_close(watcher)
+    assert code == CLOSE_FLOODING
     # Each answer costs the rate as ten messages: a handful answered (without the charge,
     # the burst of 40 would have pulled 120 events), one warning.
     assert [f["type"] for f in frames].count("move") <= 15

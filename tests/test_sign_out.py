@@ -12,7 +12,7 @@ from django.test import Client
 from accounts.models import User
 from config.ws import CLOSE_SIGNED_OUT
 from tests.games_helpers import make_user, new_game
-from tests.wsutil import communicator
+from tests.wsutil import connected
 
 pytestmark = pytest.mark.django_db(transaction=True)
 db = database_sync_to_async
@@ -25,11 +25,7 @@ def signed_in(user: User) -> Client:
 
 
 async def opened(path: str, browser: Client | None) -> Any:
-    key = browser.cookies["sessionid"].value if browser else None
-    client = communicator(path, session_key=key)
-    connected, _ = await client.connect()
-    assert connected
-    return client
+    return await connected(path, browser.cookies["sessionid"].value if browser else None)
 
 
 async def closed_with(client: Any) -> int | None:

@@ -9,16 +9,14 @@ from channels.db import database_sync_to_async
 
 from config.ws import CLOSE_TOO_MANY_SOCKETS
 from tests.games_helpers import new_game, session_for
-from tests.wsutil import communicator, receive
+from tests.wsutil import connected, receive
 
 pytestmark = pytest.mark.django_db(transaction=True)
 db = database_sync_to_async
 
 
 async def opened(path: str, key: str | None) -> tuple[Any, dict[str, Any]]:
-    client = communicator(path, session_key=key)
-    connected, _ = await client.connect()
-    assert connected
+    client = await connected(path, key)
     return client, await receive(client)
 
 

@@ -12,7 +12,7 @@ from django.test import Client
 from accounts.models import User
 from config.ws import CLOSE_FLOODING, FloodGuard
 from lobby.consumers import LOBBY_GROUP
-from tests.wsutil import communicator, receive
+from tests.wsutil import communicator, frames_until_close, receive
 
 
 async def connect_and_greet(**kwargs: object) -> tuple[object, dict]:
@@ -177,13 +177,8 @@ async def test_a_socket_that_floods_is_told_once_then_closed_with_4429() -> None
     client, _ = await connect_and_greet()
     for index in range(300):
         await client.send_json_to({"type": "ping", "id": index})
-    frames = []
-    while True:
-        output = await client.receive_output(timeout=5)
-        if output["type"] == "websocket.close":
-            break
-        frames.append(json.loads(output["text"]))
-    assert output["code"] == CLOSE_FLOODING
+    frames, code = await frames_until_close(client)
+    assert code == CLOSE_FLOODING
     kinds = [frame["type"] for frame in frames if frame["type"] != "online"]
     assert kinds.count("error") == 1
     assert next(f for f in frames if f["type"] == "error")["code"] == "rate_limited"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from channels.testing import WebsocketCommunicator
@@ -31,3 +32,23 @@ async def receive(client: WebsocketCommunicator, within: float = 5) -> dict[str,
         message = await client.receive_json_from(timeout=within)
         if message.get("type") not in PRESENCE:
             return message
+
+
+async def connected(path: str, session_key: str | None = None) -> WebsocketCommunicator:
+    """A communicator on `path` (signed in with the session, if given), connected."""
+    client = communicator(path, session_key=session_key)
+    accepted, _ = await client.connect()
+    assert accepted
+    return client
+
+
+async def frames_until_close(
+    client: WebsocketCommunicator, within: float = 5
+) -> tuple[list[dict[str, Any]], int]:
+    """Every frame the server sends until it closes the socket, and the close code."""
+    frames = []
+    while True:
+        output = await client.receive_output(timeout=within)
+        if output["type"] == "websocket.close":
+            return frames, int(output.get("code", 1000))
+        frames.append(json.loads(output["text"]))
