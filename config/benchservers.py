@@ -107,6 +107,8 @@ def start_servers(procs: int, *extra: str) -> list[BenchServer]:
         **os.environ,
         "DJANGO_SETTINGS_MODULE": os.environ["DJANGO_SETTINGS_MODULE"],
         "BENCH_STATS": "1",
+        # The load generator is one address holding thousands of sockets.
+        "MAX_SOCKETS_PER_ADDRESS": "0",
     }
     for _ in range(procs):
         port = free_port()

@@ -15,7 +15,9 @@ Apps register their table in AppConfig.ready(); this module knows no app.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+import operator
 import os
 import secrets
 import socket
@@ -85,11 +87,25 @@ def arrive(model: type[models.Model], channel_name: str, **fields: Any) -> None:
     )
 
 
-def open_for_user(user_id: int) -> int:
-    """How many sockets the user has open, on every server process (the rows are shared)."""
-    return sum(
-        table.model._default_manager.filter(user_id=user_id).count() for table in _tables.values()
-    )
+def open_sockets(user_id: int | None, address: str) -> tuple[int, int]:
+    """How many sockets the user and the address have open, on every server process (the
+    rows are shared), one query per table; a count not asked for (None, "") is 0."""
+    counted = {}
+    if user_id is not None:
+        counted["user"] = models.Q(user_id=user_id)
+    if address:
+        counted["address"] = models.Q(address=address)
+    totals = dict.fromkeys(("user", "address"), 0)
+    if not counted:
+        return 0, 0
+    for table in _tables.values():
+        either = functools.reduce(operator.or_, counted.values())
+        counts = table.model._default_manager.filter(either).aggregate(
+            **{name: models.Count("pk", filter=q) for name, q in counted.items()}
+        )
+        for name in counted:
+            totals[name] += counts[name]
+    return totals["user"], totals["address"]
 
 
 def leave(model: type[models.Model], channel_name: str) -> None:

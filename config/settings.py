@@ -192,6 +192,9 @@ CACHES = {
 }
 # Open websockets per signed-in user, on all processes together (tabs, devices).
 MAX_SOCKETS_PER_USER = int(os.environ.get("MAX_SOCKETS_PER_USER", "30"))
+# Open websockets per client address, visitors included (0: no limit). Generous: a school or
+# an office behind one address holds many players and spectators.
+MAX_SOCKETS_PER_ADDRESS = int(os.environ.get("MAX_SOCKETS_PER_ADDRESS", "100"))
 LOGIN_FAILURES_PER_ACCOUNT = os.environ.get("LOGIN_FAILURES_PER_ACCOUNT", "10/15m")
 LOGIN_FAILURES_PER_ADDRESS = os.environ.get("LOGIN_FAILURES_PER_ADDRESS", "50/15m")
 NEW_ACCOUNTS_PER_ADDRESS = os.environ.get("NEW_ACCOUNTS_PER_ADDRESS", "10/h")

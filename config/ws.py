@@ -186,19 +186,30 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_add(self._account, self.channel_name)
         await super().websocket_connect(message)
 
+    @property
+    def address(self) -> str:
+        """The client's address (Daphne puts the proxy's X-Forwarded-For here when started
+        with --proxy-headers); empty when the server does not know it."""
+        client = self.scope.get("client")
+        return str(client[0])[:64] if client else ""
+
     async def refused_as_one_too_many(self) -> bool:
-        """Whether this (accepted) socket is over its user's limit of open sockets; if so the
-        client is told why and the socket closed. Visitors have no account to count by."""
+        """Whether this (accepted) socket is over its user's or its address's limit of open
+        sockets; if so the client is told why and the socket closed."""
         user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
+        user_id = user.pk if user is not None and user.is_authenticated else None
+        per_user, per_address = settings.MAX_SOCKETS_PER_USER, settings.MAX_SOCKETS_PER_ADDRESS
+        address = self.address if per_address else ""
+        if user_id is None and not address:
             return False
-        limit = settings.MAX_SOCKETS_PER_USER
-        if await db_call(presence.open_for_user)(user.pk) < limit:
+        by_user, by_address = await db_call(presence.open_sockets)(user_id, address)
+        if user_id is not None and by_user >= per_user:
+            message = f"You have {per_user} connections open already (tabs, devices)"
+        elif address and by_address >= per_address:
+            message = f"Your network address has {per_address} connections open already"
+        else:
             return False
-        await self.send_error(
-            "too_many_sockets",
-            f"You have {limit} connections open already (tabs, devices): close one and reload.",
-        )
+        await self.send_error("too_many_sockets", f"{message}: close one and reload.")
         await self.close(code=CLOSE_TOO_MANY_SOCKETS)
         return True
 

@@ -86,7 +86,11 @@ class GameConsumer(JsonConsumer):
         self.joined = True
         await self.channel_layer.group_add(presence.game_group(self.game_id), self.channel_name)
         await db_call(presence.arrive)(
-            game_id=self.game_id, channel_name=self.channel_name, user=self.user, player=self.player
+            game_id=self.game_id,
+            channel_name=self.channel_name,
+            user=self.user,
+            player=self.player,
+            address=self.address,
         )
         if self.player is not None:
             await db_call(services.player_returned)(game_id=self.game_id, player=self.player)

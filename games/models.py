@@ -151,6 +151,8 @@ class GameConnection(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE
     )
     player = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The client's address as the server sees it (behind a proxy, from X-Forwarded-For).
+    address = models.CharField(max_length=64, blank=True, default="", db_index=True)
     # The server process holding the socket, and when it last vouched for it
     # (config/presence.py removes rows of processes that died).
     server = models.CharField(max_length=80, blank=True, db_index=True)

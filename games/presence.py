@@ -37,7 +37,9 @@ def game_group(game_id: int) -> str:
     return f"game.{game_id}"
 
 
-def arrive(*, game_id: int, channel_name: str, user: Any, player: int | None) -> None:
+def arrive(
+    *, game_id: int, channel_name: str, user: Any, player: int | None, address: str = ""
+) -> None:
     signed_in = user is not None and user.is_authenticated
     presence.arrive(
         GameConnection,
@@ -45,6 +47,7 @@ def arrive(*, game_id: int, channel_name: str, user: Any, player: int | None) ->
         game_id=game_id,
         user_id=user.pk if signed_in else None,
         player=player,
+        address=address,
     )
 
 

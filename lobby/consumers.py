@@ -93,7 +93,9 @@ class LobbyConsumer(JsonConsumer):
         await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
         if self.user_id is not None:
             await self.channel_layer.group_add(feed.user_group(self.user_id), self.channel_name)
-        await db_call(lobby_presence.arrive)(channel_name=self.channel_name, user=self.user)
+        await db_call(lobby_presence.arrive)(
+            channel_name=self.channel_name, user=self.user, address=self.address
+        )
         since = self._version_in_query()
         if since is None or not await self._replay(since):
             await self._send_snapshot()

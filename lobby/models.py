@@ -90,6 +90,8 @@ class LobbyConnection(models.Model):
 
     channel_name = models.CharField(max_length=200, unique=True)
     user = models.ForeignKey(User, null=True, blank=True, on_delete=models.CASCADE)
+    # The client's address as the server sees it (behind a proxy, from X-Forwarded-For).
+    address = models.CharField(max_length=64, blank=True, default="", db_index=True)
     # The server process holding the socket, and when it last vouched for it
     # (config/presence.py removes rows of processes that died).
     server = models.CharField(max_length=80, blank=True, db_index=True)

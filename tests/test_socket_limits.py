@@ -1,22 +1,32 @@
-"""A signed-in user may hold MAX_SOCKETS_PER_USER sockets open at once, on every process."""
+"""A signed-in user may hold MAX_SOCKETS_PER_USER sockets open at once, and an address
+MAX_SOCKETS_PER_ADDRESS, on every process."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+from contextlib import ExitStack
+from pathlib import Path
 from typing import Any
 
 import pytest
+import websockets
 from channels.db import database_sync_to_async
 
+from config import serve
 from config.ws import CLOSE_TOO_MANY_SOCKETS
 from tests.games_helpers import new_game, session_for
+from tests.servers import Server, free_port, running, shared_test_env
 from tests.wsutil import connected, receive
 
 pytestmark = pytest.mark.django_db(transaction=True)
 db = database_sync_to_async
 
 
-async def opened(path: str, key: str | None) -> tuple[Any, dict[str, Any]]:
-    client = await connected(path, key)
+async def opened(
+    path: str, key: str | None, address: str | None = None
+) -> tuple[Any, dict[str, Any]]:
+    client = await connected(path, key, address)
     return client, await receive(client)
 
 
@@ -50,3 +60,92 @@ async def test_a_user_over_the_limit_is_told_why_and_closed_and_may_open_one_aft
     assert snapshot["type"] == "state"
     for client in (lobby, first, again, bob, *(client for client, _ in visitors)):
         await client.disconnect()
+
+
+async def test_an_address_over_its_limit_is_told_why_and_closed_whoever_connects(
+    settings: Any,
+) -> None:
+    settings.MAX_SOCKETS_PER_ADDRESS = 3
+    game = await db(new_game)()
+    key = await db(session_for)(game.player1)
+    here, elsewhere = "203.0.113.7", "198.51.100.2"
+    held = [
+        await opened(f"/ws/games/{game.pk}/", None, here),
+        await opened("/ws/lobby/", None, here),
+        await opened(f"/ws/games/{game.pk}/", key, here),
+    ]
+    assert [hello["type"] for _, hello in held] == ["state", "lobby", "state"]
+
+    # A visitor and a signed-in player from the same address are both over it now.
+    for path, session in ((f"/ws/games/{game.pk}/", None), ("/ws/lobby/", key)):
+        extra, refusal = await opened(path, session, here)
+        assert (refusal["type"], refusal["code"]) == ("error", "too_many_sockets")
+        assert "network address has 3 connections" in refusal["message"]
+        closed = await extra.receive_output(timeout=5)
+        assert (closed["type"], closed["code"]) == ("websocket.close", CLOSE_TOO_MANY_SOCKETS)
+
+    # Another address is not counted against it; a closed socket frees a place.
+    other, snapshot = await opened(f"/ws/games/{game.pk}/", None, elsewhere)
+    assert snapshot["type"] == "state"
+    await held[0][0].disconnect()
+    again, snapshot = await opened(f"/ws/games/{game.pk}/", None, here)
+    assert snapshot["type"] == "state"
+    for client in (other, again, *(client for client, _ in held[1:])):
+        await client.disconnect()
+
+
+async def test_no_address_limit_when_it_is_zero(settings: Any) -> None:
+    settings.MAX_SOCKETS_PER_ADDRESS = 0
+    game = await db(new_game)()
+    clients = [await opened(f"/ws/games/{game.pk}/", None, "203.0.113.9") for _ in range(4)]
+    assert all(snapshot["type"] == "state" for _, snapshot in clients)
+    for client, _ in clients:
+        await client.disconnect()
+
+
+@pytest.mark.postgres(reason="two server processes share one database")
+@pytest.mark.redis
+def test_behind_a_proxy_the_forwarded_address_is_counted_on_every_process(
+    tmp_path: Path,
+) -> None:
+    # The Docker shape: nginx passes X-Forwarded-For and Daphne runs with --proxy-headers,
+    # so the proxy's own address (shared by everyone) is not what is counted.
+    env = {**shared_test_env(f"address-{tmp_path.name}"), "MAX_SOCKETS_PER_ADDRESS": "3"}
+    ports = [free_port(), free_port()]
+
+    async def dial(server: Server, forwarded: str) -> tuple[Any, dict[str, Any]]:
+        client = await websockets.connect(
+            f"{server.ws}/ws/lobby/",
+            origin=websockets.Origin(server.http),
+            additional_headers={"X-Forwarded-For": forwarded},
+        )
+        return client, json.loads(await asyncio.wait_for(client.recv(), 10))
+
+    async def scenario(servers: list[Server]) -> None:
+        held = [await dial(servers[index % 2], "203.0.113.7") for index in range(3)]
+        assert [hello["type"] for _, hello in held] == ["lobby"] * 3
+        extra, refusal = await dial(servers[1], "203.0.113.7")
+        assert refusal["code"] == "too_many_sockets"
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await asyncio.wait_for(extra.recv(), 10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == CLOSE_TOO_MANY_SOCKETS
+        neighbour, hello = await dial(servers[1], "198.51.100.2")
+        assert hello["type"] == "lobby"
+        for client in (neighbour, *(client for client, _ in held)):
+            await client.close()
+
+    with ExitStack() as stack:
+        servers = [
+            stack.enter_context(
+                running(
+                    serve.command("127.0.0.1", port, "--proxy-headers"),
+                    env,
+                    tmp_path / f"daphne-{port}.log",
+                    port,
+                )
+            )
+            for port in ports
+        ]
+        asyncio.run(scenario(servers))
+        logs = "".join(server.output() for server in servers)
+    assert "Traceback" not in logs, logs[-3000:]

@@ -13,13 +13,22 @@ ORIGIN = b"http://localhost"
 
 
 def communicator(
-    path: str = "/ws/lobby/", *, origin: bytes = ORIGIN, session_key: str | None = None
+    path: str = "/ws/lobby/",
+    *,
+    origin: bytes = ORIGIN,
+    session_key: str | None = None,
+    address: str | None = None,
 ) -> WebsocketCommunicator:
-    """A client of the whole stack (origin check, session auth, routing), as a browser is."""
+    """A client of the whole stack (origin check, session auth, routing), as a browser is;
+    from `address` (as Daphne reports the peer), or from nowhere the server knows."""
     headers = [(b"origin", origin), (b"host", b"localhost")]
     if session_key:
         headers.append((b"cookie", f"sessionid={session_key}".encode()))
-    return WebsocketCommunicator(application, path, headers=headers)
+    client = WebsocketCommunicator(application, path, headers=headers)
+    if address is not None:
+        # The application reads its scope when it first runs, after this.
+        client.scope["client"] = [address, 40000]
+    return client
 
 
 # Presence messages arrive whenever someone comes or goes; most tests look past them.
@@ -34,9 +43,11 @@ async def receive(client: WebsocketCommunicator, within: float = 5) -> dict[str,
             return message
 
 
-async def connected(path: str, session_key: str | None = None) -> WebsocketCommunicator:
+async def connected(
+    path: str, session_key: str | None = None, address: str | None = None
+) -> WebsocketCommunicator:
     """A communicator on `path` (signed in with the session, if given), connected."""
-    client = communicator(path, session_key=session_key)
+    client = communicator(path, session_key=session_key, address=address)
     accepted, _ = await client.connect()
     assert accepted
     return client

@@ -18,9 +18,11 @@ from lobby.services import feed, seeks
 logger = logging.getLogger(__name__)
 
 
-def arrive(*, channel_name: str, user: Any) -> None:
+def arrive(*, channel_name: str, user: Any, address: str = "") -> None:
     signed_in = user is not None and user.is_authenticated
-    presence.arrive(LobbyConnection, channel_name, user_id=user.pk if signed_in else None)
+    presence.arrive(
+        LobbyConnection, channel_name, user_id=user.pk if signed_in else None, address=address
+    )
 
 
 def leave(*, channel_name: str, user_id: int | None) -> None:
