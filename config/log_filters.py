@@ -3,11 +3,14 @@
 While Redis or PostgreSQL is unreachable, channels_redis's receive loop and our broadcasts log
 an error every time they try; with tracebacks, a short outage buried the log in pages of
 library frames. A connection failure is an operational event whose type and message say
-everything, so it is logged as one line; every other exception keeps its traceback.
+everything, so it is logged as one line; every other exception keeps its traceback. So is a
+task cancelled while the server stops (channels_redis cleaning up its subscriptions): a
+stopping server is not a bug.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import redis.exceptions
@@ -19,6 +22,7 @@ CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
     TimeoutError,
     redis.exceptions.ConnectionError,
     redis.exceptions.TimeoutError,
+    asyncio.CancelledError,
 )
 
 

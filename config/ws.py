@@ -257,6 +257,10 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             self._closing = True
             logger.debug("%s: send on a closing socket dropped", type(self).__name__)
 
+    async def send_json(self, content: Any, close: bool = False) -> None:
+        # Channels' own send_json calls the base class's send, past the guard above.
+        await self.send(text_data=await self.encode_json(content), close=close)
+
     async def close(self, code: int | bool | None = None, reason: str | None = None) -> None:
         try:
             await super().close(code=code, reason=reason)

@@ -1,117 +1,36 @@
 """Every frame a test receives from the server must be one docs/PROTOCOL.md describes.
 
-The document's tables "Every frame the server sends" (socket, type) and "Error codes" are
-read once. A pytest plugin (registered in tests/conftest.py) wraps the receive methods of
-Channels' WebsocketCommunicator and of the `websockets` client, so every frame of every
-socket test, in-process or against real server processes, is checked as it arrives: an
-undocumented type or error code fails the test that received it, naming the frame.
+A pytest plugin (registered in tests/conftest.py) wraps the receive methods of Channels'
+WebsocketCommunicator and of the `websockets` client, so every frame of every socket test,
+in-process or against real server processes, is checked as it arrives
+(config/protocol_doc.py): an undocumented type or error code fails the test that received it,
+naming the frame.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 from typing import Any
 
-import msgspec
 import pytest
 
-DOCUMENT = Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md"
-# Only these may come inside a lobby `batch`.
-BATCHED = frozenset({"seek_added", "seek_removed", "game_started", "game_ended"})
+from config import protocol_doc
+from config.protocol_doc import (
+    DOCUMENT,
+    UndocumentedFrame,
+    check,
+    documented,
+    parse,
+)
+
+__all__ = ["DOCUMENT", "SEEN", "UndocumentedFrame", "check", "check_text", "documented", "parse"]
+
 SEEN: set[tuple[str, str]] = set()
 
 
-class UndocumentedFrame(AssertionError):
-    pass
-
-
-@dataclass(frozen=True)
-class Protocol:
-    frames: frozenset[tuple[str, str]]  # (socket, type)
-    codes: frozenset[str]
-
-
-def _table(text: str, heading: str) -> list[list[str]]:
-    """The rows of the first table under `heading`, cells stripped of backticks."""
-    section = f"\n{text}".split(f"\n## {heading}\n", 1)
-    if len(section) < 2:
-        raise AssertionError(f"docs/PROTOCOL.md has no section '## {heading}'")
-    rows = []
-    for line in section[1].split("\n## ", 1)[0].splitlines():
-        if not line.startswith("|") or set(line) <= {"|", "-", " "}:
-            continue
-        rows.append([cell.strip().strip("`") for cell in line.strip("|").split("|")])
-    return rows[1:]  # without the header
-
-
-def parse(text: str) -> Protocol:
-    frames = frozenset((row[0], row[1]) for row in _table(text, "Every frame the server sends"))
-    codes = frozenset(row[0] for row in _table(text, "Error codes"))
-    return Protocol(frames=frames, codes=codes)
-
-
-@cache
-def documented() -> Protocol:
-    return parse(DOCUMENT.read_text())
-
-
-def socket_of(path: str) -> str:
-    if path.startswith("/ws/lobby/"):
-        return "lobby"
-    if path.startswith("/ws/games/"):
-        return "game"
-    raise UndocumentedFrame(f"a socket at {path!r}, which docs/PROTOCOL.md does not describe")
-
-
-def check(socket: str, frame: Any, protocol: Protocol | None = None) -> None:
-    """Raise UndocumentedFrame unless `frame` is one the document lets `socket` send."""
-    protocol = protocol or documented()
-    if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
-        raise UndocumentedFrame(f"the {socket} socket sent a frame without a type: {frame!r}")
-    kind = frame["type"]
-    SEEN.add((socket, kind))
-    if (socket, kind) not in protocol.frames:
-        raise UndocumentedFrame(
-            f"the {socket} socket sent a {kind!r} frame, which docs/PROTOCOL.md does not list: "
-            f"{json.dumps(frame)[:300]}"
-        )
-    if kind == "error" and frame.get("code") not in protocol.codes:
-        raise UndocumentedFrame(f"undocumented error code {frame.get('code')!r}: {frame!r}")
-    if kind == "batch":
-        for event in frame.get("events", []):
-            if not isinstance(event, dict) or event.get("type") not in BATCHED:
-                raise UndocumentedFrame(f"a batch holds {event!r}, not a public feed event")
-            check(socket, event, protocol)
-
-
-@cache
-def frame_decoder(socket: str) -> msgspec.json.Decoder[Any]:
-    """The typed models of what this socket sends (games/protocol.py, lobby/protocol.py)."""
-    from games import protocol as games
-    from lobby import protocol as lobby
-
-    return msgspec.json.Decoder((games if socket == "game" else lobby).SERVER_FRAMES)
-
-
 def check_text(path: str, text: str | bytes) -> None:
-    try:
-        frame = json.loads(text)
-    except ValueError:
-        raise UndocumentedFrame(f"a frame that is not JSON: {text[:200]!r}") from None
-    socket = socket_of(path)
-    check(socket, frame)
-    try:
-        frame_decoder(socket).decode(text)
-    except msgspec.ValidationError as error:
-        raise UndocumentedFrame(
-            f"the {socket} socket sent a {frame.get('type')!r} frame that does not match its "
-            f"model ({error}): {str(text)[:300]}"
-        ) from None
+    protocol_doc.check_text(path, text, SEEN)
 
 
 @pytest.fixture(autouse=True)

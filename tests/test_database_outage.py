@@ -99,3 +99,29 @@ def test_killed_database_sessions_cost_at_most_two_seconds_of_unavailable(
     assert set(answers) <= {"200", "503", "too_early", "opponent_here", "unavailable"}, answers
     assert all(at < RECOVERED_WITHIN for at in failures), failures
     assert "Traceback" not in log, log[-3000:]
+
+
+def test_the_sweeper_outlives_its_database_sessions_being_killed(tmp_path: Path) -> None:
+    # It died of the first kill (an unhandled AdminShutdown), leaving every clock unwatched.
+    import sys
+
+    from tests.servers import background
+
+    shared = shared_test_env("sweeper-pgkill")
+    env = {**shared, "DATABASE_URL": f"{shared['DATABASE_URL']}?application_name={SERVER}"}
+    log = tmp_path / "sweeper.log"
+    command = [sys.executable, "manage.py", "sweeper", "--max-sleep", "0.1"]
+    with background(command, env, log) as sweeper:
+        deadline = time.monotonic() + 30
+        while "watching game clocks" not in log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        killed = 0
+        for _ in range(KILLS):
+            killed += kill_the_servers_sessions()
+            time.sleep(0.5)
+        time.sleep(1.5)
+        assert sweeper.poll() is None, log.read_text()[-3000:]
+    output = log.read_text()
+    assert killed >= KILLS
+    assert "database unreachable" in output
+    assert "Traceback" not in output, output[-3000:]

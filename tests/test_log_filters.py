@@ -48,3 +48,11 @@ def test_a_connection_failure_behind_another_error_is_one_line_too() -> None:
 def test_any_other_error_keeps_its_traceback() -> None:
     text = logged(KeyError("state"))
     assert "Traceback (most recent call last)" in text and "KeyError: 'state'" in text
+
+
+def test_a_task_cancelled_while_the_server_stops_is_one_line() -> None:
+    # channels_redis logs its subscriptions' cleanup being cancelled at every shutdown.
+    import asyncio
+
+    text = logged(asyncio.CancelledError())
+    assert "Traceback" not in text and "CancelledError" in text

@@ -212,6 +212,33 @@ async def test_a_lobby_socket_whose_send_fails_still_removes_its_presence() -> N
     assert await database_sync_to_async(LobbyConnection.objects.count)() == 0
 
 
+async def test_a_frame_for_a_socket_that_is_closing_is_dropped_without_an_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The online count reached a socket whose client had just gone: the send raised inside
+    # the JSON sender, past the guard of plain sends, and logged a traceback.
+    from channels.testing import WebsocketCommunicator
+
+    from config.asgi import application
+
+    closed = {"now": False}
+    client = WebsocketCommunicator(
+        closing_transport(application, closed),
+        "/ws/lobby/",
+        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")],
+    )
+    connected, _ = await client.connect()
+    assert connected
+    assert (await client.receive_json_from())["type"] == "lobby"
+    closed["now"] = True
+    await get_channel_layer().group_send(feed.LOBBY_GROUP, {"type": "lobby.online", "online": 9})
+    await client.receive_nothing(timeout=0.2)
+    await client.disconnect()
+    errors = [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
+    assert not errors, [r.getMessage() for r in errors]
+    assert await database_sync_to_async(LobbyConnection.objects.count)() == 0
+
+
 async def test_a_game_socket_that_fails_on_a_broadcast_keeps_working_and_cleans_up() -> None:
     game = await database_sync_to_async(realtime_game)()
     client, _ = await open_socket(game.pk, None)

@@ -24,9 +24,13 @@ from django.core.management.base import BaseCommand
 from django.db import close_old_connections
 
 from config import presence
+from config.errors import is_outage
 from games import services
 
 logger = logging.getLogger(__name__)
+
+# After a failed pass (the database restarting), the next one comes this much later.
+OUTAGE_RETRY_SECONDS = 1.0
 
 
 class Command(BaseCommand):
@@ -53,22 +57,40 @@ class Command(BaseCommand):
         if not options["once"]:
             self.stdout.write("sweeper: watching game clocks")
         while not stopping:
-            ended = sweep()
-            if ended:
-                self.stdout.write(f"sweeper: ended {ended} game(s) on time")
             try:
-                services.send_move_notices()
-            except Exception:  # the clocks matter more: keep sweeping
-                logger.exception("sweeper: sending move e-mails failed")
-            try:
-                if shares_broadcasts:
-                    presence.reap()
-            except Exception:  # the clocks matter more: keep sweeping
-                logger.exception("sweeper: removing dead processes' connections failed")
+                wait = self.one_pass(shares_broadcasts, options["max_sleep"])
+            except Exception as error:
+                # A sweeper that dies leaves every clock unwatched: report, and go on.
+                if is_outage(error):
+                    logger.warning("sweeper: database unreachable (%s); trying again", error)
+                else:
+                    logger.exception("sweeper: a pass failed")
+                wait = OUTAGE_RETRY_SECONDS
             if options["once"]:
                 return
             close_old_connections()
-            time.sleep(pause(options["max_sleep"]))
+            time.sleep(wait)
+
+    def one_pass(self, shares_broadcasts: bool, max_sleep: float) -> float:
+        """End the overdue games, send the move e-mails, drop dead processes' rows; how long
+        to sleep before the next pass."""
+        ended = sweep()
+        if ended:
+            self.stdout.write(f"sweeper: ended {ended} game(s) on time")
+        try:
+            services.send_move_notices()
+        except Exception as error:  # the clocks matter more: keep sweeping
+            if is_outage(error):
+                raise
+            logger.exception("sweeper: sending move e-mails failed")
+        try:
+            if shares_broadcasts:
+                presence.reap()
+        except Exception as error:  # the clocks matter more: keep sweeping
+            if is_outage(error):
+                raise
+            logger.exception("sweeper: removing dead processes' connections failed")
+        return pause(max_sleep)
 
 
 def sweep() -> int:

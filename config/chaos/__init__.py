@@ -1,0 +1,2 @@
+"""The fault-injection suite (`manage.py chaos`): hostile clients and killed services
+against real server processes."""
