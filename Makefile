@@ -9,7 +9,7 @@ WS_MAX_BYTES ?= 65536
 # The PostgreSQL pass of `make test` uses this database (127.0.0.1:5432, trust auth).
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
 
-.PHONY: run test lint format check venv dev clean chromium
+.PHONY: run test lint format check venv dev clean chromium chaos
 
 $(VENV)/bin/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11 or newer is needed"'
@@ -64,6 +64,14 @@ test: $(VENV)/.installed-dev chromium lint
 	$(BIN)/pytest -m "not postgres" $(PYTEST_ARGS)
 	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
 		$(BIN)/pytest -m "not sqlite" --ignore=tests/rules $(PYTEST_ARGS)
+
+# The fault-injection suite against two server processes (about 20 minutes; `make test` runs
+# its quick form). It runs its own Redis, since it kills it, and its own database.
+CHAOS_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/chaos
+chaos: $(VENV)/.installed-dev
+	DATABASE_URL="$(CHAOS_DATABASE_URL)" \
+	DJANGO_SECRET_KEY="$${DJANGO_SECRET_KEY:-chaos-only-secret-key-not-for-production-0123456789}" \
+		$(BIN)/python manage.py chaos $(CHAOS_ARGS)
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .

@@ -120,27 +120,42 @@ def stamp() -> None:
     """Vouch for this process's rows; put back any that were reaped while it stalled."""
     now = timezone.now()
     for table in _tables.values():
-        manager = table.model._default_manager
+        revived = _revive(table, _missing(table, now), now)
+        if revived:
+            logger.warning("presence: %d connection(s) of this process came back", len(revived))
+            table.on_revived(revived)
+
+
+def _missing(table: Table, now: Any) -> dict[str, dict[str, Any]]:
+    """Stamp the table's rows of this process; the sockets it holds that have no row."""
+    manager = table.model._default_manager
+    with table.lock:
+        held = dict(table.held)
+    updated = manager.filter(server=SERVER_ID).update(seen_at=now)
+    if updated >= len(held):
+        return {}
+    present = set(
+        manager.filter(channel_name__in=list(held)).values_list("channel_name", flat=True)
+    )
+    return {name: fields for name, fields in held.items() if name not in present}
+
+
+def _revive(table: Table, missing: dict[str, dict[str, Any]], now: Any) -> Rows:
+    """Put back the rows of sockets this process still holds. A socket that closed since
+    `missing` was read must not come back: its row would be stamped for ever, a phantom
+    spectator. `leave` forgets a socket under the same lock, before deleting its row."""
+    manager = table.model._default_manager
+    revived = []
+    for channel_name, fields in missing.items():
         with table.lock:
-            held = dict(table.held)
-        updated = manager.filter(server=SERVER_ID).update(seen_at=now)
-        if updated >= len(held):
-            continue
-        present = set(
-            manager.filter(channel_name__in=list(held)).values_list("channel_name", flat=True)
-        )
-        revived = []
-        for channel_name, fields in held.items():
-            if channel_name in present:
+            if channel_name not in table.held:
                 continue
             row, _ = manager.update_or_create(
                 channel_name=channel_name,
                 defaults={**fields, "server": SERVER_ID, "seen_at": now},
             )
-            revived.append(row)
-        if revived:
-            logger.warning("presence: %d connection(s) of this process came back", len(revived))
-            table.on_revived(revived)
+        revived.append(row)
+    return revived
 
 
 def reap() -> int:

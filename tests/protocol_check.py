@@ -3,7 +3,7 @@
 A pytest plugin (registered in tests/conftest.py) wraps the receive methods of Channels'
 WebsocketCommunicator and of the `websockets` client, so every frame of every socket test,
 in-process or against real server processes, is checked as it arrives
-(config/protocol_doc.py): an undocumented type or error code fails the test that received it,
+(lobby/protocol_doc.py): an undocumented type or error code fails the test that received it,
 naming the frame.
 """
 
@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from config import protocol_doc
-from config.protocol_doc import (
+from lobby import protocol_doc
+from lobby.protocol_doc import (
     DOCUMENT,
     UndocumentedFrame,
     check,

@@ -146,6 +146,24 @@ def test_a_stalled_process_puts_its_rows_back_and_its_player_returns() -> None:
         presence.leave(GameConnection, "this.alice")
 
 
+def test_a_socket_that_closes_while_the_heartbeat_looks_is_not_put_back() -> None:
+    # The heartbeat read the sockets held, a socket closed and deleted its row, and the
+    # heartbeat then "revived" it: a phantom spectator stamped for ever (found by fuzzing).
+    from django.utils import timezone as tz
+
+    game = realtime_game()
+    table = presence._tables[GameConnection]
+    presence.arrive(GameConnection, "this.carol", game_id=game.pk, user_id=None, player=None)
+    GameConnection.objects.filter(channel_name="this.carol").delete()  # reaped meanwhile
+    missing = presence._missing(table, tz.now())
+    assert list(missing) == ["this.carol"]
+
+    presence.leave(GameConnection, "this.carol")  # the socket closes now
+    assert presence._revive(table, missing, tz.now()) == []
+
+    assert not GameConnection.objects.exists()
+
+
 def test_the_heartbeat_keeps_this_processes_rows_fresh() -> None:
     game = realtime_game()
     presence.arrive(GameConnection, "this.bob", game_id=game.pk, user_id=game.player2_id, player=2)

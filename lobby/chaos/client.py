@@ -17,7 +17,7 @@ import websockets
 from django.test import Client
 
 from accounts.models import User
-from config.protocol_doc import UndocumentedFrame, check_text
+from lobby.protocol_doc import UndocumentedFrame, check_text
 
 # Every socket of the suite that is open now (presence rows must match it).
 OPEN: set[Socket] = set()

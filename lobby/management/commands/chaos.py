@@ -10,8 +10,9 @@ closing sockets; idle sockets (held from the start, for --idle-minutes, beside t
 above); then under live play: Redis kill -9, PostgreSQL backend kills, server process
 kill -9. Every line ends PASS or FAIL, and the command fails if any part did.
 
-Needs DATABASE_URL (PostgreSQL) and redis-server on the PATH (the suite runs its own Redis,
-since it kills it). See docs/SECURITY.md.
+Needs DATABASE_URL (PostgreSQL; the database is created and migrated if need be) and
+redis-server on the PATH (the suite runs its own Redis, since it kills it). The figures it
+printed are in docs/SECURITY.md.
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ from asgiref.sync import sync_to_async
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import User
-from config.chaos import accounts, floods, fuzz, idle, outages, requests
-from config.chaos.client import OPEN, Tally, percentile, session_cookie
-from config.chaos.cluster import Cluster
-from config.chaos.tables import Table, lost_moves
+from lobby.chaos import accounts, floods, fuzz, idle, outages, requests
+from lobby.chaos.client import OPEN, Tally, percentile, session_cookie
+from lobby.chaos.cluster import Cluster
+from lobby.chaos.tables import Table, lost_moves
 
 FULL = {
     "frames": 100_000,
@@ -81,6 +82,7 @@ class Command(BaseCommand):
             extra = {"PRESENCE_HEARTBEAT_SECONDS": "1", "PRESENCE_EXPIRY_SECONDS": "3"}
         cluster = Cluster(procs=2, extra_env=extra)
         cluster.check_services()
+        prepare_database()
         started = time.monotonic()
         try:
             cluster.start()
@@ -189,6 +191,9 @@ class Command(BaseCommand):
         )
         for problem in tally.undocumented[:5]:
             self.line(f"  undocumented: {problem}")
+        if leaked:
+            for row in await sync_to_async(outages.rows_of)(outages.server_prefixes(cluster)):
+                self.line(f"  row: {row}")
 
     async def leaked(self, cluster: Cluster, held: int, within: float = 10) -> int:
         """Connection rows beyond the sockets the suite holds open, once closes settled."""
@@ -330,6 +335,24 @@ class Command(BaseCommand):
             f"{len(tally.undocumented)}; closes {dict(tally.closes)}",
             not tally.undocumented,
         )
+
+
+def prepare_database() -> None:
+    """Create the configured database if it is missing, and migrate it."""
+    import psycopg
+    from django.conf import settings
+    from django.core.management import call_command
+
+    database = settings.DATABASES["default"]
+    user, host, port = database["USER"], database["HOST"] or "127.0.0.1", database["PORT"] or 5432
+    admin = f"postgresql://{user}@{host}:{port}/postgres"
+    with psycopg.connect(admin, autocommit=True) as connection:
+        found = connection.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [database["NAME"]]
+        ).fetchone()
+        if not found:
+            connection.execute(f'CREATE DATABASE "{database["NAME"]}"')
+    call_command("migrate", verbosity=0, interactive=False)
 
 
 def make_users(run: str, count: int) -> list[User]:

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from asgiref.sync import sync_to_async
 from django.db import connection
 
-from config.chaos.client import OPEN, now
-from config.chaos.cluster import APPLICATION_NAME, Cluster, Proc
-from config.chaos.tables import Table, versions
 from games.models import GameConnection
+from lobby.chaos.client import OPEN, now
+from lobby.chaos.cluster import APPLICATION_NAME, Cluster, Proc
+from lobby.chaos.tables import Table, versions
 from lobby.models import LobbyConnection
 
 CURRENT_WITHIN = 10.0
@@ -135,6 +135,16 @@ def presence_rows(prefixes: list[str]) -> int:
         for prefix in prefixes:
             total += model.objects.filter(server__startswith=prefix).count()
     return total
+
+
+def rows_of(prefixes: list[str]) -> list[str]:
+    """The suite's servers' connection rows, described (to find a leaked one)."""
+    described = []
+    for model in (GameConnection, LobbyConnection):
+        for prefix in prefixes:
+            for row in model.objects.filter(server__startswith=prefix).values():
+                described.append(f"{model.__name__} {row}")
+    return described
 
 
 def server_prefixes(cluster: Cluster) -> list[str]:

@@ -16,12 +16,12 @@ from typing import Any
 from asgiref.sync import sync_to_async
 
 from accounts.models import User
-from config.chaos.client import Browser, Socket, Tally, session_cookie
-from config.chaos.cluster import Cluster
-from config.chaos.fuzz import STRINGS, frame
-from config.protocol_doc import documented
 from games import services
 from games.engine import pick_client_move
+from lobby.chaos.client import Browser, Socket, Tally, session_cookie
+from lobby.chaos.cluster import Cluster
+from lobby.chaos.fuzz import STRINGS, frame
+from lobby.protocol_doc import documented
 
 _ids = itertools.count(1)
 HTTP_STATUSES = frozenset({200, 201, 400, 403, 404, 405, 409, 422, 429, 503})

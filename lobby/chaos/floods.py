@@ -9,9 +9,9 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 
-from config.chaos.client import Socket, Tally, now, percentile
-from config.chaos.cluster import Cluster
-from config.chaos.tables import Table
+from lobby.chaos.client import Socket, Tally, now, percentile
+from lobby.chaos.cluster import Cluster
+from lobby.chaos.tables import Table
 
 
 @dataclass

@@ -13,11 +13,11 @@ from typing import Any
 from asgiref.sync import sync_to_async
 
 from accounts.models import User
-from config.chaos.client import Socket, Tally, now, session_cookie
-from config.chaos.cluster import Cluster
 from games import services
 from games.engine import pick_client_move
 from games.models import Game, GameEvent
+from lobby.chaos.client import Socket, Tally, now, session_cookie
+from lobby.chaos.cluster import Cluster
 
 _ids = itertools.count(1)
 SLUG = "diffusion"

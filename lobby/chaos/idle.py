@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from config.chaos.client import Socket, Tally
-from config.chaos.cluster import Cluster
+from lobby.chaos.client import Socket, Tally
+from lobby.chaos.cluster import Cluster
 
 
 @dataclass

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from config.chaos.client import Browser, Socket, Tally, now
-from config.chaos.cluster import Cluster
+from lobby.chaos.client import Browser, Socket, Tally, now
+from lobby.chaos.cluster import Cluster
 
 LOGIN = "/login/"
 LOGOUT = "/logout/"
