@@ -1,6 +1,7 @@
 from django.urls import path
 
 from games import views
+from games.rules_pages import rules_index, rules_page
 
 urlpatterns = [
     path("api/games", views.game_list, name="api-games"),
@@ -9,4 +10,6 @@ urlpatterns = [
     path("api/games/<int:game_id>/positions", views.game_positions, name="api-game-positions"),
     path("games/<int:game_id>.txt", views.game_text, name="game-text"),
     path("games/<int:game_id>/", views.game_page, name="game"),
+    path("rules/", rules_index, name="rules-index"),
+    path("rules/<slug:slug>/", rules_page, name="rules"),
 ]

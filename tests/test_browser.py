@@ -397,3 +397,48 @@ def test_the_pages_work_under_their_content_security_policy_and_an_injected_scri
         # The refusal is the browser's: clear it from what the fixture counts as a problem.
         assert any("Content Security Policy" in error for error in problems.errors)
         problems.errors.clear()
+
+
+def test_the_rules_pages_draw_every_diagram_on_a_wide_screen_and_a_phone(
+    browser: Browser, site: Site, problems: Problems
+) -> None:
+    # /rules/<slug>/: the diagrams' positions come from the server's engine; the page draws
+    # them with the game page's board renderers, under the site's Content-Security-Policy.
+    slugs = ["diffusion", "four-rank-diffusion", "diffusion-chess", "zigzag"]
+    console: list[str] = []
+    failed: list[str] = []
+    with site.serve():
+        for width, height in ((1366, 768), (390, 844)):
+            context = browser.new_context(viewport={"width": width, "height": height})
+            page = problems.watch(f"rules-{width}", context.new_page())
+            # A resource that fails is listed with its address below; the rest must be silent.
+            page.on(
+                "console",
+                lambda message: (
+                    console.append(message.text)
+                    if message.type == "error"
+                    and not message.text.startswith("Failed to load resource")
+                    else None
+                ),
+            )
+            page.on(
+                "response",
+                lambda response: (
+                    failed.append(f"{response.status} {response.url}")
+                    if response.status >= 400 and not response.url.endswith("/favicon.ico")
+                    else None
+                ),
+            )
+            for slug in slugs:
+                page.goto(f"{site.url}/rules/{slug}/")
+                boards = page.locator(".rules-board")
+                expect(boards.last).to_have_attribute("data-drawn", "true")
+                assert boards.count() >= 3, slug
+                for index in range(boards.count()):
+                    expect(boards.nth(index).locator("svg")).to_have_count(1)
+                # Nothing wider than the screen: the page never scrolls sideways.
+                assert page.evaluate("document.documentElement.scrollWidth") <= width, slug
+                page.screenshot(path=str(ARTIFACTS / f"rules-{slug}-{width}.png"), full_page=True)
+            context.close()
+    assert not console, f"console errors: {console}"
+    assert not failed, f"failed requests: {failed}"
