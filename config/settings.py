@@ -192,6 +192,9 @@ CACHES = {
 }
 # Open websockets per signed-in user, on all processes together (tabs, devices).
 MAX_SOCKETS_PER_USER = int(os.environ.get("MAX_SOCKETS_PER_USER", "30"))
+# After a socket is closed for flooding, that client's new sockets are refused on that
+# process for this long (docs/SECURITY.md).
+FLOOD_COOLDOWN_SECONDS = float(os.environ.get("FLOOD_COOLDOWN_SECONDS", "30"))
 # Open websockets per client address, visitors included (0: no limit). Generous: a school or
 # an office behind one address holds many players and spectators.
 MAX_SOCKETS_PER_ADDRESS = int(os.environ.get("MAX_SOCKETS_PER_ADDRESS", "100"))
@@ -209,7 +212,7 @@ WEBSOCKET_MAX_MESSAGE_BYTES = int(os.environ.get("WEBSOCKET_MAX_MESSAGE_BYTES", 
 # PRESENCE_EXPIRY_SECONDS belong to a dead process and are removed (counts, claims and seeks
 # then recover). The expiry leaves room for a process stalled by load.
 # How often each process checks that its game sockets have every stored event (games/catchup.py).
-GAME_CATCH_UP_SECONDS = float(os.environ.get("GAME_CATCH_UP_SECONDS", "3"))
+GAME_CATCH_UP_SECONDS = float(os.environ.get("GAME_CATCH_UP_SECONDS", "2"))
 PRESENCE_HEARTBEAT_SECONDS = float(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "10"))
 PRESENCE_EXPIRY_SECONDS = float(os.environ.get("PRESENCE_EXPIRY_SECONDS", "30"))
 

@@ -15,6 +15,7 @@ import typing
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
+import redis.exceptions
 from channels.consumer import get_handler_name
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -28,6 +29,32 @@ from config.protocol import Message, decode, decoder, encode, tag_of
 logger = logging.getLogger(__name__)
 
 Handler = Callable[[Any, dict[str, Any]], Awaitable[None]]
+
+# What the channel layer raises while Redis is unreachable.
+LAYER_DOWN: tuple[type[BaseException], ...] = (
+    OSError,
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+)
+# Between attempts to reach the channel layer again, at most.
+LAYER_RETRY_SECONDS = 2.0
+
+
+def patient(receive: Callable[[], Awaitable[Any]], name: str) -> Callable[[], Awaitable[Any]]:
+    """The channel layer's receive for one consumer, waiting out an outage instead of ending
+    the consumer (a socket opened while Redis was down crashed with it)."""
+
+    async def receive_patiently() -> Any:
+        delay = 0.2
+        while True:
+            try:
+                return await receive()
+            except LAYER_DOWN as error:
+                logger.warning("%s: channel layer unreachable (%s); waiting", name, error)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, LAYER_RETRY_SECONDS)
+
+    return receive_patiently
 
 
 class TokenBucket:
@@ -92,6 +119,35 @@ class FloodGuard:
 
 # Close code for a socket that keeps flooding after being told to slow down.
 CLOSE_FLOODING = 4429
+
+
+class Cooldown:
+    """Clients (a user, or a visitor's address) whose socket this process closed for flooding,
+    and until when their new sockets are refused at the handshake. Closing alone let a script
+    reconnect and flood again at once, each reconnection costing the server a handshake, a
+    snapshot and presence writes. Per process: a flooder meets each process once a period."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.until: dict[str, float] = {}
+
+    def start(self, key: str, seconds: float) -> None:
+        now = self.clock()
+        if len(self.until) > 10_000:  # a bound on memory: forget the ones that ended
+            self.until = {k: t for k, t in self.until.items() if t > now}
+        self.until[key] = now + seconds
+
+    def active(self, key: str) -> bool:
+        until = self.until.get(key)
+        if until is None:
+            return False
+        if until <= self.clock():
+            del self.until[key]
+            return False
+        return True
+
+
+COOLDOWN = Cooldown()
 # Close code for a socket whose session ended: its user logged out, or changed password.
 CLOSE_SIGNED_OUT = 4401
 
@@ -120,7 +176,7 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         if cls.messages is not None:
             cls._reader = decoder(cls.messages)
             cls._accepted = ", ".join(sorted(cls.handlers))
-            kinds = {tag_of(kind) for kind in typing.get_args(cls.messages)}
+            kinds = {tag_of(kind) for kind in typing.get_args(cls.messages) or (cls.messages,)}
             if kinds != set(cls.handlers):
                 raise TypeError(f"{cls.__name__}: handlers {set(cls.handlers)} != {kinds}")
 
@@ -135,8 +191,39 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
     flood_limit: ClassVar[int] = 100
     flood_quiet_seconds: ClassVar[float] = 2.0
 
+    @property
+    def channel_receive(self) -> Callable[[], Awaitable[Any]]:
+        return self._channel_receive
+
+    @channel_receive.setter
+    def channel_receive(self, receive: Callable[[], Awaitable[Any]]) -> None:
+        # Channels sets this when the consumer starts; it must outlive a Redis outage.
+        self._channel_receive = patient(receive, type(self).__name__)
+
+    async def join(self, group: str) -> None:
+        """Join a channel-layer group. While the layer is unreachable the socket still works
+        (game sockets are caught up from the database) and joins once it is back."""
+        try:
+            await self.channel_layer.group_add(group, self.channel_name)
+        except LAYER_DOWN as error:
+            logger.warning("%s: cannot join %s yet (%s)", type(self).__name__, group, error)
+            task = asyncio.create_task(self._join_later(group))
+            self._joining.add(task)
+            task.add_done_callback(self._joining.discard)
+
+    async def _join_later(self, group: str) -> None:
+        delay = 0.2
+        while not self._closing:
+            await asyncio.sleep(delay)
+            try:
+                await self.channel_layer.group_add(group, self.channel_name)
+                return
+            except LAYER_DOWN:
+                delay = min(delay * 2, LAYER_RETRY_SECONDS)
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self._joining: set[asyncio.Task[None]] = set()
         self._flood = FloodGuard(
             self.rate_per_second,
             self.rate_burst,
@@ -175,7 +262,20 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             # the cleanup of its presence): log it, and go on with the next message.
             logger.exception("%s failed on %s", type(self).__name__, message["type"])
 
+    def client_key(self) -> str | None:
+        """Who this socket is for the flood cool-down: the user, or a visitor's address."""
+        user = self.scope.get("user")
+        if user is not None and user.is_authenticated:
+            return f"user:{user.pk}"
+        return f"address:{self.address}" if self.address else None
+
     async def websocket_connect(self, message: dict[str, Any]) -> None:
+        key = self.client_key()
+        if key is not None and COOLDOWN.active(key):
+            # Refused at the handshake (HTTP 403), before any database or channel work.
+            self._cleaned_up = True
+            await self.close()
+            return
         # Join the account's group before anything else: a logout that comes while the
         # consumer connects still reaches it.
         user = self.scope.get("user")
@@ -183,7 +283,7 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             session = self.scope.get("session")
             self._session_key = getattr(session, "session_key", None)
             self._account = account_group(user.pk)
-            await self.channel_layer.group_add(self._account, self.channel_name)
+            await self.join(self._account)
         await super().websocket_connect(message)
 
     @property
@@ -278,6 +378,9 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         verdict = self._flood.admit()
         if verdict != "ok":
             if verdict == "close":
+                key = self.client_key()
+                if key is not None:
+                    COOLDOWN.start(key, settings.FLOOD_COOLDOWN_SECONDS)
                 await self.close(code=CLOSE_FLOODING)
             elif verdict == "warn":
                 await self.send_error("rate_limited", "Too many messages: slow down.")

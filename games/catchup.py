@@ -37,7 +37,7 @@ _runners: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[None
 
 
 def interval() -> float:
-    return float(getattr(settings, "GAME_CATCH_UP_SECONDS", 3.0))
+    return float(getattr(settings, "GAME_CATCH_UP_SECONDS", 2.0))
 
 
 def watch(consumer: GameConsumer) -> None:

@@ -84,7 +84,7 @@ class GameConsumer(JsonConsumer):
         # Join before reading the snapshot: an event racing the snapshot is then received
         # and skipped by version rather than lost.
         self.joined = True
-        await self.channel_layer.group_add(presence.game_group(self.game_id), self.channel_name)
+        await self.join(presence.game_group(self.game_id))
         await db_call(presence.arrive)(
             game_id=self.game_id,
             channel_name=self.channel_name,

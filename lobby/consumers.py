@@ -90,9 +90,9 @@ class LobbyConsumer(JsonConsumer):
         if await self.refused_as_one_too_many():
             self._refused = True
             return
-        await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
+        await self.join(LOBBY_GROUP)
         if self.user_id is not None:
-            await self.channel_layer.group_add(feed.user_group(self.user_id), self.channel_name)
+            await self.join(feed.user_group(self.user_id))
         await db_call(lobby_presence.arrive)(
             channel_name=self.channel_name, user=self.user, address=self.address
         )

@@ -141,6 +141,15 @@ def _forget_the_lobby_snapshot() -> None:
 
 
 @pytest.fixture(autouse=True)
+def _no_flood_cooldowns() -> None:
+    """Each test starts with nobody refused for flooding (user ids come back from test to
+    test)."""
+    from config.ws import COOLDOWN
+
+    COOLDOWN.until.clear()
+
+
+@pytest.fixture(autouse=True)
 def _fresh_limits() -> None:
     """Each test starts with no failed log-ins, new accounts or API requests counted."""
     from django.core.cache import cache

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
@@ -183,3 +184,31 @@ async def test_a_socket_that_floods_is_told_once_then_closed_with_4429() -> None
     assert kinds.count("error") == 1
     assert next(f for f in frames if f["type"] == "error")["code"] == "rate_limited"
     assert 40 <= kinds.count("pong") < 60
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_flooder_is_refused_at_the_handshake_for_a_while_and_others_are_not(
+    settings: Any,
+) -> None:
+    # Closed for flooding, a script reconnected at once and flooded again, over and over.
+    from config.ws import COOLDOWN
+
+    settings.FLOOD_COOLDOWN_SECONDS = 30
+    COOLDOWN.until.clear()
+    client, _ = await connect_and_greet(address="203.0.113.40")
+    for index in range(300):
+        await client.send_json_to({"type": "ping", "id": index})
+    _, code = await frames_until_close(client)
+    assert code == CLOSE_FLOODING
+
+    again = communicator(address="203.0.113.40")
+    accepted, _ = await again.connect()
+    assert not accepted  # refused before anything runs: Daphne answers 403
+    neighbour, hello = await connect_and_greet(address="198.51.100.7")
+    assert hello["type"] == "lobby"
+    await neighbour.disconnect()
+
+    COOLDOWN.until["address:203.0.113.40"] = 0  # the cool-down is over
+    back, hello = await connect_and_greet(address="203.0.113.40")
+    assert hello["type"] == "lobby"
+    await back.disconnect()

@@ -17,6 +17,7 @@ from lobby.chaos.tables import Table
 @dataclass
 class Floods:
     connections: int = 0
+    refused: int = 0  # reconnections refused at the handshake (the cool-down)
     sent: int = 0
     closes: Counter[int] = field(default_factory=Counter)
     warnings: Counter[int] = field(default_factory=Counter)  # warnings per connection -> n
@@ -50,7 +51,9 @@ async def flooder(
         socket = Socket(server.ws, path, None, tally)
         try:
             await socket.open()
-        except Exception:
+        except Exception as error:
+            if "403" in str(error):
+                floods.refused += 1
             await asyncio.sleep(0.2)
             continue
         floods.connections += 1

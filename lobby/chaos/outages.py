@@ -31,22 +31,32 @@ class Rounds:
     presence: list[float] = field(default_factory=list)  # seconds to presence right
     presence_late: int = 0
     killed_sessions: int = 0
+    behind: list[str] = field(default_factory=list)  # the sockets that were late, described
 
     def worst(self, values: list[float]) -> float:
         return max(values) if values else float("nan")
 
 
-async def when_current(tables: list[Table], since: float, within: float) -> float | None:
-    """Seconds from `since` until every socket is open and has its game's stored version."""
+async def when_current(
+    tables: list[Table], since: float, within: float, behind: list[str] | None = None
+) -> float | None:
+    """Seconds from `since` until every socket is open and has its game's stored version;
+    None if not within `within` (then `behind` gets the sockets that were not)."""
+    late: list[str] = []
     while now() - since < within:
         stored = await sync_to_async(versions)([t.game_id for t in tables])
-        if all(
-            len(t.sockets) == len(t.roles)
-            and all(s.is_open and s.v == stored.get(t.game_id) for s in t.sockets.values())
+        late = [
+            f"game {t.game_id} {role}: {'open' if s.is_open else 'closed'}, "
+            f"v {s.v} of {stored.get(t.game_id)}"
             for t in tables
-        ):
+            for role, s in t.sockets.items()
+            if not s.is_open or s.v != stored.get(t.game_id)
+        ]
+        if not late and all(len(t.sockets) == len(t.roles) for t in tables):
             return now() - since
         await asyncio.sleep(0.1)
+    if behind is not None:
+        behind.extend(late[:5])
     return None
 
 
@@ -71,7 +81,7 @@ async def redis_kills(
         await asyncio.to_thread(cluster.redis.start)
         back = now()
         await pause(tables, go)
-        took = await when_current(tables, back, CURRENT_WITHIN)
+        took = await when_current(tables, back, CURRENT_WITHIN, result.behind)
         result.rounds += 1
         if took is None:
             result.late += 1
@@ -119,7 +129,7 @@ async def postgres_kills(
             await asyncio.sleep(0.05)
         result.failing.append(last_failure - killed)
         await pause(tables, go)
-        took = await when_current(tables, killed, CURRENT_WITHIN)
+        took = await when_current(tables, killed, CURRENT_WITHIN, result.behind)
         result.rounds += 1
         if took is None:
             result.late += 1
@@ -176,7 +186,7 @@ async def server_kills(
         killed = now()
         await asyncio.sleep(1.0)  # play goes on, on the survivor
         await pause(tables, go)
-        took = await when_current(tables, killed, CURRENT_WITHIN)
+        took = await when_current(tables, killed, CURRENT_WITHIN, result.behind)
         result.rounds += 1
         if took is None:
             result.late += 1

@@ -54,6 +54,9 @@ class Pair:
     game: list[Socket] = field(default_factory=list)
     challenges: list[int] = field(default_factory=list)
     seeks: list[int] = field(default_factory=list)
+    # The two players' game requests go one at a time, so a new game never closes a socket
+    # under the other player's request.
+    turn: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 def lobby_request(rng: random.Random, pair: Pair, names: list[str]) -> dict[str, Any]:
@@ -262,17 +265,12 @@ async def run(
     async def game_loop(pair: Pair, seat: int, index: int) -> None:
         own = random.Random(rng.random())
         while not done.is_set():
-            if len(pair.game) < 2:  # the other seat is opening a new game
-                await asyncio.sleep(0.1)
-                continue
-            socket = pair.game[seat]
-            if socket.view.get("status", "active") != "active" and seat == 0:
-                await _new_game(pair, cluster, tally, index)
-                continue
-            if socket.view.get("status", "active") != "active" or not socket.is_open:
-                await asyncio.sleep(0.2)
-                continue
-            await _ask(socket, game_request(own, socket), answers)
+            async with pair.turn:
+                socket = pair.game[seat]
+                if socket.view.get("status", "active") != "active" or not socket.is_open:
+                    await _new_game(pair, cluster, tally, index)
+                    continue
+                await _ask(socket, game_request(own, socket), answers)
             count()
             await asyncio.sleep(own.uniform(0.08, 0.15))
 

@@ -116,8 +116,8 @@ class Table:
         while not stop.is_set():
             for role in self.roles:
                 socket = self.sockets.get(role)
-                if socket is not None and not socket.is_open:
-                    await self._connect(role)
+                if socket is None or not socket.is_open:
+                    await self._connect(role, fresh=socket is None)
             await asyncio.sleep(0.2)
 
     def view(self) -> dict[str, Any]:

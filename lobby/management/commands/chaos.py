@@ -265,7 +265,8 @@ class Command(BaseCommand):
         median = percentile([float(n) for n in result.frames_before_close], 0.5)
         self.verdict(
             f"floods: {result.connections} flooding connections at 300 messages/s, "
-            f"{result.sent:,} messages; closes {dict(result.closes)}, warnings per connection "
+            f"{result.sent:,} messages; closes {dict(result.closes)}, then "
+            f"{result.refused} reconnection(s) refused at the handshake; warnings per connection "
             f"{dict(result.warnings)}, messages before the close median {median:.0f}; other "
             f"games' move round trip p50 {result.baseline_p50:.1f} -> {result.flood_p50:.1f} ms, "
             f"p99 {result.baseline_p99:.1f} -> {result.flood_p99:.1f} ms (x{result.ratio:.2f}; "
@@ -305,10 +306,13 @@ class Command(BaseCommand):
         redis = await outages.redis_kills(cluster, tables, go, figures["redis_kills"], down=2.0)
         self.verdict(
             f"Redis kill -9 x{redis.rounds} (down 2 s each, play going on): every client "
-            f"current within {redis.worst(redis.current):.1f} s of Redis back (max), "
+            f"current within {redis.worst(redis.current):.1f} s of Redis back (max; median "
+            f"{percentile(redis.current, 0.5):.1f}), "
             f"{redis.late} round(s) over {outages.CURRENT_WITHIN:.0f} s",
             redis.rounds == figures["redis_kills"] and redis.late == 0,
         )
+        for problem in redis.behind[:5]:
+            self.line(f"  behind: {problem}")
         postgres = await outages.postgres_kills(
             cluster, tables, go, figures["postgres_kills"], watch=3.0
         )
@@ -320,15 +324,19 @@ class Command(BaseCommand):
             and postgres.late == 0
             and postgres.worst(postgres.failing) <= 2.0,
         )
+        for problem in postgres.behind[:5]:
+            self.line(f"  behind: {problem}")
         servers = await outages.server_kills(cluster, tables, go, figures["server_kills"])
         self.verdict(
             f"server process kill -9 x{servers.rounds}: every client current within "
-            f"{servers.worst(servers.current):.1f} s (max), presence right within "
+            f"{servers.worst(servers.current):.1f} s (max) of the kill, presence right within "
             f"{servers.worst(servers.presence):.1f} s (max)",
             servers.rounds == figures["server_kills"]
             and servers.late == 0
             and servers.presence_late == 0,
         )
+        for problem in servers.behind[:5]:
+            self.line(f"  behind: {problem}")
         tally = self.table_tally
         self.verdict(
             f"frames the players and spectators received: {tally.received:,}, undocumented "
