@@ -1,12 +1,21 @@
 from django.contrib import admin
+from django.http import HttpRequest, HttpResponsePermanentRedirect
+from django.templatetags.static import static
 from django.urls import include, path
 
 from config import benchstats
 from config.health import healthz
 from lobby.links import challenge_link
 
+
+def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
+    """Browsers and feed readers ask for /favicon.ico whatever the page names."""
+    return HttpResponsePermanentRedirect(static("img/favicon.svg"))
+
+
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("favicon.ico", favicon),
     path("admin/", admin.site.urls),
     path("", include("games.urls")),
     path("", include("lobby.api_urls")),

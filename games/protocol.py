@@ -92,6 +92,7 @@ class Groups(msgspec.Struct, forbid_unknown_fields=True):
     at_turn_start: int
     now: int
     needed: int
+    members: list[list[str]]  # the stones of each group now
 
 
 class ChessMoves(msgspec.Struct, forbid_unknown_fields=True):

@@ -60,6 +60,8 @@ def socket_of(path: str) -> str:
         return "lobby"
     if path.startswith("/ws/games/"):
         return "game"
+    if path.startswith("/ws/notify/"):
+        return "notify"
     raise UndocumentedFrame(f"a socket at {path!r}, which docs/PROTOCOL.md does not describe")
 
 
@@ -97,6 +99,7 @@ def frame_decoder(socket: str) -> msgspec.json.Decoder[Any]:
     from games import protocol as games
     from lobby import protocol as lobby
 
+    # The notification socket sends a few of the lobby's frames.
     return msgspec.json.Decoder((games if socket == "game" else lobby).SERVER_FRAMES)
 
 

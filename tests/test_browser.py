@@ -177,7 +177,22 @@ def moves_of(page: Page) -> list[str]:
 
 def wait_for_moves(pages: list[Page], count: int) -> None:
     for page in pages:
-        expect(page.locator("#moves li")).to_have_count(count)
+        expect(page.locator("#moves .move-link")).to_have_count(count)
+
+
+def drag_path(page: Page, cells: list[str]) -> None:
+    """Press on the first cell, move through the others, release on the last."""
+
+    def centre(cell: str) -> tuple[float, float]:
+        box = page.locator(f"g.cell[data-cell='{cell}'] rect.hit").bounding_box()
+        assert box, cell
+        return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+    page.mouse.move(*centre(cells[0]))
+    page.mouse.down()
+    for cell in cells[1:]:
+        page.mouse.move(*centre(cell), steps=4)
+    page.mouse.up()
 
 
 def play_by_clicking(players: list[Page], watchers: list[Page], rng: random.Random) -> int:
@@ -264,12 +279,8 @@ def test_zigzag_is_played_to_the_end_and_diffusion_chess_takes_a_path_and_an_ech
         back_to_lobby(site, alice, bob)
         challenge(alice, bob, "diffusion-chess")
         expect(alice.locator("svg.chessboard")).to_be_visible()
-        # A path drawn step by step: the stone on j3 (king group, size 9), then j4, then k4.
-        alice.locator("g.cell.movable[data-cell='j3']").click()
-        alice.locator("g.cell[data-cell='j4']").click()
-        alice.locator("g.cell[data-cell='k4']").click()
-        expect(alice.locator("#move-input")).to_have_value("j3-j4-k4")
-        alice.locator("#move-form button[type=submit]").click()
+        # A path drawn by dragging: the stone on j3 (king group, size 9) through j4 to k4.
+        drag_path(alice, ["j3", "j4", "k4"])
         wait_for_moves([alice, bob], 1)
         assert moves_of(bob) == ["j3-j4-k4"]
         # The echo repeats the steps (north, east) from k4: k5, l5.
@@ -277,13 +288,12 @@ def test_zigzag_is_played_to_the_end_and_diffusion_chess_takes_a_path_and_an_ech
         alice.locator("#echo-button").click()
         wait_for_moves([alice, bob], 2)
         expect(bob.locator("g.cell[data-cell='l5'] .stone.white")).to_have_count(1)
-        # A destination clicked directly takes the suggested shortest path.
+        # Click a stone, then a destination: the move goes at once, by the shortest path.
         alice.locator("g.cell.movable[data-cell='b2']").click()
         alice.locator("g.cell.target[data-cell='b4']").click()
-        expect(alice.locator("#move-input")).to_have_value("b2-b3-b4")
-        alice.locator("#move-input").press("Enter")
         wait_for_moves([alice, bob], 3)
-        expect(alice.locator(".turn-info")).to_contain_text("White to move, 1 move left")
+        assert moves_of(bob)[-1] == "b2-b3-b4"
+        expect(alice.locator("#turn-info")).to_contain_text("White to move · 1 move left")
         alice.screenshot(path=str(ARTIFACTS / "diffusion-chess.png"), full_page=True)
 
 

@@ -145,22 +145,29 @@ def group_sizes(board: Sequence[int]) -> list[int]:
     return sizes
 
 
-def count_groups(board: Sequence[int], colour: int) -> int:
-    """How many groups the stones of `colour` form."""
+def groups_of(board: Sequence[int], colour: int) -> list[list[int]]:
+    """The groups the stones of `colour` form, each its cells in ascending order."""
     seen: set[int] = set()
-    groups = 0
+    groups = []
     for cell, value in enumerate(board):
         if value != colour or cell in seen:
             continue
-        groups += 1
         seen.add(cell)
+        members = [cell]
         stack = [cell]
         while stack:
             for n in NEIGHBOURS[stack.pop()]:
                 if board[n] == colour and n not in seen:
                     seen.add(n)
                     stack.append(n)
+                    members.append(n)
+        groups.append(sorted(members))
     return groups
+
+
+def count_groups(board: Sequence[int], colour: int) -> int:
+    """How many groups the stones of `colour` form."""
+    return len(groups_of(board, colour))
 
 
 def _stranded(board: Sequence[int], king: int) -> bool:
@@ -296,8 +303,9 @@ class DiffusionChessRules:
         """Where each stone of the mover may go, with one shortest path there, and the echo.
 
         {"destinations": {"j3": {"j4": "j3-j4", "k4": "j3-j4-k4", ...}, ...}, "echo": bool,
-         "groups": {"at_turn_start": n, "now": m, "needed": n + 1} | None}: the mover's
-        groups, so a client can show the rule that a turn must make a new group.
+         "groups": {"at_turn_start": n, "now": m, "needed": n + 1, "members": [[cells]]} |
+         None}: the mover's groups (and the stones of each now), so a client can show the
+        rule that a turn must make a new group.
         Stones without a destination are left out; a capture's path is one of the shortest.
         """
         if state.result:
@@ -307,10 +315,12 @@ class DiffusionChessRules:
             paths = self._shortest_paths(state, stone)
             if paths:
                 destinations[NAMES[stone]] = {NAMES[cell]: path for cell, path in paths.items()}
+        members = groups_of(state.board, state.to_move)
         groups = {
             "at_turn_start": state.start_groups,
-            "now": count_groups(state.board, state.to_move),
+            "now": len(members),
             "needed": state.start_groups + 1,
+            "members": [sorted(NAMES[cell] for cell in group) for group in members],
         }
         return {
             "destinations": destinations,

@@ -129,6 +129,7 @@ function apply(event) {
     game.moves.push({ player: event.player, notation: event.move });
     if (live.positions) live.positions.push(event.state);
     if (live.viewing !== null) live.pending += 1;
+    if (live.you !== null && event.player !== live.you) chime();
     say("");
   } else if (event.type === "end") {
     game.status = event.status;
@@ -145,6 +146,8 @@ function apply(event) {
     game.rematch_offers = [...new Set([...game.rematch_offers, event.by])];
   } else if (event.type === "rematch") {
     game.rematch_id = event.new_game_id;
+    // Both players asked for it: take them to the new game (spectators get a link).
+    if (live.you !== null && !navigating) location.assign(`/games/${event.new_game_id}/`);
   }
 }
 
@@ -164,6 +167,7 @@ function setClock(clock) {
 }
 
 function format(ms) {
+  if (ms < 10000) return `0:0${(Math.max(0, ms) / 1000).toFixed(1)}`; // tenths when it counts
   const seconds = Math.max(0, Math.ceil(ms / 1000));
   if (seconds >= 86400) return `${Math.floor(seconds / 86400)} d ${Math.floor((seconds % 86400) / 3600)} h`;
   if (seconds >= 3600) return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
@@ -218,7 +222,7 @@ function drawAway() {
   $("claim-button").hidden = !(canClaim && left <= 0);
 }
 
-setInterval(drawClocks, 200);
+setInterval(drawClocks, 100);
 
 // --- drawing ----------------------------------------------------------------------------
 
@@ -249,11 +253,23 @@ function draw() {
     legal: myTurn ? game.legal_moves : [],
     previous: viewingOld ? null : live.previous,
     flipped: live.flipped,
+    you: live.you,
+    players: game.players,
     captured: state.captured,
-    lastMove: viewingOld ? null : live.lastMove,
+    lastMove: viewingOld ? game.moves[live.viewing - 1]?.notation ?? null : live.lastMove,
     ply: viewingOld ? live.viewing : game.ply,
     onMove: (move) => send({ type: "move", move, ply: game.ply, id: `m${game.ply}` }),
     onDraft: (move) => { $("move-input").value = move; },
+    // A pit that is not among the legal moves: the server says why (the page knows no rules).
+    onRefused: (move) => {
+      if (viewingOld) say("You are looking at an earlier position: press Live to play.", "error");
+      else if (!active) say("The game is over.", "error");
+      else if (live.you === null) say("You are watching this game.", "error");
+      else if (!myTurn) say(`It is ${game.players[String(game.to_move)].username}'s turn.`, "error");
+      else if (move) send({ type: "move", move, ply: game.ply, id: `r${game.ply}` });
+    },
+    onExplain: (text) => say(text, "error"),
+    infoContainer: $("turn-info"),
   };
   // The server says how to draw the game (board.renderer): no game is named here.
   if (game.board.renderer === "grid") {
@@ -262,26 +278,12 @@ function draw() {
     $("move-input").placeholder = "a path, e.g. j3-j4-k4, or echo";
   } else {
     renderMancala($("board"), view);
+    $("turn-info").replaceChildren();
   }
+  drawTurnSignals(myTurn);
+  root.dataset.playing = String(active && live.you !== null);
 
-  const moves = $("moves");
-  moves.replaceChildren(...game.moves.map((move, index) => {
-    const item = document.createElement("li");
-    const link = document.createElement("button");
-    link.type = "button";
-    link.className = "move-link";
-    link.textContent = `${move.notation}`;
-    link.title = `player ${move.player}`;
-    if (live.viewing === index + 1) link.classList.add("viewing");
-    link.addEventListener("click", () => view_position(index + 1));
-    const number = document.createElement("span");
-    number.className = "ply";
-    number.textContent = `${index + 1}.`;
-    item.append(number, link);
-    return item;
-  }));
-  $("live-button").hidden = !viewingOld;
-  $("live-button").textContent = live.pending ? `Back to live (${live.pending} new)` : "Back to live";
+  drawMoves(game, viewingOld);
 
   const banner = $("banner");
   if (game.result) {
@@ -306,15 +308,107 @@ function draw() {
   if (game.rematch_id) link.href = `/games/${game.rematch_id}/`;
 }
 
-async function view_position(ply) {
+// The move list: numbered moves, or, when a player makes several moves in a row (a Diffusion
+// Chess turn), one line per turn with the player's colour.
+function drawMoves(game, viewingOld) {
+  const link = (move, index) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "move-link";
+    button.textContent = move.notation;
+    button.title = `move ${index + 1}, ${game.players[String(move.player)].username}`;
+    if (live.viewing === index + 1) button.classList.add("viewing");
+    button.addEventListener("click", () => viewPosition(index + 1));
+    return button;
+  };
+  const turns = [];
+  game.moves.forEach((move, index) => {
+    const last = turns[turns.length - 1];
+    if (last && last.player === move.player) last.moves.push([move, index]);
+    else turns.push({ player: move.player, moves: [[move, index]] });
+  });
+  const grouped = turns.length < game.moves.length;
+  const side = game.board.renderer === "grid" ? { 1: "White", 2: "Black" } : { 1: "South", 2: "North" };
+  const items = grouped
+    ? turns.map((turn, number) => {
+      const item = document.createElement("li");
+      item.className = `turn player-${turn.player}`;
+      const label = document.createElement("span");
+      label.className = "ply";
+      label.textContent = `${number + 1}. ${side[turn.player]}`;
+      item.append(label, ...turn.moves.map(([move, index]) => link(move, index)));
+      return item;
+    })
+    : game.moves.map((move, index) => {
+      const item = document.createElement("li");
+      const number = document.createElement("span");
+      number.className = "ply";
+      number.textContent = `${index + 1}.`;
+      item.append(number, link(move, index));
+      return item;
+    });
+  $("moves").classList.toggle("by-turn", grouped);
+  $("moves").replaceChildren(...items);
+  $("live-button").hidden = !viewingOld;
+  $("live-button").textContent = live.pending ? `Live (${live.pending} new)` : "Live";
+  const at = viewingOld ? live.viewing : game.ply;
+  $("first-button").disabled = at === 0;
+  $("prev-button").disabled = at === 0;
+  $("next-button").disabled = !viewingOld;
+  $("last-button").disabled = !viewingOld;
+}
+
+async function viewPosition(ply) {
   if (!live.positions) {
     const response = await fetch(`/api/games/${gameId}/positions`);
     if (!response.ok) return say("Could not load the positions.", "error");
     live.positions = (await response.json()).positions;
   }
-  live.viewing = ply >= live.game.ply ? null : ply;
+  live.viewing = ply >= live.game.ply ? null : Math.max(0, ply);
   if (live.viewing === null) live.pending = 0;
   draw();
+}
+
+function step(delta) {
+  if (!live.game) return;
+  const at = live.viewing === null ? live.game.ply : live.viewing;
+  viewPosition(at + delta);
+}
+
+// --- your turn, wherever you are: the tab's title and icon, and an optional sound ----------
+
+const baseTitle = document.title;
+const icon = document.querySelector("link[rel=icon]");
+const plainIcon = icon ? icon.href : null;
+
+function drawTurnSignals(myTurn) {
+  document.title = myTurn ? `● Your move · ${baseTitle}` : baseTitle;
+  if (icon && plainIcon) icon.href = myTurn ? icon.dataset.turn : plainIcon;
+}
+
+let audio = null;
+function soundOn() {
+  return localStorage.getItem("sound") === "on";
+}
+function drawSoundButton() {
+  $("sound-button").textContent = soundOn() ? "Sound on" : "Sound off";
+  $("sound-button").setAttribute("aria-pressed", String(soundOn()));
+}
+function chime() {
+  if (!soundOn()) return;
+  try {
+    audio = audio || new AudioContext();
+    const tone = audio.createOscillator();
+    const gain = audio.createGain();
+    tone.frequency.value = 660;
+    gain.gain.setValueAtTime(0.15, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.25);
+    tone.connect(gain).connect(audio.destination);
+    tone.start();
+    tone.stop(audio.currentTime + 0.25);
+  } catch {
+    // No sound on this browser: the title and the icon still say it.
+  }
 }
 
 // --- controls -----------------------------------------------------------------------------
@@ -340,10 +434,31 @@ $("flip-button").addEventListener("click", () => {
   live.flipped = !live.flipped;
   draw();
 });
-$("live-button").addEventListener("click", () => {
-  live.viewing = null;
-  live.pending = 0;
-  draw();
+$("live-button").addEventListener("click", () => viewPosition(Infinity));
+$("last-button").addEventListener("click", () => viewPosition(Infinity));
+$("first-button").addEventListener("click", () => viewPosition(0));
+$("prev-button").addEventListener("click", () => step(-1));
+$("next-button").addEventListener("click", () => step(1));
+$("sound-button").addEventListener("click", () => {
+  localStorage.setItem("sound", soundOn() ? "off" : "on");
+  drawSoundButton();
+  chime();
+});
+drawSoundButton();
+document.addEventListener("keydown", (event) => {
+  if (event.target.closest("input, textarea, select") || event.altKey || event.ctrlKey || event.metaKey) return;
+  const keys = { ArrowLeft: () => step(-1), ArrowRight: () => step(1), Home: () => viewPosition(0), End: () => viewPosition(Infinity) };
+  if (keys[event.key]) {
+    event.preventDefault();
+    keys[event.key]();
+  }
+});
+
+// A turned phone or a resized window may need the other layout of the board.
+let resizing = null;
+window.addEventListener("resize", () => {
+  clearTimeout(resizing);
+  resizing = setTimeout(draw, 100);
 });
 
 connect();

@@ -516,7 +516,7 @@ function drawChallenges() {
       el("span", { class: "who" }, open ? "Open challenge" : userLink(challenge.challenged)),
       el("span", { class: "what" }, gameTitle(challenge.slug, challenge.options) + timeText(challenge)),
       el("span", { class: "detail" }, `${sideText(challenge, true)} · ${expiresText(challenge)}`),
-      open ? el("a", { class: "challenge-link", href }, href) : null,
+      open ? el("span", { class: "share" }, el("a", { class: "challenge-link", href }, href), " ", copyButton(href)) : null,
       el("span", { class: "actions" },
         el("button", {
           type: "button", class: "cancel",
@@ -552,7 +552,7 @@ function drawLiveGames() {
         el("span", { class: "players" }, `${players["1"]} vs ${players["2"]}`),
         el("span", { class: "what" }, gameTitle(game.slug, game.options))),
       el("span", { class: "detail" },
-        el("span", { class: "ply" }, `move ${game.ply || 0}`), " · ",
+        el("span", { class: "ply" }, game.ply ? `move ${game.ply}` : "new game"), " · ",
         el("span", { class: "spectators", dataset: { count: spectators } }, `${spectators} watching`)));
   })));
 }
@@ -563,8 +563,24 @@ function showAlert(id, text, link) {
   const box = $(id);
   const body = box.querySelector(".text");
   body.replaceChildren(text);
-  if (link) body.append(el("a", { href: link.href }, link.text));
+  if (link) body.append(el("a", { href: link.href, class: "challenge-link" }, link.text), " ", copyButton(link.href));
   box.hidden = false;
+  // The forms are below the alerts: bring the news into view.
+  if (box.getBoundingClientRect().top < 0) box.scrollIntoView({ block: "nearest" });
+}
+
+// A button that copies a link (an open challenge's) to the clipboard.
+function copyButton(href) {
+  const button = el("button", { type: "button", class: "copy" }, "Copy link");
+  button.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(href);
+      button.textContent = "Copied";
+    } catch {
+      button.textContent = "Select the link to copy it";
+    }
+  });
+  return button;
 }
 
 function hideAlert(id) {

@@ -186,10 +186,21 @@ def test_whites_first_turn_has_four_moves_then_black_has_five() -> None:
 
 def test_the_groups_the_turn_must_grow_are_offered_as_they_change() -> None:
     state = RULES.initial_state()
-    assert RULES.client_moves(state)["groups"] == {"at_turn_start": 9, "now": 9, "needed": 10}
+    groups = RULES.client_moves(state)["groups"]
+    assert (groups["at_turn_start"], groups["now"], groups["needed"]) == (9, 9, 10)
+    assert ["c5", "c6", "d5", "d6"] in groups["members"]
+    assert ["i1", "i2", "i3", "j1", "j2", "j3", "k1", "k2", "k3"] in groups["members"]
     # c6 leaves its group of 4 and stands alone on c9: White now has one group more.
     state = RULES.play(state, "c6-c7-c8-c9")
-    assert RULES.client_moves(state)["groups"] == {"at_turn_start": 9, "now": 10, "needed": 10}
+    groups = RULES.client_moves(state)["groups"]
+    assert (groups["at_turn_start"], groups["now"], groups["needed"]) == (9, 10, 10)
+    assert ["c9"] in groups["members"] and ["c5", "d5", "d6"] in groups["members"]
+    assert sorted(cell for group in groups["members"] for cell in group) == state_cells(state)
+
+
+def state_cells(state: object) -> list[str]:
+    """White's stones in the state's JSON (White is to move in these positions)."""
+    return sorted(RULES.to_json(state)["white"])
 
 
 def test_the_opening_offers_every_reachable_cell_with_a_shortest_path_and_no_echo() -> None:

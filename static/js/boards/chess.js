@@ -1,43 +1,58 @@
 // Diffusion Chess, 19x19, drawn from the server's state JSON:
 // {"white": [cells], "black": [cells], "kings": {"white", "black"}, "to_move", "moves_left",
 //  "turn", "moved": [cells], "last_move", ...} and the server's legal-move summary
-// {"destinations": {stone: {cell: shortest path}}, "echo": bool}.
-// Which stones move, where, and whether an echo is allowed all come from the server; the
-// board only lets the player point: click a stone, then cells one step at a time to draw
-// a path (or a highlighted destination to take the suggested path), then "Play".
+// {"destinations": {stone: {cell: shortest path}}, "echo": bool,
+//  "groups": {"at_turn_start", "now", "needed", "members": [[cells], ...]}}.
+// Which stones move, where, and which stones form a group all come from the server; the
+// board only lets the player point:
+//   - click a stone, then one of its destinations: the move goes at once (the server's
+//     shortest path);
+//   - or drag a stone through the cells of the path you want (the path matters for an
+//     echo); the server says whether it is legal when it is played.
+// On a small screen a chosen stone brings a close-up of its neighbourhood, and a move waits
+// for "Play" so that a slip of the finger costs nothing.
 import { el, svg } from "./svg.js";
 
-// The grid's files and size come from the server's board description.
-let FILES = "abcdefghijklmnopqrs";
-let SIZE = 19;
 const CELL = 30;
 const MARGIN = 28;
+const CLOSE_UP_MARGIN = 20;
+// Cells smaller than this on screen (CSS pixels) are too small to tap reliably.
+const MIN_TARGET = 40;
 
-// The path being drawn survives redraws (a crowd update, a clock tick) but not a new move.
-const draft = { key: null, path: [] };
-
-const cellName = (file, rank) => `${FILES[file]}${rank + 1}`;
-const parse = (name) => ({ file: FILES.indexOf(name[0]), rank: Number(name.slice(1)) - 1 });
-// One step of a path, as the server's board description lists them (no rules here: whether
-// a path is legal is the server's answer when it is played).
-let STEPS = [];
-const adjacent = (a, b) => {
-  const p = parse(a);
-  const q = parse(b);
-  return STEPS.some(([file, rank]) => p.file + file === q.file && p.rank + rank === q.rank);
-};
+// What the player is doing survives redraws (a crowd update, a clock tick) but not a move.
+const ui = { key: null, selected: null, path: [], pending: null, closeUp: null, drag: null };
 
 export function renderChess(container, view) {
-  const { board, state, legal, previous, flipped, onMove, onDraft, lastMove, ply } = view;
-  FILES = board.files;
-  SIZE = board.size;
-  STEPS = board.steps;
+  const { board, state, legal, previous, flipped, lastMove, ply } = view;
+  const FILES = board.files;
+  const SIZE = board.size;
+  const STEPS = board.steps;
+  const cellName = (file, rank) => `${FILES[file]}${rank + 1}`;
+  const parse = (name) => ({ file: FILES.indexOf(name[0]), rank: Number(name.slice(1)) - 1 });
+  const adjacent = (a, b) => {
+    const p = parse(a);
+    const q = parse(b);
+    return STEPS.some(([file, rank]) => p.file + file === q.file && p.rank + rank === q.rank);
+  };
   const destinations = (legal && legal.destinations) || {};
-  const key = `${ply}:${state.moves_left}:${state.to_move}`;
-  if (draft.key !== key) {
-    draft.key = key;
-    draft.path = [];
+  const interactive = Object.keys(destinations).length > 0;
+  const key = `${ply}:${state.moves_left}:${state.to_move}:${interactive}`;
+  if (ui.key !== key) Object.assign(ui, { key, selected: null, path: [], pending: null, closeUp: null, drag: null });
+
+  const small = container.clientWidth > 0 && container.clientWidth / (SIZE + 2) < MIN_TARGET;
+  // The close-up: a window of the board around the chosen stone, on small screens only.
+  let window = { file: 0, rank: 0, size: SIZE };
+  if (small && ui.closeUp) {
+    // As many cells a side as fit at MIN_TARGET pixels each (5 to 9).
+    const fit = Math.floor(((container.clientWidth * CELL) / (MIN_TARGET + 2) - 2 * CLOSE_UP_MARGIN) / CELL);
+    const size = Math.max(5, Math.min(9, fit));
+    const half = Math.floor(size / 2);
+    const clamp = (v) => Math.max(0, Math.min(SIZE - size, v - half));
+    window = { file: clamp(ui.closeUp.file), rank: clamp(ui.closeUp.rank), size };
   }
+  const inWindow = (file, rank) => file >= window.file && file < window.file + window.size
+    && rank >= window.rank && rank < window.rank + window.size;
+
   const colour = new Map();
   for (const cell of state.white) colour.set(cell, "white");
   for (const cell of state.black) colour.set(cell, "black");
@@ -49,65 +64,81 @@ export function renderChess(container, view) {
     for (const cell of previous.black) before.set(cell, "black");
   }
   const lastPath = new Set(lastMove && lastMove !== "echo" ? lastMove.split("-") : []);
+  const groups = legal && legal.groups;
+  const groupOf = new Map();
+  ((groups && groups.members) || []).forEach((members, index) => {
+    for (const cell of members) groupOf.set(cell, index);
+  });
 
-  const width = MARGIN * 2 + SIZE * CELL;
+  const n = window.size;
+  const margin = n < SIZE ? CLOSE_UP_MARGIN : MARGIN;
+  const width = margin * 2 + n * CELL;
   const root = svg(width, width, "Diffusion Chess board");
   root.classList.add("chessboard");
+  if (n < SIZE) root.classList.add("close-up");
   const at = (name) => {
     const { file, rank } = parse(name);
-    const col = flipped ? SIZE - 1 - file : file;
-    const row = flipped ? rank : SIZE - 1 - rank;
-    return { x: MARGIN + col * CELL + CELL / 2, y: MARGIN + row * CELL + CELL / 2 };
+    const f = file - window.file;
+    const r = rank - window.rank;
+    const col = flipped ? n - 1 - f : f;
+    const row = flipped ? r : n - 1 - r;
+    return { x: margin + col * CELL + CELL / 2, y: margin + row * CELL + CELL / 2 };
   };
 
-  root.append(el("rect", { x: MARGIN, y: MARGIN, width: SIZE * CELL, height: SIZE * CELL, class: "wood" }));
-  for (let i = 0; i < SIZE; i += 1) {
-    const offset = MARGIN + i * CELL + CELL / 2;
-    root.append(el("line", { x1: MARGIN + CELL / 2, y1: offset, x2: width - MARGIN - CELL / 2, y2: offset, class: "grid" }));
-    root.append(el("line", { x1: offset, y1: MARGIN + CELL / 2, x2: offset, y2: width - MARGIN - CELL / 2, class: "grid" }));
-    const file = FILES[flipped ? SIZE - 1 - i : i];
-    const rank = flipped ? i + 1 : SIZE - i;
-    root.append(el("text", { x: offset, y: width - 8, class: "coord" }, file));
-    root.append(el("text", { x: offset, y: 16, class: "coord" }, file));
-    root.append(el("text", { x: 12, y: offset + 4, class: "coord" }, rank));
-    root.append(el("text", { x: width - 12, y: offset + 4, class: "coord" }, rank));
+  root.append(el("rect", { x: margin, y: margin, width: n * CELL, height: n * CELL, class: "wood" }));
+  for (let i = 0; i < n; i += 1) {
+    const offset = margin + i * CELL + CELL / 2;
+    root.append(el("line", { x1: margin + CELL / 2, y1: offset, x2: width - margin - CELL / 2, y2: offset, class: "grid" }));
+    root.append(el("line", { x1: offset, y1: margin + CELL / 2, x2: offset, y2: width - margin - CELL / 2, class: "grid" }));
+    const file = FILES[window.file + (flipped ? n - 1 - i : i)];
+    const rank = window.rank + (flipped ? i + 1 : n - i);
+    root.append(el("text", { x: offset, y: width - margin / 2 + 5, class: "coord" }, file));
+    root.append(el("text", { x: offset, y: margin / 2 + 5, class: "coord" }, file));
+    root.append(el("text", { x: margin / 2, y: offset + 4, class: "coord" }, rank));
+    root.append(el("text", { x: width - margin / 2, y: offset + 4, class: "coord" }, rank));
   }
 
-  const selected = draft.path[0];
-  const targets = selected ? destinations[selected] || {} : {};
-  const end = draft.path[draft.path.length - 1];
-
-  const click = (name) => {
-    if (!draft.path.length || (name === selected && draft.path.length === 1)) {
-      draft.path = destinations[name] && name !== selected ? [name] : [];
-    } else if (name === selected) {
-      draft.path = [];
-    } else if (draft.path.includes(name)) {
-      draft.path = draft.path.slice(0, draft.path.indexOf(name) + 1); // step back
-    } else if (adjacent(end, name)) {
-      draft.path = [...draft.path, name]; // the server says whether the path is legal
-    } else if (targets[name]) {
-      draft.path = targets[name].split("-");
-    } else if (destinations[name]) {
-      draft.path = [name];
+  const targets = ui.selected ? destinations[ui.selected] || {} : {};
+  const redraw = () => renderChess(container, view);
+  const play = (path) => {
+    if (small) {
+      ui.pending = path; // a slip of the finger costs nothing: "Play" sends it
+      ui.path = path.split("-");
+      redraw();
+    } else {
+      view.onMove(path);
     }
-    onDraft(draft.path.length > 1 ? draft.path.join("-") : "");
-    renderChess(container, view);
+  };
+  const choose = (name) => {
+    if (ui.pending) return;
+    if (ui.selected && targets[name]) {
+      play(targets[name]);
+    } else if (destinations[name] && name !== ui.selected) {
+      ui.selected = name;
+      ui.path = [name];
+      if (small) ui.closeUp = parse(name);
+      redraw();
+    } else if (name === ui.selected) {
+      Object.assign(ui, { selected: null, path: [], closeUp: null });
+      redraw();
+    } else if (view.onExplain) {
+      view.onExplain(ui.selected
+        ? `${name} cannot be reached from ${ui.selected} this move.`
+        : colour.get(name) ? `The stone on ${name} cannot move now.` : "Choose one of your stones first.");
+    }
   };
 
-  const interactive = Object.keys(destinations).length > 0;
   for (let file = 0; file < SIZE; file += 1) {
     for (let rank = 0; rank < SIZE; rank += 1) {
+      if (!inWindow(file, rank)) continue;
       const name = cellName(file, rank);
       const { x, y } = at(name);
       const stone = colour.get(name);
-      const movable = Boolean(destinations[name]);
-      const isTarget = Boolean(targets[name]);
       const classes = ["cell"];
-      if (movable) classes.push("movable");
-      if (isTarget) classes.push("target");
-      if (draft.path.includes(name)) classes.push("on-path");
-      if (name === selected) classes.push("selected");
+      if (destinations[name]) classes.push("movable");
+      if (targets[name]) classes.push("target");
+      if (ui.path.includes(name)) classes.push("on-path");
+      if (name === ui.selected) classes.push("selected");
       if (lastPath.has(name)) classes.push("last");
       if (previous && before.get(name) !== stone) classes.push("changed");
       const group = el("g", {
@@ -117,6 +148,13 @@ export function renderChess(container, view) {
         "aria-label": `${name}${stone ? ` ${stone}${kings.has(name) ? " king" : ""}` : ""}`,
       });
       group.append(el("rect", { x: x - CELL / 2, y: y - CELL / 2, width: CELL, height: CELL, class: "hit" }));
+      if (groupOf.has(name)) {
+        // The stones of one group share a colour wash: the player sees the groups form.
+        group.append(el("rect", {
+          x: x - CELL / 2 + 1, y: y - CELL / 2 + 1, width: CELL - 2, height: CELL - 2, rx: 6,
+          class: `group-wash g${groupOf.get(name) % 8}`,
+        }));
+      }
       if (stone) {
         const r = CELL / 2 - 3;
         if (kings.has(name)) {
@@ -128,23 +166,130 @@ export function renderChess(container, view) {
           group.append(el("circle", { cx: x, cy: y, r, class: `stone ${stone}${moved.has(name) ? " moved" : ""}` }));
         }
       }
-      if (isTarget) group.append(el("circle", { cx: x, cy: y, r: 5, class: "dest-dot" }));
-      if (interactive) group.addEventListener("click", () => click(name));
+      if (targets[name]) group.append(el("circle", { cx: x, cy: y, r: 5, class: "dest-dot" }));
       root.append(group);
     }
   }
-  if (draft.path.length > 1) {
-    const points = draft.path.map((name) => { const p = at(name); return `${p.x},${p.y}`; }).join(" ");
+  if (ui.path.length > 1) {
+    const shown = ui.path.filter((name) => { const p = parse(name); return inWindow(p.file, p.rank); });
+    const points = shown.map((name) => { const p = at(name); return `${p.x},${p.y}`; }).join(" ");
     root.append(el("polyline", { points, class: "path" }));
   }
-  container.replaceChildren(root);
 
-  const info = document.createElement("p");
-  info.className = "turn-info";
+  // Pointer input: a click chooses, a drag draws a path.
+  const cellAt = (event) => {
+    const node = document.elementFromPoint(event.clientX, event.clientY);
+    const cell = node && node.closest("[data-cell]");
+    return cell && root.contains(cell) ? cell.dataset.cell : null;
+  };
+  if (interactive && !ui.pending) {
+    root.addEventListener("pointerdown", (event) => {
+      const name = cellAt(event);
+      if (!name) return;
+      ui.drag = { from: name, moved: false, wasSelected: ui.selected === name };
+      if (!small && destinations[name]) {
+        ui.selected = name;
+        ui.path = [name];
+      }
+    });
+    root.addEventListener("pointermove", (event) => {
+      const drag = ui.drag;
+      if (!drag || small || !destinations[drag.from]) return;
+      const name = cellAt(event);
+      const end = ui.path[ui.path.length - 1];
+      if (!name || name === end) return;
+      if (ui.path.length > 1 && ui.path[ui.path.length - 2] === name) ui.path.pop(); // a step back
+      else if (!ui.path.includes(name) && adjacent(end, name)) ui.path.push(name);
+      else return;
+      drag.moved = true;
+      redraw();
+    });
+    root.addEventListener("pointerup", (event) => {
+      const drag = ui.drag;
+      ui.drag = null;
+      if (!drag) return;
+      const name = cellAt(event);
+      if (drag.moved && ui.path.length > 1) {
+        view.onMove(ui.path.join("-")); // the path as drawn: the server judges it
+        return;
+      }
+      if (name !== drag.from) return;
+      if (destinations[name] && !small) {
+        if (drag.wasSelected) Object.assign(ui, { selected: null, path: [] });
+        redraw();
+      } else {
+        choose(name);
+      }
+    });
+    if (!small) root.classList.add("draggable");
+  } else if (!interactive && view.onRefused) {
+    root.addEventListener("click", () => view.onRefused(null)); // the page says why not
+  }
+  container.replaceChildren(root);
+  // Beside the board when the page has a place for it, else under it.
+  const info = turnInfo(state, groups, view);
+  if (view.infoContainer) view.infoContainer.replaceChildren(info);
+  else container.append(info);
+  if (small && (ui.closeUp || ui.pending)) container.append(closeUpBar(redraw, view));
+}
+
+function turnInfo(state, groups, view) {
+  const info = document.createElement("div");
+  info.className = view.infoContainer ? "turn-lines" : "turn-info";
   const side = state.to_move === 1 ? "White" : "Black";
-  info.textContent = state.result
-    ? `Turn ${state.turn}`
-    : `Turn ${state.turn}: ${side} to move, ${state.moves_left} move${state.moves_left === 1 ? "" : "s"} left in the turn`;
-  container.append(info);
-  return { play: () => draft.path.length > 1 && onMove(draft.path.join("-")) };
+  const parts = [];
+  if (state.result) {
+    parts.push(`Turn ${state.turn}`);
+  } else {
+    parts.push(`Turn ${state.turn}: ${side} to move`);
+    parts.push(`${state.moves_left} move${state.moves_left === 1 ? "" : "s"} left in the turn`);
+  }
+  info.append(line(parts.join(" · ")));
+  if (groups && !state.result) {
+    const short = groups.now < groups.needed;
+    const text = `${side}'s groups: ${groups.at_turn_start} at the start of the turn, ${groups.now} now; `
+      + `the turn must end with ${groups.needed} or more`;
+    const node = line(short ? `${text}: no new group yet!` : `${text}: done.`);
+    node.className = short ? "groups short" : "groups ok";
+    info.append(node);
+  }
+  if (view.legal && view.legal.destinations && Object.keys(view.legal.destinations).length) {
+    info.append(line(ui.selected
+      ? "Now click where it goes, or drag it along the path you want."
+      : "Your move: click a stone (or drag it along a path)."));
+  }
+  return info;
+}
+
+function line(text) {
+  const node = document.createElement("p");
+  node.textContent = text;
+  return node;
+}
+
+// Below a close-up: play the chosen path, or go back to the whole board.
+function closeUpBar(redraw, view) {
+  const bar = document.createElement("div");
+  bar.className = "close-up-bar";
+  if (ui.pending) {
+    const play = document.createElement("button");
+    play.type = "button";
+    play.className = "primary";
+    play.textContent = `Play ${ui.pending}`;
+    play.addEventListener("click", () => {
+      const path = ui.pending;
+      ui.pending = null;
+      view.onMove(path);
+    });
+    bar.append(play);
+  }
+  const back = document.createElement("button");
+  back.type = "button";
+  back.textContent = ui.pending ? "Cancel" : "Whole board";
+  back.addEventListener("click", () => {
+    Object.assign(ui, { selected: null, path: [], pending: null, closeUp: null });
+    redraw();
+  });
+  bar.append(back);
+  return bar;
 }

@@ -2,47 +2,95 @@
 // server's board description {"names": [[top row, left to right], ...], "blocks": [{"label",
 // "owner", "columns": [first, last]}]} and state {"rows": [...], "stores": [left, right]}.
 // No per-game tables here: which pits may be played comes from the server's legal moves.
+//
+// On a narrow screen the board stands upright (columns run down the page) so that every pit
+// stays a comfortable target for a finger; it is the same board turned a quarter.
 import { el, svg } from "./svg.js";
 
 const CELL = 64;
 const STORE = 72;
+const TOP = 46; // room above the board: a side label, and the blocks' labels when flat
+const BOTTOM = 28; // below it: the other side's label
+const MARGIN = 22; // upright, left of the board: the blocks' labels
+// A pit smaller than this on screen (CSS pixels) is hard to tap: stand the board upright.
+export const MIN_TARGET = 44;
+
+export function layoutFor(board, width) {
+  const columns = board.names[0].length;
+  const flat = STORE * 2 + columns * CELL + 16;
+  const pit = (CELL - 10) * Math.min(1, width / flat);
+  return pit >= MIN_TARGET || !width ? "flat" : "upright";
+}
 
 export function renderMancala(container, view) {
-  const { slug, board, state, legal, previous, flipped, onMove, captured } = view;
+  const { slug, board, state, legal, previous, flipped, onMove, onRefused, captured, lastMove, you, players } = view;
   const rows = state.rows;
   const names = board.names;
-  const blocks = board.blocks.map((block) => ({ from: block.columns[0], to: block.columns[1], label: block.label, owner: block.owner }));
   const columns = rows[0].length;
-  const width = STORE * 2 + columns * CELL + 16;
-  const height = rows.length * CELL + 56;
+  const upright = (view.layout || layoutFor(board, container.clientWidth)) === "upright";
+  // Board coordinates: along = the column's place along the board, across = the row's.
+  const length = STORE * 2 + columns * CELL + 16;
+  const depth = rows.length * CELL;
+  const width = upright ? MARGIN + depth + 16 : length;
+  const height = (upright ? length : depth) + TOP + BOTTOM + (captured ? 22 : 0);
   const root = svg(width, height, `${slug} board`);
-  root.classList.add("mancala");
-  const legalSet = new Set(legal);
+  root.classList.add("mancala", upright ? "upright" : "flat");
+  root.dataset.layout = upright ? "upright" : "flat";
+  const legalSet = new Set(legal || []);
 
-  // Viewed from North, the board turns half a circle: rows and columns reverse.
+  // Viewed from North, the board turns half a circle: rows and columns reverse. Upright, the
+  // left end of the board is at the top and the top row on the right.
   const place = (r, c) => {
     const rr = flipped ? rows.length - 1 - r : r;
     const cc = flipped ? columns - 1 - c : c;
-    return { x: STORE + 8 + cc * CELL, y: 28 + rr * CELL };
+    if (upright) return { x: MARGIN + 8 + (rows.length - 1 - rr) * CELL, y: TOP + STORE + 8 + cc * CELL };
+    return { x: STORE + 8 + cc * CELL, y: TOP + rr * CELL };
   };
 
-  for (const block of blocks) {
-    const a = place(0, block.from);
-    const b = place(rows.length - 1, block.to);
+  // Whose side is where: player 1 (South) sits at the bottom, unless the board is flipped.
+  const sideLabel = (player) => {
+    const name = players ? players[String(player)].username : `player ${player}`;
+    const where = player === 1 ? "South" : "North";
+    // Upright, the board is too narrow for names: the list of players has them.
+    if (upright) return `${where}${you === player ? " (you)" : ""}`;
+    return `${where} · ${name}${you === player ? " (you)" : ""}`;
+  };
+  const [near, far] = flipped ? [2, 1] : [1, 2];
+  const bottom = (upright ? length : depth) + TOP + 19;
+  if (upright) {
+    // Turned a quarter: the far side's row is on the right, the near side's on the left.
+    root.append(el("text", { x: width - 4, y: 17, class: `side-label end player-${far}` }, `${sideLabel(far)} ↓`));
+    root.append(el("text", { x: 4, y: bottom, class: `side-label start player-${near}` }, `↑ ${sideLabel(near)}`));
+  } else {
+    root.append(el("text", { x: width / 2, y: 17, class: `side-label player-${far}` }, sideLabel(far)));
+    root.append(el("text", { x: width / 2, y: bottom, class: `side-label player-${near}` }, sideLabel(near)));
+  }
+
+  for (const block of board.blocks) {
+    const a = place(0, block.columns[0]);
+    const b = place(rows.length - 1, block.columns[1]);
     const x = Math.min(a.x, b.x) - 3;
     const y = Math.min(a.y, b.y) - 3;
     const w = Math.abs(b.x - a.x) + CELL + 6;
     const h = Math.abs(b.y - a.y) + CELL + 6;
+    const owner = block.owner === you ? "yours" : `player ${block.owner}`;
     root.append(el("rect", { x, y, width: w, height: h, rx: 10, class: `block owner-${block.owner}` }));
-    root.append(el("text", { x: x + w / 2, y: flipped ? y + h + 18 : y - 8, class: "block-label" },
-      `${block.label} · player ${block.owner}`));
+    const label = el("text", upright
+      ? { x: 15, y: y + h / 2, class: "block-label", transform: `rotate(-90 15 ${y + h / 2})` }
+      : { x: x + w / 2, y: y - 8, class: "block-label" }, `${block.label} · ${owner}`);
+    root.append(label);
   }
 
   const stores = flipped ? [...state.stores].reverse() : state.stores;
   stores.forEach((count, side) => {
-    const x = side === 0 ? 6 : width - STORE - 2;
-    root.append(el("rect", { x, y: 28, width: STORE - 8, height: rows.length * CELL, rx: 28, class: "store" }));
-    root.append(el("text", { x: x + (STORE - 8) / 2, y: 28 + (rows.length * CELL) / 2 + 8, class: "count store-count" }, count));
+    const box = upright
+      ? { x: MARGIN + 8, y: side === 0 ? TOP + 4 : TOP + length - STORE + 4, width: depth, height: STORE - 8 }
+      : { x: side === 0 ? 6 : width - STORE - 2, y: TOP, width: STORE - 8, height: depth };
+    const group = el("g", { class: "store-box", "aria-label": `${side === 0 ? "left" : "right"} store: ${count}` });
+    group.append(el("rect", { ...box, rx: 28, class: "store" }));
+    group.append(el("text", { x: box.x + box.width / 2, y: box.y + box.height / 2 + 8, class: "count store-count" }, count));
+    group.append(el("text", { x: box.x + box.width / 2, y: box.y + box.height / 2 - 16, class: "store-label" }, "store"));
+    root.append(group);
   });
 
   rows.forEach((row, r) => {
@@ -50,13 +98,17 @@ export function renderMancala(container, view) {
       const { x, y } = place(r, c);
       const name = names[r][c];
       const playable = legalSet.has(name);
+      const played = lastMove !== null && lastMove !== undefined && String(lastMove) === name;
       const group = el("g", {
-        class: `pit${playable ? " playable" : ""}`,
+        class: `pit${playable ? " playable" : ""}${played ? " played" : ""}`,
         "data-pit": name,
         tabindex: playable ? 0 : undefined,
-        role: playable ? "button" : undefined,
-        "aria-label": `pit ${name}: ${count}`,
+        role: "button",
+        "aria-label": `pit ${name}: ${count}${played ? ", played last" : ""}`,
+        "aria-disabled": playable ? undefined : "true",
       });
+      // The whole cell answers a tap, not only the drawn hole.
+      group.append(el("rect", { x, y, width: CELL, height: CELL, class: "hit" }));
       group.append(el("circle", { cx: x + CELL / 2, cy: y + CELL / 2, r: CELL / 2 - 5, class: "hole" }));
       drawStones(group, x, y, count);
       group.append(el("text", { x: x + CELL / 2, y: y + CELL / 2 + 7, class: "count" }, count));
@@ -67,12 +119,14 @@ export function renderMancala(container, view) {
           delta > 0 ? `+${delta}` : `${delta}`));
         group.classList.add("changed");
       }
-      if (playable) {
-        group.addEventListener("click", () => onMove(name));
-        group.addEventListener("keydown", (event) => {
-          if (event.key === "Enter" || event.key === " ") onMove(name);
-        });
-      }
+      const choose = () => (playable ? onMove(name) : onRefused && onRefused(name));
+      group.addEventListener("click", choose);
+      group.addEventListener("keydown", (event) => {
+        if (event.key === "Enter" || event.key === " ") {
+          event.preventDefault();
+          choose();
+        }
+      });
       root.append(group);
     });
   });
