@@ -6,9 +6,24 @@ production uses.
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import uuid
 from typing import Any
 
+import redis.exceptions
 from channels_redis.pubsub import RedisPubSubChannelLayer
+
+logger = logging.getLogger(__name__)
+
+# What the layer raises while Redis is unreachable.
+LAYER_DOWN: tuple[type[BaseException], ...] = (
+    OSError,
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+)
+# Between attempts to reach Redis again, at most.
+LAYER_RETRY_SECONDS = 2.0
 
 # redis-py 8 defaults socket_timeout to 5 s. The core layer's idle receive is a 5 s blocking
 # BZPOPMIN, so the client gives up first and the consumer dies with 1011 (channels_redis #422).
@@ -50,6 +65,33 @@ class PubSubChannelLayer(RedisPubSubChannelLayer):
         super().__init__(*args, **kwargs)
         # id(bytes) -> (the bytes, kept alive so the id is not reused; the decoded message)
         self._decoded: dict[int, tuple[bytes, Any]] = {}
+        self._later: set[asyncio.Task[None]] = set()
+
+    async def new_channel(self, prefix: str = "specific.") -> str:
+        """A channel for a new consumer. While Redis is unreachable the consumer still starts
+        (it crashed in its handshake): the channel is local until Redis is back and then
+        subscribed. Our consumers hear everything through groups, which they join late."""
+        channel = f"{self.prefix}{prefix}{uuid.uuid4().hex}"
+        self.channels[channel] = asyncio.Queue()
+        shard = self._get_shard(channel)
+        try:
+            await shard.subscribe(channel)
+        except LAYER_DOWN as error:
+            logger.warning("channel layer unreachable (%s): %s subscribes later", error, channel)
+            task = asyncio.create_task(self._subscribe_later(channel))
+            self._later.add(task)
+            task.add_done_callback(self._later.discard)
+        return channel
+
+    async def _subscribe_later(self, channel: str) -> None:
+        delay = 0.2
+        while channel in self.channels:  # until its consumer is gone
+            await asyncio.sleep(delay)
+            try:
+                await self._get_shard(channel).subscribe(channel)
+                return
+            except LAYER_DOWN:
+                delay = min(delay * 2, LAYER_RETRY_SECONDS)
 
     def deserialize(self, message: bytes) -> Any:
         kept = self._decoded.get(id(message))

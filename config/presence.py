@@ -61,6 +61,9 @@ class Table:
     on_revived: Callable[[Rows], None]
     # channel name -> the row's other fields, for the sockets this process holds open
     held: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Sockets that closed while their row could not be deleted (the database was away): the
+    # heartbeat deletes them, since it vouches for every row of this process.
+    gone: set[str] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -113,7 +116,10 @@ def leave(model: type[models.Model], channel_name: str) -> None:
     table = _tables[model]
     with table.lock:
         table.held.pop(channel_name, None)
+        table.gone.add(channel_name)  # until its row is known to be deleted
     model._default_manager.filter(channel_name=channel_name).delete()
+    with table.lock:
+        table.gone.discard(channel_name)
 
 
 def stamp() -> None:
@@ -129,6 +135,12 @@ def stamp() -> None:
 def _missing(table: Table, now: Any) -> dict[str, dict[str, Any]]:
     """Stamp the table's rows of this process; the sockets it holds that have no row."""
     manager = table.model._default_manager
+    with table.lock:
+        gone = set(table.gone)
+    if gone:
+        manager.filter(channel_name__in=gone).delete()
+        with table.lock:
+            table.gone -= gone
     with table.lock:
         held = dict(table.held)
     updated = manager.filter(server=SERVER_ID).update(seen_at=now)

@@ -15,13 +15,13 @@ import typing
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
-import redis.exceptions
 from channels.consumer import get_handler_name
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
 from config import presence
+from config.channel_layers import LAYER_DOWN, LAYER_RETRY_SECONDS
 from config.db import db_call
 from config.errors import UNAVAILABLE, ServiceError, is_outage
 from config.protocol import Message, decode, decoder, encode, tag_of
@@ -29,15 +29,6 @@ from config.protocol import Message, decode, decoder, encode, tag_of
 logger = logging.getLogger(__name__)
 
 Handler = Callable[[Any, dict[str, Any]], Awaitable[None]]
-
-# What the channel layer raises while Redis is unreachable.
-LAYER_DOWN: tuple[type[BaseException], ...] = (
-    OSError,
-    redis.exceptions.ConnectionError,
-    redis.exceptions.TimeoutError,
-)
-# Between attempts to reach the channel layer again, at most.
-LAYER_RETRY_SECONDS = 2.0
 
 
 def patient(receive: Callable[[], Awaitable[Any]], name: str) -> Callable[[], Awaitable[Any]]:
@@ -154,6 +145,9 @@ CLOSE_SIGNED_OUT = 4401
 
 # Close code for a socket over the user's limit of open sockets.
 CLOSE_TOO_MANY_SOCKETS = 4408
+# Close code for a socket that could not open because the database is unreachable (the
+# standard "try again later").
+CLOSE_TRY_AGAIN = 1013
 
 
 def account_group(user_id: int) -> str:
@@ -284,7 +278,18 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             self._session_key = getattr(session, "session_key", None)
             self._account = account_group(user.pk)
             await self.join(self._account)
-        await super().websocket_connect(message)
+        try:
+            await super().websocket_connect(message)
+        except Exception as error:
+            if not is_outage(error):
+                raise
+            # The database went away while the socket opened: say so, and let the client
+            # come back (it crashed the consumer: a 1011 close and an error in the log).
+            logger.warning(
+                "%s: database unreachable while opening (%s)", type(self).__name__, error
+            )
+            await self.send_error("unavailable", UNAVAILABLE)
+            await self.close(code=CLOSE_TRY_AGAIN)
 
     @property
     def address(self) -> str:

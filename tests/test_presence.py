@@ -164,6 +164,32 @@ def test_a_socket_that_closes_while_the_heartbeat_looks_is_not_put_back() -> Non
     assert not GameConnection.objects.exists()
 
 
+def test_a_row_that_could_not_be_deleted_when_its_socket_closed_goes_at_the_next_beat(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The database was away when the socket closed: the row stayed, and the heartbeat, which
+    # vouches for every row of this process, would have kept a phantom spectator for ever.
+    from django.db import OperationalError
+    from django.db.models import QuerySet
+
+    game = realtime_game()
+    presence.arrive(GameConnection, "this.dan", game_id=game.pk, user_id=None, player=None)
+    real_delete = QuerySet.delete
+
+    def unreachable(self: Any) -> Any:
+        raise OperationalError("terminating connection due to administrator command")
+
+    monkeypatch.setattr(QuerySet, "delete", unreachable)
+    with pytest.raises(OperationalError):
+        presence.leave(GameConnection, "this.dan")
+    monkeypatch.setattr(QuerySet, "delete", real_delete)
+    assert GameConnection.objects.filter(channel_name="this.dan").exists()
+
+    presence.stamp()
+
+    assert not GameConnection.objects.filter(channel_name="this.dan").exists()
+
+
 def test_the_heartbeat_keeps_this_processes_rows_fresh() -> None:
     game = realtime_game()
     presence.arrive(GameConnection, "this.bob", game_id=game.pk, user_id=game.player2_id, player=2)
