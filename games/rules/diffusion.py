@@ -239,6 +239,29 @@ class DiffusionRules:
         winner = 0 if any(self._block_counts[block](pits)) else self.owners[block]
         return DiffusionState(tuple(pits), (left, right), 3 - state.to_move, winner)
 
+    def sowing(self, state: DiffusionState, move: str) -> list[list[str | int]]:
+        """The legal move `move`, stone by stone, for a client to show: ["lift", pit], then
+        ["sow", pit] or ["store", i] (i indexes `stores`) for each stone in order, a full
+        pit's stone going to its store. `play` is the authority (and its refusals apply)."""
+        self.play(state, move)
+        pit = self.index.get(move)
+        if pit is None:
+            pit = self._parse(move)
+        pits = list(state.pits)
+        stones, pits[pit] = pits[pit], 0
+        steps: list[list[str | int]] = [["lift", self.names[pit]]]
+        for target in self._positions(pit)[:stones]:
+            if target == _LEFT_STORE:
+                steps.append(["store", LEFT])
+            elif target == _RIGHT_STORE:
+                steps.append(["store", RIGHT])
+            elif pits[target] < self.maximum[target]:
+                pits[target] += 1
+                steps.append(["sow", self.names[target]])
+            else:  # Decision: a full pit's stone goes to the store on the emptied pit's side
+                steps.append(["store", LEFT if self.side[pit] == LEFT else RIGHT])
+        return steps
+
     def outcome(self, state: DiffusionState) -> Outcome | None:
         """None while the game goes on; else the owner of the empty block wins."""
         return self._outcomes[state.winner] if state.winner else None

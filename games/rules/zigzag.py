@@ -363,6 +363,41 @@ class ZigZagRules:
             )
         return self._settled(after)
 
+    def sowing(self, state: ZigZagState, move: str) -> list[list[str | int]]:
+        """The legal move `move`, seed by seed, for a client to show: ["lift", pit], then
+        ["sow", pit] for every seed, again for each relay, a capture as ["capture", pit, i]
+        (its seeds go to store i, indexing the JSON's `stores`), and at the end of the game
+        ["sweep", i] when the seeds left go to that store. `play` is the authority; this
+        walks the same path one seed at a time (IllegalMove as `play` for a move it refuses).
+        """
+        after = self.play(state, move)  # the same refusals
+        pit = self._parse(state, move)
+        counts = self.unpack(state.board)
+        own, step, order, size = self.rows[state.to_move], self._step[pit], self._order, self.size
+        i = self._where[pit]
+        steps: list[list[str | int]] = []
+        while True:
+            seeds, counts[pit] = counts[pit], 0
+            steps.append(["lift", self.names[pit]])
+            for j in range(1, seeds + 1):
+                target = order[(i + step * j) % size]
+                counts[target] += 1
+                steps.append(["sow", self.names[target]])
+            i = (i + step * seeds) % size
+            last = order[i]
+            filled = counts[last] > 1  # it held seeds before the last one dropped
+            if last in own and filled:
+                pit = last  # relay
+                continue
+            if last not in own and not filled and counts[self.across[last]]:
+                across = self.across[last]
+                counts[across] = 0
+                steps.append(["capture", self.names[across], 0 if state.to_move == NORTH else 1])
+            if after.end and not after.board and any(counts):
+                # The game ended: what is left goes to the last capturer's store.
+                steps.append(["sweep", 0 if after.last_capturer == NORTH else 1])
+            return steps
+
     def _why_not(self, state: ZigZagState, pit: int) -> str:
         name = self.names[pit]
         if pit == state.no_return:

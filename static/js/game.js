@@ -130,6 +130,7 @@ function apply(event) {
     if (live.positions) live.positions.push(event.state);
     if (live.viewing !== null) live.pending += 1;
     if (live.you !== null && event.player !== live.you) chime();
+    if (event.path && live.viewing === null) animate(live.previous, event.path);
     say("");
   } else if (event.type === "end") {
     game.status = event.status;
@@ -244,8 +245,9 @@ function draw() {
   $(top).after($(bottom));
 
   const viewingOld = live.viewing !== null;
-  const state = viewingOld ? live.positions[live.viewing] : game.state;
-  const myTurn = active && !viewingOld && live.you === game.to_move;
+  const sowing = !viewingOld && live.sowing ? live.sowing : null;
+  const state = viewingOld ? live.positions[live.viewing] : sowing ? sowing.state : game.state;
+  const myTurn = active && !viewingOld && !sowing && live.you === game.to_move;
   const view = {
     slug: game.slug,
     board: game.board,
@@ -255,6 +257,7 @@ function draw() {
     flipped: live.flipped,
     you: live.you,
     players: game.players,
+    current: sowing ? sowing.current : null,
     captured: state.captured,
     lastMove: viewingOld ? game.moves[live.viewing - 1]?.notation ?? null : live.lastMove,
     ply: viewingOld ? live.viewing : game.ply,
@@ -373,6 +376,47 @@ function step(delta) {
   if (!live.game) return;
   const at = live.viewing === null ? live.game.ply : live.viewing;
   viewPosition(at + delta);
+}
+
+// --- sowing, seed by seed -------------------------------------------------------------------
+// The server sends each move's path (docs/PROTOCOL.md, `move`): lift, sow, store, capture,
+// sweep. The page only replays those steps over the previous position; it decides nothing.
+
+const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+
+function animate(before, steps) {
+  if (reducedMotion.matches || !before || !before.rows) return;
+  clearTimeout(live.sowingTimer);
+  const rows = before.rows.map((row) => [...row]);
+  const stores = [...before.stores];
+  const where = new Map();
+  live.game.board.names.forEach((row, r) => row.forEach((name, c) => where.set(name, [r, c])));
+  const delay = Math.min(110, 1600 / steps.length);
+  let index = 0;
+  const next = () => {
+    if (index >= steps.length || !live.game) {
+      live.sowing = null;
+      draw();
+      return;
+    }
+    const [kind, place, store] = steps[index];
+    index += 1;
+    const at = where.get(place);
+    if (kind === "lift" && at) rows[at[0]][at[1]] = 0;
+    else if (kind === "sow" && at) rows[at[0]][at[1]] += 1;
+    else if (kind === "store") stores[place] += 1;
+    else if (kind === "capture" && at) {
+      stores[store] += rows[at[0]][at[1]];
+      rows[at[0]][at[1]] = 0;
+    } else if (kind === "sweep") {
+      stores[place] += rows.flat().reduce((a, b) => a + b, 0);
+      rows.forEach((row) => row.fill(0));
+    }
+    live.sowing = { state: { ...live.game.state, rows: rows.map((row) => [...row]), stores: [...stores] }, current: kind === "store" || kind === "sweep" ? null : place };
+    draw();
+    live.sowingTimer = setTimeout(next, delay);
+  };
+  next();
 }
 
 // --- your turn, wherever you are: the tab's title and icon, and an optional sound ----------

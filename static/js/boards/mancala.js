@@ -99,8 +99,9 @@ export function renderMancala(container, view) {
       const name = names[r][c];
       const playable = legalSet.has(name);
       const played = lastMove !== null && lastMove !== undefined && String(lastMove) === name;
+      const current = view.current === name; // the seed being sown now
       const group = el("g", {
-        class: `pit${playable ? " playable" : ""}${played ? " played" : ""}`,
+        class: `pit${playable ? " playable" : ""}${played ? " played" : ""}${current ? " current" : ""}`,
         "data-pit": name,
         tabindex: playable ? 0 : undefined,
         role: "button",

@@ -1,0 +1,83 @@
+"""The pit games' `sowing` traces, which clients animate, lead exactly where `play` does:
+replayed step by step over the position before the move, they give the position after it.
+Random playouts of every pit game and size, from the start to the end."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from games.rules import IllegalMove, get_rules
+
+# (slug, options, games played): the biggest ZigZag board's games are long.
+GAMES = [
+    ("diffusion", {}, 15),
+    ("four-rank-diffusion", {}, 15),
+    ("zigzag", {}, 15),
+    ("zigzag", {"pits": 4, "seeds": 3}, 15),
+    ("zigzag", {"pits": 8, "seeds": 7}, 15),
+    ("zigzag", {"pits": 26, "seeds": 3}, 1),
+]
+
+
+def replay(rules: Any, before: Any, steps: list[list[Any]]) -> tuple[list[list[int]], list[int]]:
+    """The rows and stores after applying the steps to `before`'s JSON."""
+    data = rules.to_json(before)
+    rows = [list(row) for row in data["rows"]]
+    stores = list(data["stores"])
+    where = {n: (r, c) for r, row in enumerate(rules.board()["names"]) for c, n in enumerate(row)}
+    for step in steps:
+        kind, place = step[0], step[1]
+        if kind == "lift":
+            r, c = where[place]
+            rows[r][c] = 0
+        elif kind == "sow":
+            r, c = where[place]
+            rows[r][c] += 1
+        elif kind == "store":
+            stores[place] += 1
+        elif kind == "capture":
+            r, c = where[place]
+            stores[step[2]] += rows[r][c]
+            rows[r][c] = 0
+        elif kind == "sweep":
+            stores[place] += sum(map(sum, rows))
+            rows = [[0] * len(row) for row in rows]
+        else:
+            raise AssertionError(f"unknown step {step}")
+    return rows, stores
+
+
+@pytest.mark.parametrize(("slug", "options", "games"), GAMES)
+def test_a_trace_replayed_gives_the_position_play_gives(
+    slug: str, options: dict[str, int], games: int
+) -> None:
+    rules = get_rules(slug, **options)
+    rng = random.Random(f"{slug}{options}")
+    kinds: set[str] = set()
+    for _ in range(games):
+        state = rules.initial_state()
+        while rules.outcome(state) is None:
+            move = rng.choice(list(rules.legal_moves(state)))
+            steps = rules.sowing(state, move)
+            after = rules.play(state, move)
+            assert steps[0] == ["lift", move]
+            assert replay(rules, state, steps) == (
+                rules.to_json(after)["rows"],
+                rules.to_json(after)["stores"],
+            ), (move, steps)
+            kinds |= {step[0] for step in steps}
+            state = after
+    assert {"lift", "sow"} <= kinds
+
+
+def test_a_refused_move_has_no_trace() -> None:
+    rules = get_rules("diffusion")
+    state = rules.play(rules.initial_state(), "I")
+    with pytest.raises(IllegalMove):
+        rules.sowing(state, "I")  # pit I is empty now
+    zigzag = get_rules("zigzag")
+    with pytest.raises(IllegalMove):
+        zigzag.sowing(zigzag.initial_state(), "z")  # no such pit

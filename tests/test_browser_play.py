@@ -1,0 +1,269 @@
+"""Every game played by clicking only, in a real browser, at a desk (1366x768) and on a phone
+(390x844): no board wider than the screen, pits and cells big enough for a finger, the tab's
+title on the player's turn, and a flag, an abort and a resignation seen by both players and a
+spectator without reloading. Screenshots of every board at both sizes go to test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.servers import scratch_database
+from tests.test_browser import (  # noqa: F401  (fixtures)
+    ARTIFACTS,
+    Problems,
+    Site,
+    browser,
+    challenge,
+    guest,
+    moves_of,
+    play_by_clicking,
+    problems,
+    site,
+    username,
+    wait_for_moves,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.redis]
+
+try:
+    from playwright.sync_api import Browser, Page, expect
+except ImportError:  # pragma: no cover - the dev extra installs it
+    pytest.fail("Playwright is missing: run `make dev`", pytrace=False)
+
+SIZES = {"desk": {"width": 1366, "height": 768}, "phone": {"width": 390, "height": 844}}
+MIN_TARGET = 40  # CSS pixels a side, for a finger
+GAMES = [
+    ("diffusion", None),
+    ("four-rank-diffusion", None),
+    ("zigzag", {"pits": 4, "seeds": 3}),
+    ("diffusion-chess", None),
+]
+YOUR_MOVE = "● Your move"
+
+
+def assert_fits_the_width(page: Page, what: str) -> None:
+    widths = page.evaluate(
+        "() => [document.documentElement.scrollWidth, window.innerWidth,"
+        " Math.max(...[...document.querySelectorAll('#board svg')]"
+        ".map(s => s.getBoundingClientRect().right))]"
+    )
+    scroll, inner, board = widths
+    assert scroll <= inner, f"{what}: the page scrolls sideways ({scroll} > {inner})"
+    assert board <= inner + 0.5, f"{what}: the board's right edge is off the screen ({board})"
+
+
+def smallest_target(page: Page, selector: str) -> float:
+    sizes = page.locator(selector).evaluate_all(
+        "ns => ns.map(n => n.getBoundingClientRect()).map(r => Math.min(r.width, r.height))"
+    )
+    assert sizes, selector
+    return float(min(sizes))
+
+
+def assert_turn_in_title(players: list[Page]) -> None:
+    """The page of the player whose pits are playable says so in its tab's title."""
+    for page in players:
+        playable = page.locator("g.pit.playable, g.cell.movable").count() > 0
+        title = page.title()
+        assert title.startswith(YOUR_MOVE) == playable, (title, playable)
+
+
+def play_chess_by_clicking(players: list[Page], watchers: list[Page], rng: random.Random) -> int:
+    """Stone, then destination (and Play in the phone's close-up), until the game ends; a
+    long game is resigned by clicking. Returns the number of moves."""
+    count = len(moves_of(players[0]))
+    for _ in range(120):
+        if players[0].locator("#banner").is_visible():
+            return count
+        mover = next((p for p in players if p.locator("g.cell.movable").count()), None)
+        if mover is None:
+            expect(players[0].locator("#banner")).to_be_visible()
+            return count
+        stones = mover.locator("g.cell.movable").evaluate_all("ns => ns.map(n => n.dataset.cell)")
+        mover.locator(f"g.cell.movable[data-cell='{rng.choice(stones)}']").click()
+        targets = mover.locator("g.cell.target")
+        expect(targets.first).to_be_visible()
+        if mover.viewport_size and mover.viewport_size["width"] < 600:
+            # The close-up: every cell a finger can hit; the move waits for Play.
+            assert smallest_target(mover, "svg.chessboard g.cell rect.hit") >= MIN_TARGET
+        cells = targets.evaluate_all("ns => ns.map(n => n.dataset.cell)")
+        mover.locator(f"g.cell.target[data-cell='{rng.choice(cells)}']").click()
+        confirm = mover.locator(".close-up-bar button.primary")
+        if confirm.count():
+            confirm.click()
+        count += 1
+        wait_for_moves(players + watchers, count)
+    # Long enough: the player to move resigns, by clicking.
+    mover = next(p for p in players if p.locator("g.cell.movable").count())
+    mover.once("dialog", lambda dialog: dialog.accept())
+    mover.locator("#resign-button").click()
+    expect(players[0].locator("#banner")).to_be_visible()
+    return count
+
+
+@pytest.mark.parametrize("size", sorted(SIZES))
+def test_every_game_is_played_to_the_end_by_clicking(
+    browser: Browser,  # noqa: F811
+    site: Site,  # noqa: F811
+    problems: Problems,  # noqa: F811
+    size: str,
+) -> None:
+    viewport = SIZES[size]
+    with site.serve():
+        alice = guest(browser, site, problems, "alice", viewport=viewport)
+        bob = guest(browser, site, problems, "bob", viewport=viewport)
+        for slug, options in GAMES:
+            game_id = challenge(alice, bob, slug, options)
+            spectator = problems.watch(
+                "spectator", browser.new_context(viewport=viewport).new_page()
+            )
+            spectator.goto(f"{site.url}/games/{game_id}/")
+            expect(spectator.locator("#connection")).to_have_attribute("data-state", "open")
+            expect(alice.locator("#board svg")).to_be_visible()
+            expect(alice.locator("g.pit.playable, g.cell.movable").first).to_be_visible()
+            assert_turn_in_title([alice, bob])
+            for page, who in ((alice, "alice"), (bob, "bob"), (spectator, "spectator")):
+                assert_fits_the_width(page, f"{slug} at {size}, {who}")
+            # Nothing to play for the spectator, and no move box either.
+            expect(spectator.locator("#move-form")).to_be_hidden()
+            assert spectator.locator("g.pit.playable, g.cell.movable").count() == 0
+            if size == "phone" and slug != "diffusion-chess":
+                assert smallest_target(alice, "g.pit rect.hit") >= MIN_TARGET
+            alice.screenshot(path=str(ARTIFACTS / f"board-{slug}-{size}.png"), full_page=True)
+            if size == "desk" and slug == "diffusion-chess":
+                # Board, turn and controls fit the window: nothing below the fold.
+                bottom = alice.evaluate(
+                    "() => Math.max(...['#board svg', '#turn-info', '.controls']"
+                    ".map(s => document.querySelector(s).getBoundingClientRect().bottom))"
+                )
+                assert bottom <= viewport["height"], bottom
+
+            rng = random.Random(f"{slug}-{size}")
+            if slug == "diffusion-chess":
+                plies = play_chess_by_clicking([alice, bob], [spectator], rng)
+            else:
+                plies = play_by_clicking([alice, bob], [spectator], rng)
+            assert plies > 0
+            for page in (alice, bob, spectator):
+                expect(page.locator("#banner")).to_be_visible()
+                assert moves_of(page) == moves_of(alice)
+                assert_fits_the_width(page, f"{slug} at {size}, the end")
+                assert not page.title().startswith(YOUR_MOVE)
+            expect(alice.locator("#move-form")).to_be_hidden()  # the game is over
+            spectator.screenshot(
+                path=str(ARTIFACTS / f"board-{slug}-{size}-end.png"), full_page=True
+            )
+            spectator.context.close()
+            for page in (alice, bob):
+                page.goto(site.url + "/")
+                expect(page.locator("#lobby")).to_have_attribute("data-ready", "true")
+
+
+def mark_unreloaded(*pages: Page) -> None:
+    for page in pages:
+        page.evaluate("() => { window.__still_here = true; }")
+
+
+def assert_unreloaded(*pages: Page) -> None:
+    for page in pages:
+        assert page.evaluate("() => window.__still_here === true"), page.url
+
+
+def test_a_flag_an_abort_and_a_resignation_reach_both_players_and_a_spectator_live(
+    browser: Browser,  # noqa: F811
+    tmp_path: Path,
+    problems: Problems,  # noqa: F811
+) -> None:
+    with scratch_database(tmp_path) as database_url:
+        site = Site(tmp_path, database_url, settings="tests.fast_clock_settings")
+        with site.serve():
+            alice = guest(browser, site, problems, "alice")
+            bob = guest(browser, site, problems, "bob", viewport=SIZES["phone"])
+
+            def watch(game_id: int) -> Page:
+                page = problems.watch("spectator", browser.new_context().new_page())
+                page.goto(f"{site.url}/games/{game_id}/")
+                expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+                return page
+
+            def ended(pages: list[Page], pattern: str) -> None:
+                for page in pages:
+                    expect(page.locator("#banner")).to_have_text(re.compile(pattern))
+                assert_unreloaded(*pages)
+
+            def lobby() -> None:
+                for page in (alice, bob):
+                    page.goto(site.url + "/")
+                    expect(page.locator("#lobby")).to_have_attribute("data-ready", "true")
+
+            # A flag: five seconds on the clock ("1+0" in these tests), first moves free.
+            game_id = challenge(alice, bob, "diffusion", time_control="1+0")
+            spectator = watch(game_id)
+            mark_unreloaded(alice, bob, spectator)
+            alice.locator("g.pit.playable").first.click()
+            wait_for_moves([alice, bob, spectator], 1)
+            bob.locator("g.pit.playable").first.click()
+            wait_for_moves([alice, bob, spectator], 2)
+            ended([alice, bob, spectator], rf"{username(bob)} wins — .*time")
+            alice.screenshot(path=str(ARTIFACTS / "ended-by-flag.png"), full_page=True)
+            spectator.context.close()
+
+            # An abort, before both have moved.
+            lobby()
+            game_id = challenge(alice, bob, "zigzag", {"pits": 4, "seeds": 3})
+            spectator = watch(game_id)
+            mark_unreloaded(alice, bob, spectator)
+            alice.locator("#abort-button").click()
+            ended([alice, bob, spectator], r"Aborted")
+            spectator.context.close()
+
+            # A resignation.
+            lobby()
+            game_id = challenge(alice, bob, "four-rank-diffusion")
+            spectator = watch(game_id)
+            mark_unreloaded(alice, bob, spectator)
+            alice.locator("g.pit.playable").first.click()
+            wait_for_moves([alice, bob, spectator], 1)
+            bob.locator("g.pit.playable").first.click()
+            wait_for_moves([alice, bob, spectator], 2)
+            alice.once("dialog", lambda dialog: dialog.accept())
+            alice.locator("#resign-button").click()
+            ended([alice, bob, spectator], rf"{username(bob)} wins — .*resign")
+            spectator.screenshot(path=str(ARTIFACTS / "ended-by-resignation.png"), full_page=True)
+
+
+def test_an_illegal_click_says_why_and_the_history_steps_back_and_forth(
+    browser: Browser,  # noqa: F811
+    site: Site,  # noqa: F811
+    problems: Problems,  # noqa: F811
+) -> None:
+    with site.serve():
+        alice = guest(browser, site, problems, "alice")
+        bob = guest(browser, site, problems, "bob")
+        challenge(alice, bob, "diffusion")
+        # Bob clicks while it is Alice's turn: the page says so.
+        bob.locator("g.pit").first.click()
+        expect(bob.locator("#message")).to_contain_text("turn")
+        for _ in range(3):
+            for page in (alice, bob):
+                if page.locator("g.pit.playable").count():
+                    page.locator("g.pit.playable").first.click()
+                    break
+        wait_for_moves([alice, bob], 3)
+        # The played pit is marked, not only the changed ones.
+        expect(alice.locator("g.pit.played")).to_have_count(1)
+        # Back with the arrow key: an earlier position, nothing playable, "Live" offered.
+        alice.locator("body").press("ArrowLeft")
+        expect(alice.locator("#live-button")).to_be_visible()
+        assert alice.locator("g.pit.playable").count() == 0
+        alice.locator("#first-button").click()
+        expect(alice.locator("#first-button")).to_be_disabled()
+        alice.locator("#next-button").click()
+        expect(alice.locator(".move-link.viewing")).to_have_text(moves_of(alice)[0])
+        alice.locator("#live-button").click()
+        expect(alice.locator("#live-button")).to_be_hidden()
