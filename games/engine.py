@@ -31,6 +31,12 @@ def client_moves(rules: Any, state: Any) -> Any:
     return list(rules.legal_moves(state))
 
 
+def sowing_path(rules: Any, state: Any, move: str) -> list[list[str | int]] | None:
+    """A pit game's move seed by seed, for clients to animate (None for other games)."""
+    sowing = getattr(rules, "sowing", None)
+    return None if sowing is None else list(sowing(state, move))
+
+
 def pick_client_move(legal: Any, rng: random.Random) -> str:
     """A random move from what client_moves() listed (bots, load tests and tests use it)."""
     if isinstance(legal, dict):  # Diffusion Chess: {"destinations": {stone: {cell: path}}, "echo"}

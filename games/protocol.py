@@ -178,6 +178,9 @@ class MoveEvent(Event, tag="move", kw_only=True):
     result: Result | None
     abortable: bool
     clock: Clock | None
+    # Pit games: the move seed by seed, ["lift"|"sow", pit], ["store"|"sweep", store],
+    # ["capture", pit, store] (the engine's `sowing`), for a client to animate.
+    path: list[list[str | int]] | None = None
 
 
 class End(Event, tag="end", kw_only=True):

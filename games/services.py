@@ -24,7 +24,13 @@ from config.errors import ServiceError
 from config.protocol import encode
 from games import clocks, lifecycle, presence, selectors, store
 from games.clocks import now_ms
-from games.engine import MAX_MOVE_LENGTH, canonical_move, client_moves, rules_for
+from games.engine import (
+    MAX_MOVE_LENGTH,
+    canonical_move,
+    client_moves,
+    rules_for,
+    sowing_path,
+)
 from games.models import Game, GameConnection, MoveNotice
 from games.rules import IllegalMove, InvalidOptions
 
@@ -328,6 +334,7 @@ def _apply(
     except IllegalMove as error:
         raise ServiceError("illegal_move", str(error)) from None
     notation = canonical_move(rules, state, move)
+    path = sowing_path(rules, state, move)
     state_json = rules.to_json(new_state)
     game.ply = ply + 1
     game.state = state_json
@@ -364,6 +371,7 @@ def _apply(
             "result": game.result(),
             "abortable": game.abortable,
             "clock": clocks.view(game.clock, now),
+            **({"path": path} if path is not None else {}),
         },
         ply=ply,
     )

@@ -214,8 +214,16 @@ def play_by_clicking(players: list[Page], watchers: list[Page], rng: random.Rand
                 wait_for_moves(pages, count)
                 break
         else:
-            # Nobody can move: the game must be over (the banner may still be on its way).
-            expect(players[0].locator("#banner")).to_be_visible()
+            # Nobody can move: the sowing is still being shown, or the game is over (the
+            # banner may still be on its way).
+            for _ in range(150):
+                if players[0].locator("#banner").is_visible() or any(
+                    page.locator("g.pit.playable").count() for page in players
+                ):
+                    break
+                players[0].wait_for_timeout(100)
+            else:
+                raise AssertionError("nobody can move, and no result is shown")
     raise AssertionError("the game did not end")
 
 

@@ -28,7 +28,12 @@ from tests.test_browser import (  # noqa: F401  (fixtures)
     wait_for_moves,
 )
 
-pytestmark = [pytest.mark.browser, pytest.mark.redis]
+# Whole games in three browsers take minutes: played once, in the production shape.
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.redis,
+    pytest.mark.postgres(reason="whole games in three browsers: run once, in production's shape"),
+]
 
 try:
     from playwright.sync_api import Browser, Page, expect
@@ -77,7 +82,7 @@ def play_chess_by_clicking(players: list[Page], watchers: list[Page], rng: rando
     """Stone, then destination (and Play in the phone's close-up), until the game ends; a
     long game is resigned by clicking. Returns the number of moves."""
     count = len(moves_of(players[0]))
-    for _ in range(120):
+    for _ in range(40):
         if players[0].locator("#banner").is_visible():
             return count
         mover = next((p for p in players if p.locator("g.cell.movable").count()), None)
@@ -184,6 +189,7 @@ def test_a_flag_an_abort_and_a_resignation_reach_both_players_and_a_spectator_li
         with site.serve():
             alice = guest(browser, site, problems, "alice")
             bob = guest(browser, site, problems, "bob", viewport=SIZES["phone"])
+            bob_name = username(bob)
 
             def watch(game_id: int) -> Page:
                 page = problems.watch("spectator", browser.new_context().new_page())
@@ -209,7 +215,7 @@ def test_a_flag_an_abort_and_a_resignation_reach_both_players_and_a_spectator_li
             wait_for_moves([alice, bob, spectator], 1)
             bob.locator("g.pit.playable").first.click()
             wait_for_moves([alice, bob, spectator], 2)
-            ended([alice, bob, spectator], rf"{username(bob)} wins — .*time")
+            ended([alice, bob, spectator], rf"{bob_name} wins — .*time")
             alice.screenshot(path=str(ARTIFACTS / "ended-by-flag.png"), full_page=True)
             spectator.context.close()
 
@@ -233,7 +239,7 @@ def test_a_flag_an_abort_and_a_resignation_reach_both_players_and_a_spectator_li
             wait_for_moves([alice, bob, spectator], 2)
             alice.once("dialog", lambda dialog: dialog.accept())
             alice.locator("#resign-button").click()
-            ended([alice, bob, spectator], rf"{username(bob)} wins — .*resign")
+            ended([alice, bob, spectator], rf"{bob_name} wins — .*resign")
             spectator.screenshot(path=str(ARTIFACTS / "ended-by-resignation.png"), full_page=True)
 
 
@@ -249,12 +255,10 @@ def test_an_illegal_click_says_why_and_the_history_steps_back_and_forth(
         # Bob clicks while it is Alice's turn: the page says so.
         bob.locator("g.pit").first.click()
         expect(bob.locator("#message")).to_contain_text("turn")
-        for _ in range(3):
-            for page in (alice, bob):
-                if page.locator("g.pit.playable").count():
-                    page.locator("g.pit.playable").first.click()
-                    break
-        wait_for_moves([alice, bob], 3)
+        for count, mover in enumerate((alice, bob, alice), start=1):
+            expect(mover.locator("g.pit.playable").first).to_be_visible()
+            mover.locator("g.pit.playable").first.click()
+            wait_for_moves([alice, bob], count)
         # The played pit is marked, not only the changed ones.
         expect(alice.locator("g.pit.played")).to_have_count(1)
         # Back with the arrow key: an earlier position, nothing playable, "Live" offered.

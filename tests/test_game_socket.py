@@ -88,6 +88,14 @@ async def test_a_move_reaches_both_players_and_the_spectator(table: dict[str, An
         assert event["to_move"] == 2
         assert "I" not in event["legal_moves"]
         assert event["status"] == "active" and event["result"] is None
+        # The sowing, stone by stone from I's four (east, north-east, north, north-west).
+        assert event["path"] == [
+            ["lift", "I"],
+            ["sow", "J"],
+            ["sow", "C"],
+            ["sow", "D"],
+            ["sow", "E"],
+        ]
     assert await db(game_row)(table["game"].pk) == (1, 1, "active")
 
 

@@ -391,7 +391,7 @@ function animate(before, steps) {
   const stores = [...before.stores];
   const where = new Map();
   live.game.board.names.forEach((row, r) => row.forEach((name, c) => where.set(name, [r, c])));
-  const delay = Math.min(110, 1600 / steps.length);
+  const delay = Math.min(80, 700 / steps.length); // the whole move in under a second
   let index = 0;
   const next = () => {
     if (index >= steps.length || !live.game) {

@@ -106,7 +106,6 @@ export function renderMancala(container, view) {
         tabindex: playable ? 0 : undefined,
         role: "button",
         "aria-label": `pit ${name}: ${count}${played ? ", played last" : ""}`,
-        "aria-disabled": playable ? undefined : "true",
       });
       // The whole cell answers a tap, not only the drawn hole.
       group.append(el("rect", { x, y, width: CELL, height: CELL, class: "hit" }));
