@@ -8,12 +8,17 @@ every other's two queries. Here the lookups share config.db's pool of DB_THREADS
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from channels.auth import AuthMiddleware, get_user
 from channels.sessions import CookieMiddleware, SessionMiddleware
+from django.contrib.auth.models import AnonymousUser
 
 from config.db import db_call
+from config.errors import is_outage
+
+logger = logging.getLogger(__name__)
 
 # The plain function behind Channels' decorated get_user.
 _lookup = get_user.func
@@ -21,7 +26,16 @@ _lookup = get_user.func
 
 class PooledAuthMiddleware(AuthMiddleware):
     async def resolve_scope(self, scope: dict[str, Any]) -> None:
-        scope["user"]._wrapped = await db_call(_lookup)(scope)
+        try:
+            scope["user"]._wrapped = await db_call(_lookup)(scope)
+        except Exception as error:
+            if not is_outage(error):
+                raise
+            # Who it is cannot be known now: the consumer tells the client to come back
+            # (config/ws.py) rather than let it in as somebody else, a visitor.
+            logger.warning("websocket sign-in: database unreachable (%s)", error)
+            scope["user"]._wrapped = AnonymousUser()
+            scope["database_unreachable"] = True
 
 
 def AuthMiddlewareStack(inner: Any) -> Any:

@@ -145,9 +145,9 @@ CLOSE_SIGNED_OUT = 4401
 
 # Close code for a socket over the user's limit of open sockets.
 CLOSE_TOO_MANY_SOCKETS = 4408
-# Close code for a socket that could not open because the database is unreachable (the
-# standard "try again later").
-CLOSE_TRY_AGAIN = 1013
+# Close code for a socket that could not open because the database is unreachable: "try again
+# later" (the standard 1013 is not one a server may send: applications use 4000-4999).
+CLOSE_TRY_AGAIN = 4503
 
 
 def account_group(user_id: int) -> str:
@@ -264,6 +264,13 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         return f"address:{self.address}" if self.address else None
 
     async def websocket_connect(self, message: dict[str, Any]) -> None:
+        if self.scope.get("database_unreachable"):
+            # The sign-in could not be looked up (config/auth.py): come back in a moment.
+            self._cleaned_up = True
+            await self.accept()
+            await self.send_error("unavailable", UNAVAILABLE)
+            await self.close(code=CLOSE_TRY_AGAIN)
+            return
         key = self.client_key()
         if key is not None and COOLDOWN.active(key):
             # Refused at the handshake (HTTP 403), before any database or channel work.

@@ -217,6 +217,15 @@ def test_a_flag_an_abort_and_a_resignation_reach_both_players_and_a_spectator_li
             wait_for_moves([alice, bob, spectator], 2)
             ended([alice, bob, spectator], rf"{bob_name} wins — .*time")
             alice.screenshot(path=str(ARTIFACTS / "ended-by-flag.png"), full_page=True)
+            # A rematch: both ask, and both are taken to the new game; the spectator is
+            # offered the link.
+            finished = alice.url
+            alice.locator("#rematch-button").click()
+            bob.locator("#rematch-button").click()
+            for page in (alice, bob):
+                page.wait_for_url(lambda url: url != finished and "/games/" in url)
+            assert alice.url == bob.url
+            expect(spectator.locator("#rematch-link")).to_be_visible()
             spectator.context.close()
 
             # An abort, before both have moved.
@@ -251,6 +260,13 @@ def test_an_illegal_click_says_why_and_the_history_steps_back_and_forth(
     with site.serve():
         alice = guest(browser, site, problems, "alice")
         bob = guest(browser, site, problems, "bob")
+        # An open challenge: its link shows where Alice is looking, with a copy button.
+        alice.select_option("#challenge-game", "diffusion")
+        alice.click("#challenge-submit")
+        link = alice.locator("#lobby-notice .challenge-link")
+        expect(link).to_be_visible()
+        expect(link).to_be_in_viewport()
+        expect(alice.locator("#lobby-notice button.copy")).to_be_visible()
         challenge(alice, bob, "diffusion")
         # Bob clicks while it is Alice's turn: the page says so.
         bob.locator("g.pit").first.click()

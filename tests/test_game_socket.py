@@ -23,6 +23,7 @@ from tests.games_helpers import (
     new_game,
     next_of_type,
     open_socket,
+    session_for,
 )
 from tests.wsutil import frames_until_close
 
@@ -398,3 +399,52 @@ async def test_a_move_whose_broadcast_was_lost_reaches_the_other_sockets_anyway(
         move = await next_of_type(client, "move")  # nothing else will come: it is a catch-up
         assert (move["v"], move["move"]) == (1, "I")
         await client.disconnect()
+
+
+async def test_a_socket_opening_while_the_database_is_away_is_told_so_and_closed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # It crashed the consumer (a 1011 close, "Exception inside application" in the log).
+    from django.db import OperationalError
+
+    from config.ws import CLOSE_TRY_AGAIN
+    from games import selectors
+    from tests.wsutil import communicator
+
+    game = await db(new_game)()
+
+    def away(*args: Any) -> None:
+        raise OperationalError("terminating connection due to administrator command")
+
+    monkeypatch.setattr(selectors, "load_game", away)
+    client = communicator(f"/ws/games/{game.pk}/")
+    accepted, _ = await client.connect()
+    assert accepted
+    frames, code = await frames_until_close(client)
+    assert [(f["type"], f["code"]) for f in frames] == [("error", "unavailable")]
+    assert code == CLOSE_TRY_AGAIN == 4503
+
+
+async def test_a_socket_whose_sign_in_cannot_be_looked_up_is_told_to_come_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The session's user could not be read (the database away): the handshake crashed. It
+    # must not let the player in as a visitor either.
+    from django.db import OperationalError
+
+    from config import auth
+    from tests.wsutil import communicator
+
+    game = await db(new_game)()
+    key = await db(session_for)(game.player1)
+
+    def away(*args: Any) -> None:
+        raise OperationalError("terminating connection due to administrator command")
+
+    monkeypatch.setattr(auth, "_lookup", away)
+    client = communicator(f"/ws/games/{game.pk}/", session_key=key)
+    accepted, _ = await client.connect()
+    assert accepted
+    frames, code = await frames_until_close(client)
+    assert [(f["type"], f["code"]) for f in frames] == [("error", "unavailable")]
+    assert code == 4503

@@ -239,3 +239,12 @@ def test_a_bad_address_is_refused_and_nothing_changes() -> None:
 def test_visitors_cannot_change_settings(client: Client) -> None:
     answer = client.post("/settings/notifications/", {"email": "x@example.org"})
     assert answer.status_code == 302 and "/login/" in answer["Location"]
+
+
+def test_favicon_ico_leads_to_the_sites_icon(client: Client) -> None:
+    # Browsers ask for /favicon.ico whatever the page says: it answered 404 on every page.
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301
+    assert response["Location"].endswith(".svg") and "favicon" in response["Location"]
+    page = client.get("/").content.decode()
+    assert 'rel="icon"' in page and "favicon-turn" in page
