@@ -139,6 +139,16 @@ def test_every_game_is_played_to_the_end_by_clicking(
             assert spectator.locator("g.pit.playable, g.cell.movable").count() == 0
             if size == "phone" and slug != "diffusion-chess":
                 assert smallest_target(alice, "g.pit rect.hit") >= MIN_TARGET
+            if size == "phone":
+                # The narrowest phones: 360 px.
+                alice.set_viewport_size({"width": 360, "height": 740})
+                alice.wait_for_timeout(300)  # the board redraws for the new width
+                assert_fits_the_width(alice, f"{slug} at 360 px")
+                if slug != "diffusion-chess":
+                    assert smallest_target(alice, "g.pit rect.hit") >= MIN_TARGET
+                alice.screenshot(path=str(ARTIFACTS / f"board-{slug}-360.png"), full_page=True)
+                alice.set_viewport_size(viewport)
+                alice.wait_for_timeout(300)
             alice.screenshot(path=str(ARTIFACTS / f"board-{slug}-{size}.png"), full_page=True)
             if size == "desk" and slug == "diffusion-chess":
                 # Board, turn and controls fit the window: nothing below the fold.

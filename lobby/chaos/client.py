@@ -49,10 +49,13 @@ class Socket:
     """One websocket. A reader task checks each frame, keeps the last version seen and the
     newest game view, and hands answers to whoever waits for their `id`."""
 
-    def __init__(self, base: str, path: str, cookie: str | None, tally: Tally) -> None:
+    def __init__(
+        self, base: str, path: str, cookie: str | None, tally: Tally, address: str | None = None
+    ) -> None:
         self.base = base  # ws://host:port
         self.path = path
         self.cookie = cookie
+        self.address = address  # sent as X-Forwarded-For: where the client comes from
         self.tally = tally
         self.connection: Any = None
         self.reader: asyncio.Task[None] | None = None
@@ -72,6 +75,8 @@ class Socket:
         to wait for one (a reconnect with `?v=` gets none when it missed nothing)."""
         http = self.base.replace("ws://", "http://")
         headers = {"Cookie": self.cookie} if self.cookie else {}
+        if self.address:
+            headers["X-Forwarded-For"] = self.address
         self.close_code = None
         self.closed = asyncio.Event()
         self.connection = await asyncio.wait_for(

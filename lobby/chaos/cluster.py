@@ -152,7 +152,9 @@ class Cluster:
             port = free_port()
             server = Proc(
                 name=f"server-{index}",
-                command=serve.command("127.0.0.1", port),
+                # As behind the production proxy: a client may come from any address (the
+                # flooders each from their own, so the flood cool-down is theirs alone).
+                command=serve.command("127.0.0.1", port, "--proxy-headers"),
                 log=self.directory / f"server-{index}.log",
                 port=port,
             )

@@ -48,7 +48,7 @@ async def flooder(
         servers = cluster.live_servers()
         server = servers[index % len(servers)]
         path = "/ws/lobby/" if kind == "lobby" else f"/ws/games/{floods_game[0]}/"
-        socket = Socket(server.ws, path, None, tally)
+        socket = Socket(server.ws, path, None, tally, address=f"198.51.100.{index + 1}")
         try:
             await socket.open()
         except Exception as error:
