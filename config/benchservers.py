@@ -24,6 +24,12 @@ from config import serve
 STARTUP_SECONDS = 60
 
 
+def percentile(values: list[float], fraction: float) -> float:
+    """The value at `fraction` (0..1) of the sorted values; NaN for none."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
+
+
 def busy_jiffies() -> tuple[int, int]:
     """(busy, total) CPU time of the whole machine so far, from /proc/stat."""
     fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]

@@ -17,6 +17,7 @@ from tests.test_browser import (  # noqa: F401  (fixtures)
     ARTIFACTS,
     Problems,
     Site,
+    back_to_lobby,
     browser,
     challenge,
     guest,
@@ -174,9 +175,7 @@ def test_every_game_is_played_to_the_end_by_clicking(
                 path=str(ARTIFACTS / f"board-{slug}-{size}-end.png"), full_page=True
             )
             spectator.context.close()
-            for page in (alice, bob):
-                page.goto(site.url + "/")
-                expect(page.locator("#lobby")).to_have_attribute("data-ready", "true")
+            back_to_lobby(site, alice, bob)
 
 
 def mark_unreloaded(*pages: Page) -> None:
@@ -212,19 +211,16 @@ def test_a_flag_an_abort_and_a_resignation_reach_both_players_and_a_spectator_li
                     expect(page.locator("#banner")).to_have_text(re.compile(pattern))
                 assert_unreloaded(*pages)
 
-            def lobby() -> None:
-                for page in (alice, bob):
-                    page.goto(site.url + "/")
-                    expect(page.locator("#lobby")).to_have_attribute("data-ready", "true")
+            def first_moves(spectator: Page) -> None:
+                for count, mover in enumerate((alice, bob), start=1):
+                    mover.locator("g.pit.playable").first.click()
+                    wait_for_moves([alice, bob, spectator], count)
 
             # A flag: five seconds on the clock ("1+0" in these tests), first moves free.
             game_id = challenge(alice, bob, "diffusion", time_control="1+0")
             spectator = watch(game_id)
             mark_unreloaded(alice, bob, spectator)
-            alice.locator("g.pit.playable").first.click()
-            wait_for_moves([alice, bob, spectator], 1)
-            bob.locator("g.pit.playable").first.click()
-            wait_for_moves([alice, bob, spectator], 2)
+            first_moves(spectator)
             ended([alice, bob, spectator], rf"{bob_name} wins — .*time")
             alice.screenshot(path=str(ARTIFACTS / "ended-by-flag.png"), full_page=True)
             # A rematch: both ask, and both are taken to the new game; the spectator is
@@ -239,7 +235,7 @@ def test_a_flag_an_abort_and_a_resignation_reach_both_players_and_a_spectator_li
             spectator.context.close()
 
             # An abort, before both have moved.
-            lobby()
+            back_to_lobby(site, alice, bob)
             game_id = challenge(alice, bob, "zigzag", {"pits": 4, "seeds": 3})
             spectator = watch(game_id)
             mark_unreloaded(alice, bob, spectator)
@@ -248,14 +244,11 @@ def test_a_flag_an_abort_and_a_resignation_reach_both_players_and_a_spectator_li
             spectator.context.close()
 
             # A resignation.
-            lobby()
+            back_to_lobby(site, alice, bob)
             game_id = challenge(alice, bob, "four-rank-diffusion")
             spectator = watch(game_id)
             mark_unreloaded(alice, bob, spectator)
-            alice.locator("g.pit.playable").first.click()
-            wait_for_moves([alice, bob, spectator], 1)
-            bob.locator("g.pit.playable").first.click()
-            wait_for_moves([alice, bob, spectator], 2)
+            first_moves(spectator)
             alice.once("dialog", lambda dialog: dialog.accept())
             alice.locator("#resign-button").click()
             ended([alice, bob, spectator], rf"{bob_name} wins — .*resign")

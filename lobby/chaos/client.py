@@ -60,8 +60,6 @@ class Socket:
         self.connection: Any = None
         self.reader: asyncio.Task[None] | None = None
         self.waiting: dict[Any, asyncio.Future[dict[str, Any]]] = {}
-        self.frames: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        self.keep_frames = False
         self.v = 0
         self.view: dict[str, Any] = {}  # the game: ply, to_move, legal_moves, status
         self.close_code: int | None = None
@@ -153,8 +151,6 @@ class Socket:
         waiter = self.waiting.pop(frame.get("id"), None) if "id" in frame else None
         if waiter is not None and not waiter.done():
             waiter.set_result(frame)
-        elif self.keep_frames:
-            self.frames.put_nowait(frame)
 
     async def send(self, message: Any) -> None:
         text = message if isinstance(message, str | bytes) else json.dumps(message)
@@ -240,11 +236,6 @@ class Browser:
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, *args: Any, **kwargs: Any) -> None:
         return None
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
 
 
 def now() -> float:

@@ -9,7 +9,8 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 
-from lobby.chaos.client import Socket, Tally, now, percentile
+from config.benchservers import percentile
+from lobby.chaos.client import Socket, Tally, now
 from lobby.chaos.cluster import Cluster
 from lobby.chaos.tables import Table
 

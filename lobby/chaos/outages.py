@@ -69,6 +69,20 @@ async def pause(tables: list[Table], go: asyncio.Event, within: float = 20) -> N
         await asyncio.sleep(0.05)
 
 
+async def measure_current(
+    tables: list[Table], go: asyncio.Event, since: float, result: Rounds
+) -> None:
+    """Stop play, then record one round: how long from `since` until every client was
+    current (late if over CURRENT_WITHIN; then waited for up to a minute)."""
+    await pause(tables, go)
+    took = await when_current(tables, since, CURRENT_WITHIN, result.behind)
+    result.rounds += 1
+    if took is None:
+        result.late += 1
+        took = await when_current(tables, since, 60) or float("inf")
+    result.current.append(took)
+
+
 async def redis_kills(
     cluster: Cluster, tables: list[Table], go: asyncio.Event, rounds: int, down: float
 ) -> Rounds:
@@ -80,13 +94,7 @@ async def redis_kills(
         await asyncio.sleep(down)  # play goes on without the channel layer
         await asyncio.to_thread(cluster.redis.start)
         back = now()
-        await pause(tables, go)
-        took = await when_current(tables, back, CURRENT_WITHIN, result.behind)
-        result.rounds += 1
-        if took is None:
-            result.late += 1
-            took = await when_current(tables, back, 60) or float("inf")
-        result.current.append(took)
+        await measure_current(tables, go, back, result)
     return result
 
 
@@ -128,13 +136,7 @@ async def postgres_kills(
                     last_failure = now()
             await asyncio.sleep(0.05)
         result.failing.append(last_failure - killed)
-        await pause(tables, go)
-        took = await when_current(tables, killed, CURRENT_WITHIN, result.behind)
-        result.rounds += 1
-        if took is None:
-            result.late += 1
-            took = await when_current(tables, killed, 60) or float("inf")
-        result.current.append(took)
+        await measure_current(tables, go, killed, result)
     return result
 
 
@@ -185,13 +187,7 @@ async def server_kills(
         cluster.kill(target)
         killed = now()
         await asyncio.sleep(1.0)  # play goes on, on the survivor
-        await pause(tables, go)
-        took = await when_current(tables, killed, CURRENT_WITHIN, result.behind)
-        result.rounds += 1
-        if took is None:
-            result.late += 1
-            took = await when_current(tables, killed, 60) or float("inf")
-        result.current.append(took)
+        await measure_current(tables, go, killed, result)
         presence = await presence_right(cluster, killed, PRESENCE_WITHIN)
         if presence is None:
             result.presence_late += 1
@@ -199,7 +195,3 @@ async def server_kills(
         result.presence.append(presence)
         await asyncio.to_thread(cluster.restart, target)
     return result
-
-
-async def stored_versions(tables: list[Table]) -> dict[int, int]:
-    return await sync_to_async(versions)([t.game_id for t in tables])

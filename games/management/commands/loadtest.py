@@ -40,6 +40,7 @@ from config.benchservers import (
     check_shared_services,
     cores_busy,
     no_collector_pauses,
+    percentile,
     start_servers,
     stop_servers,
     usage,
@@ -49,11 +50,6 @@ from games.engine import pick_client_move
 
 STARTUP_SECONDS = 60
 GRACE_SECONDS = 3.0
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
 
 
 def role_of(seat: int) -> str:

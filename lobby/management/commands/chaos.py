@@ -27,8 +27,9 @@ from asgiref.sync import sync_to_async
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import User
+from config.benchservers import percentile
 from lobby.chaos import accounts, floods, fuzz, idle, outages, requests
-from lobby.chaos.client import OPEN, Tally, percentile, session_cookie
+from lobby.chaos.client import OPEN, Tally, session_cookie
 from lobby.chaos.cluster import Cluster
 from lobby.chaos.tables import Table, lost_moves
 
