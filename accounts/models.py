@@ -33,3 +33,22 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.username
+
+
+class Block(models.Model):
+    """`blocker` wants nothing from `blocked`: no challenges, no chat lines."""
+
+    blocker = models.ForeignKey(User, on_delete=models.CASCADE, related_name="blocks")
+    blocked = models.ForeignKey(User, on_delete=models.CASCADE, related_name="blocked_by")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["blocker", "blocked"], name="accounts_block_once"),
+            models.CheckConstraint(
+                condition=~models.Q(blocker=models.F("blocked")), name="accounts_block_not_self"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.blocker_id} blocks {self.blocked_id}"

@@ -53,6 +53,17 @@ class Game(models.Model):
     deadline = models.DateTimeField(null=True, blank=True, db_index=True)
     # Real-time players whose last socket closed: {"1": epoch ms when they left}.
     away = models.JSONField(default=dict, blank=True)
+    # Rated games change the players' ratings when they end (ratings/); casual ones do not.
+    rated = models.BooleanField(default=False)
+    # Offers waiting for the opponent's answer: {"takeback": 1, "draw": 2} (the offering
+    # player). A move withdraws every offer (it was made for the position before it).
+    offers = models.JSONField(default=dict, blank=True)
+    # Players who muted their opponent's chat in this game ([1], [2], [1, 2]).
+    chat_muted = models.JSONField(default=list, blank=True)
+    # The last move (or the start), and the last "you have not moved" reminder: long
+    # correspondence and untimed games are reminded and forfeited from these.
+    moved_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    reminded_at = models.DateTimeField(null=True, blank=True)
     rematch = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
     )
@@ -111,6 +122,9 @@ class GameEvent(models.Model):
         null=True, blank=True, help_text="move events: the moves played before this one"
     )
     payload = models.JSONField()
+    # A move taken back by consent: its event stays (history is never rewritten), but it is
+    # no longer part of the game's moves, and the ply may be played again.
+    undone = models.BooleanField(default=False, db_default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -118,7 +132,11 @@ class GameEvent(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["game", "version"], name="games_event_one_per_version"),
             # The backstop of "one writer per game": two processes can never both store ply n.
-            models.UniqueConstraint(fields=["game", "ply"], name="games_move_one_per_ply"),
+            models.UniqueConstraint(
+                fields=["game", "ply"],
+                condition=models.Q(undone=False),
+                name="games_move_one_per_ply",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -164,3 +182,23 @@ class GameConnection(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game_id} {self.channel_name}"
+
+
+class ChatLine(models.Model):
+    """One line of a game's chat: the players' room or the spectators' room."""
+
+    class Room(models.TextChoices):
+        PLAYERS = "players"
+        SPECTATORS = "spectators"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="chat")
+    room = models.CharField(max_length=10, choices=Room.choices)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    text = models.CharField(max_length=140)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["game", "room", "id"])]
+
+    def __str__(self) -> str:
+        return f"{self.game_id} {self.room} {self.user_id}: {self.text[:20]}"

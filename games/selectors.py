@@ -52,8 +52,9 @@ def snapshot(game: Game) -> dict[str, Any]:
 
 
 def move_events(game: Game) -> QuerySet[GameEvent]:
-    """The game's move events in order: each is the record of one move."""
-    return GameEvent.objects.filter(game=game, ply__isnull=False).order_by("ply")
+    """The game's move events in order: each is the record of one move (moves taken back
+    are not part of the game any more)."""
+    return GameEvent.objects.filter(game=game, ply__isnull=False, undone=False).order_by("ply")
 
 
 def played(game: Game) -> list[tuple[int, str]]:

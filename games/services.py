@@ -17,6 +17,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import transaction
+from django.utils import timezone
 
 from accounts.models import User
 from config.db import run_soon
@@ -226,11 +227,17 @@ def new_game(
     player1: User,
     player2: User,
     time_control: str | clocks.TimeControl = "",
+    rated: bool = False,
 ) -> Game:
     """An unsaved active game; the engine validates the slug and options, clocks.parse the
-    time control. A timed game's clock starts now, with player 1 to move."""
+    time control. A timed game's clock starts now, with player 1 to move. Only a game
+    between two registered players can be rated."""
     if player1.pk == player2.pk:
         raise ServiceError("same_player", "A game needs two different players.")
+    if rated and (player1.is_guest or player2.is_guest):
+        raise ServiceError(
+            "guests_play_casual", "Guests play casual games only: log in to play rated."
+        )
     try:
         rules = rules_for(slug, options)
     except InvalidOptions as error:
@@ -251,6 +258,8 @@ def new_game(
         state=rules.to_json(rules.initial_state()),
         time_control=control,
         clock=clocks.start(control, now_ms()),
+        rated=rated,
+        moved_at=timezone.now(),
     )
     _set_deadline(game)
     return game
@@ -263,10 +272,16 @@ def create_game(
     player1: User,
     player2: User,
     time_control: str | clocks.TimeControl = "",
+    rated: bool = False,
 ) -> Game:
     """A new active game; the engine validates the slug and options."""
     game = new_game(
-        slug=slug, options=options, player1=player1, player2=player2, time_control=time_control
+        slug=slug,
+        options=options,
+        player1=player1,
+        player2=player2,
+        time_control=time_control,
+        rated=rated,
     )
     game.save()
     lifecycle.started([game])
@@ -492,6 +507,7 @@ def offer_rematch(*, game_id: int, user: Any) -> Applied:
                 player1=game.player2,
                 player2=game.player1,
                 time_control=game.time_control,
+                rated=game.rated,
             )
             game.rematch = rematch
             event = _emit(game, {"type": "rematch", "new_game_id": rematch.pk})
