@@ -77,7 +77,7 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict games/rules
-	$(BIN)/mypy config accounts games lobby
+	$(BIN)/mypy config accounts games ratings lobby follows
 
 format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .

@@ -58,7 +58,9 @@ INSTALLED_APPS = [
     "channels",
     "accounts",
     "games",
+    "ratings",
     "lobby",
+    "follows",
 ]
 
 MIDDLEWARE = [
