@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from contextlib import suppress
 from typing import Any, ClassVar
 from urllib.parse import parse_qs
@@ -47,6 +48,12 @@ class GameConsumer(JsonConsumer):
         "ping": "handle_ping",
         "claim": "handle_claim",
         "lag_reply": "handle_lag_reply",
+        "chat": "handle_chat",
+        "chat_mute": "handle_chat_mute",
+        "takeback": "handle_takeback",
+        "takeback_answer": "handle_takeback_answer",
+        "draw": "handle_draw",
+        "draw_answer": "handle_draw_answer",
     }
     # How often a player's socket measures the round trip (lag compensation).
     lag_probe_seconds: ClassVar[float] = float(getattr(settings, "LAG_PROBE_SECONDS", 10.0))
@@ -64,6 +71,9 @@ class GameConsumer(JsonConsumer):
         self.joined = False
         self.lag_ms = 0  # half the measured round trip, smoothed
         self._probes: list[int] = []  # the `t` of the probes sent and not yet answered
+        # Chat lines this socket's user sent from it: sent back at once, so their broadcast
+        # is skipped here.
+        self._own_lines: deque[int] = deque(maxlen=20)
         self._timer: asyncio.TimerHandle | None = None
         self._prober: asyncio.Task[None] | None = None
         # Events reach the client in version order whichever task sends them (a broadcast,
@@ -100,6 +110,9 @@ class GameConsumer(JsonConsumer):
             await self._send_state()
         else:
             await self._arm_from_game()
+            chat = self._query_int("chat")
+            if chat is not None:
+                await self._send_chat_since(chat)
         catchup.watch(self)
         presence.crowd_changed(self.game_id)
 
@@ -122,8 +135,11 @@ class GameConsumer(JsonConsumer):
             presence.crowd_changed(self.game_id)
 
     def _version_in_query(self) -> int | None:
+        return self._query_int("v")
+
+    def _query_int(self, name: str) -> int | None:
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
-        values = query.get("v")
+        values = query.get(name)
         if not values:
             return None
         try:
@@ -140,7 +156,13 @@ class GameConsumer(JsonConsumer):
             return
         self.last_v = game.version
         await self.send_json(
-            {"type": "state", "v": game.version, "you": self.player, "game": state}
+            {
+                "type": "state",
+                "v": game.version,
+                "you": self.player,
+                "game": state,
+                "chat": await db_call(selectors.chat_view)(game, self.user, self.player),
+            }
         )
         if state is not None:
             self._arm(state.get("clock"))
@@ -216,6 +238,26 @@ class GameConsumer(JsonConsumer):
     async def game_crowd(self, message: dict[str, Any]) -> None:
         await self.send_json(message["crowd"])
 
+    async def game_chat(self, message: dict[str, Any]) -> None:
+        # One broadcast reaches the whole game: each socket keeps its own room's lines.
+        if message["room"] != selectors.chat_room(self.player):
+            return
+        if message["line_id"] in self._own_lines:
+            return
+        user_id = getattr(self.user, "pk", None)
+        if user_id is not None and user_id in message["hidden_from"]:
+            return
+        await self.send(text_data=message["text"])
+
+    async def _send_chat_since(self, after: int) -> None:
+        game = await db_call(selectors.load_game)(self.game_id)
+        if game is None:
+            return
+        lines = await db_call(selectors.chat_lines)(game, self.user, self.player, after)
+        if lines:
+            room = selectors.chat_room(self.player)
+            await self.send_json({"type": "chat_lines", "room": room, "lines": lines})
+
     # --- handlers ---------------------------------------------------------------------------
 
     async def _call(self, service: Any, message: Message, **kwargs: Any) -> None:
@@ -255,6 +297,35 @@ class GameConsumer(JsonConsumer):
         async with self._order:
             if not await self._replay(message.v):
                 await self._send_state()
+            elif message.chat is not None:
+                await self._send_chat_since(message.chat)
+
+    async def handle_chat(self, message: protocol.Chat) -> None:
+        echo = {} if message.id is None else {"id": message.id}
+        try:
+            frame = await db_call(services.post_chat)(
+                game_id=self.game_id, user=self.user, room=message.room, text=message.text
+            )
+        except ServiceError as error:
+            await self.send_error(error.code, error.message, **echo)
+            return
+        self._own_lines.append(frame["line"]["id"])
+        await self.send_json({**frame, **echo})
+
+    async def handle_chat_mute(self, message: protocol.ChatMute) -> None:
+        await self._call(services.mute_chat, message, mute=message.mute)
+
+    async def handle_takeback(self, message: protocol.Takeback) -> None:
+        await self._call(services.offer_takeback, message)
+
+    async def handle_takeback_answer(self, message: protocol.TakebackAnswer) -> None:
+        await self._call(services.answer_takeback, message, accept=message.accept)
+
+    async def handle_draw(self, message: protocol.Draw) -> None:
+        await self._call(services.offer_draw, message)
+
+    async def handle_draw_answer(self, message: protocol.DrawAnswer) -> None:
+        await self._call(services.answer_draw, message, accept=message.accept)
 
     async def handle_ping(self, message: protocol.Ping) -> None:
         await self.send_json({"type": "pong", "id": message.id})

@@ -23,6 +23,7 @@ class Game(models.Model):
         ABORT = "abort"
         TIME = "time"  # the running player's clock ran out (games/clocks.py)
         ABANDON = "abandon"  # a real-time player left and the opponent claimed the win
+        AGREEMENT = "agreement"  # both players agreed to a draw
 
     slug = models.CharField(max_length=40)
     options = models.JSONField(default=dict, blank=True)

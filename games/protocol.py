@@ -33,6 +33,7 @@ class Rematch(Message, tag="rematch", kw_only=True, frozen=True):
 
 class Sync(Message, tag="sync", kw_only=True, frozen=True):
     v: int  # the last version the client saw
+    chat: int | None = None  # the last chat line id the client saw: later lines are sent
 
 
 class Ping(Message, tag="ping", kw_only=True, frozen=True):
@@ -47,7 +48,50 @@ class LagReply(Message, tag="lag_reply", kw_only=True, frozen=True):
     t: int  # as the server's lag_probe sent it
 
 
-CLIENT_MESSAGES = Move | Resign | Abort | Rematch | Sync | Ping | Claim | LagReply
+ChatText = Annotated[str, msgspec.Meta(max_length=1000)]  # the service says "at most 140"
+
+
+class Chat(Message, tag="chat", kw_only=True, frozen=True):
+    room: str  # "players" or "spectators"
+    text: ChatText
+
+
+class ChatMute(Message, tag="chat_mute", kw_only=True, frozen=True):
+    mute: bool
+
+
+class Takeback(Message, tag="takeback", kw_only=True, frozen=True):
+    pass
+
+
+class TakebackAnswer(Message, tag="takeback_answer", kw_only=True, frozen=True):
+    accept: bool
+
+
+class Draw(Message, tag="draw", kw_only=True, frozen=True):
+    pass
+
+
+class DrawAnswer(Message, tag="draw_answer", kw_only=True, frozen=True):
+    accept: bool
+
+
+CLIENT_MESSAGES = (
+    Move
+    | Resign
+    | Abort
+    | Rematch
+    | Sync
+    | Ping
+    | Claim
+    | LagReply
+    | Chat
+    | ChatMute
+    | Takeback
+    | TakebackAnswer
+    | Draw
+    | DrawAnswer
+)
 
 
 class MoveBody(Body, kw_only=True, frozen=True):
@@ -129,6 +173,24 @@ class PlayedMove(msgspec.Struct, forbid_unknown_fields=True):
 LegalMoves = list[str] | ChessMoves
 
 
+class ChatLine(msgspec.Struct, forbid_unknown_fields=True):
+    id: int
+    user: str
+    text: str
+    at: str  # ISO 8601
+
+
+class ChatView(msgspec.Struct, forbid_unknown_fields=True):
+    room: str
+    lines: list[ChatLine]
+    muted: bool  # this player muted their opponent's chat (always false for spectators)
+
+
+class Takebacks(msgspec.Struct, forbid_unknown_fields=True):
+    ply: int  # the number of moves played once it was taken back
+    undone: int
+
+
 class Game(msgspec.Struct, forbid_unknown_fields=True):
     id: int
     slug: str
@@ -149,12 +211,17 @@ class Game(msgspec.Struct, forbid_unknown_fields=True):
     time_control: TimeControl
     clock: Clock | None
     away: dict[str, int]
+    rated: bool
+    draws: bool  # whether the game can end in a draw (never in the Diffusions)
+    offers: dict[str, int]  # {"takeback": 1, "draw": 2}: who is waiting for an answer
+    takebacks: list[Takebacks]
 
 
 class State(Frame, tag="state", kw_only=True):
     v: int
     you: int | None
     game: Game
+    chat: ChatView | None = None
 
 
 class Event(Frame, kw_only=True):
@@ -207,6 +274,44 @@ class Back(Event, tag="back", kw_only=True):
     clock: Clock | None
 
 
+class TakebackOffer(Event, tag="takeback_offer", kw_only=True):
+    by: int
+
+
+class TakebackDeclined(Event, tag="takeback_declined", kw_only=True):
+    by: int
+
+
+class TakebackEvent(Event, tag="takeback", kw_only=True):
+    by: int  # the player who accepted
+    ply: int  # moves played now
+    undone: int  # moves taken back
+    state: dict[str, Any]
+    to_move: int
+    legal_moves: LegalMoves
+    abortable: bool
+    clock: Clock | None
+
+
+class DrawOffer(Event, tag="draw_offer", kw_only=True):
+    by: int
+
+
+class DrawDeclined(Event, tag="draw_declined", kw_only=True):
+    by: int
+
+
+class ChatFrame(Frame, tag="chat", kw_only=True):
+    room: str
+    line: ChatLine
+    id: RequestId = None
+
+
+class ChatLines(Frame, tag="chat_lines", kw_only=True):
+    room: str
+    lines: list[ChatLine]
+
+
 class Crowd(Frame, tag="crowd", kw_only=True):
     spectators: int
     players: dict[str, bool]
@@ -239,6 +344,13 @@ SERVER_FRAMES = (
     | RematchEvent
     | Away
     | Back
+    | TakebackOffer
+    | TakebackDeclined
+    | TakebackEvent
+    | DrawOffer
+    | DrawDeclined
+    | ChatFrame
+    | ChatLines
     | Crowd
     | LagProbe
     | Ack

@@ -6,11 +6,12 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from accounts.models import Block
 from games import clocks
 from games.clocks import now_ms
 from games.engine import client_moves, rules_for
-from games.models import Game, GameEvent
-from games.rules import available_games
+from games.models import ChatLine, Game, GameEvent
+from games.rules import available_games, game_info
 
 # A client further behind than this gets one fresh snapshot instead of the events: a frame
 # per event would let a cheap `sync` pull a whole game's history out of the server.
@@ -48,6 +49,73 @@ def snapshot(game: Game) -> dict[str, Any]:
         "clock": clocks.view(game.clock, now_ms()),
         # Real-time players away from the game: when their opponent may claim the win.
         "away": {seat: at + clocks.ABANDON_MS for seat, at in game.away.items()},
+        "rated": game.rated,
+        "draws": game_info(game.slug).draws,
+        "offers": game.offers,
+        "takebacks": takebacks(game),
+    }
+
+
+def takebacks(game: Game) -> list[dict[str, int]]:
+    """Every accepted takeback, in order: the moves played once it was done, and how many
+    it took back (the move list shows them)."""
+    rows = GameEvent.objects.filter(game=game, payload__type="takeback").order_by("version")
+    return [
+        {"ply": ply, "undone": undone}
+        for ply, undone in rows.values_list("payload__ply", "payload__undone")
+    ]
+
+
+# The chat lines a snapshot or a resync carries at most (the newest).
+CHAT_LINES = 50
+
+
+def chat_room(player: int | None) -> str:
+    """Players talk in the players' room; everyone else in the spectators' room."""
+    return ChatLine.Room.PLAYERS if player else ChatLine.Room.SPECTATORS
+
+
+def chat_line(line: ChatLine) -> dict[str, Any]:
+    return {
+        "id": line.pk,
+        "user": line.user.username,
+        "text": line.text,
+        "at": line.created_at.isoformat(),
+    }
+
+
+def chat_hidden_from(game: Game, author_id: int, room: str) -> list[int]:
+    """Users who must not see `author_id`'s lines in this game: the opponent who muted
+    them (players' room) and everyone who blocked them."""
+    hidden = list(Block.objects.filter(blocked_id=author_id).values_list("blocker_id", flat=True))
+    if room == ChatLine.Room.PLAYERS:
+        for player, user_id in ((1, game.player1_id), (2, game.player2_id)):
+            if player in game.chat_muted and user_id != author_id:
+                hidden.append(user_id)
+    return hidden
+
+
+def chat_lines(game: Game, user: Any, player: int | None, after: int = 0) -> list[dict[str, Any]]:
+    """The newest lines of the viewer's room (after line `after`), oldest first, without
+    those the viewer muted or blocked."""
+    room = chat_room(player)
+    rows = ChatLine.objects.filter(game=game, room=room, id__gt=after).select_related("user")
+    user_id = user.pk if user is not None and getattr(user, "is_authenticated", False) else None
+    if user_id is not None:
+        blocked = Block.objects.filter(blocker_id=user_id).values_list("blocked_id", flat=True)
+        rows = rows.exclude(user_id__in=blocked)
+        if player in game.chat_muted:
+            rows = rows.filter(user_id=user_id)
+    newest = list(rows.order_by("-id")[:CHAT_LINES])
+    return [chat_line(line) for line in reversed(newest)]
+
+
+def chat_view(game: Game, user: Any, player: int | None) -> dict[str, Any]:
+    """The chat a socket's snapshot carries: its room, the newest lines, the mute."""
+    return {
+        "room": chat_room(player),
+        "lines": chat_lines(game, user, player),
+        "muted": bool(player) and player in game.chat_muted,
     }
 
 

@@ -32,8 +32,8 @@ from games.engine import (
     rules_for,
     sowing_path,
 )
-from games.models import Game, GameConnection, MoveNotice
-from games.rules import IllegalMove, InvalidOptions
+from games.models import ChatLine, Game, GameConnection, GameEvent, MoveNotice
+from games.rules import IllegalMove, InvalidOptions, game_info
 
 logger = logging.getLogger(__name__)
 
@@ -108,6 +108,7 @@ def _finish(
     game.reason = reason
     game.clock = clocks.stopped(game.clock, now)
     game.deadline = None
+    game.offers = {}
     event = _emit(
         game,
         {
@@ -354,6 +355,9 @@ def _apply(
     game.ply = ply + 1
     game.state = state_json
     game.both_moved = game.both_moved or player == 2
+    game.moved_at = timezone.now()
+    # An offer was made for the position before this move: the move withdraws it.
+    game.offers = {}
     outcome = rules.outcome(new_state)
     turn_over = outcome is not None or rules.to_move(new_state) != player
     if game.clock:
@@ -420,6 +424,8 @@ MOVE_COLUMNS = (
     "termination",
     "reason",
     "version",
+    "moved_at",
+    "offers",
 )
 
 
@@ -515,6 +521,215 @@ def offer_rematch(*, game_id: int, user: Any) -> Applied:
             event = _emit(game, {"type": "rematch_offer", "by": player})
         game.save()
     return Applied(game=game, event=event)
+
+
+# --- takebacks and draws by consent (pbmserv's undo and propose draw) ----------------------
+
+
+def _active_player(game_id: int, user: Any) -> tuple[Game, int]:
+    game = _locked(game_id)
+    player = _player(game, user)
+    if game.status != Game.Status.ACTIVE:
+        raise ServiceError("game_over", "The game is already over.")
+    return game, player
+
+
+def _trailing_moves(game: Game, player: int) -> list[GameEvent]:
+    """The moves at the end of the game made by `player` (their last turn, all of it in
+    Diffusion Chess), newest first; empty when the opponent moved since."""
+    moves = []
+    for event in selectors.move_events(game).order_by("-ply").only("pk", "ply", "payload"):
+        if event.payload["player"] != player:
+            break
+        moves.append(event)
+    return moves
+
+
+def offer_takeback(*, game_id: int, user: Any) -> Applied:
+    """Ask the opponent to take back the asker's last move (or last turn)."""
+    with transaction.atomic():
+        game, player = _active_player(game_id, user)
+        if not _trailing_moves(game, player):
+            raise ServiceError(
+                "nothing_to_take_back",
+                "You can take back only your own last move, before your opponent answers it.",
+            )
+        if game.offers.get("takeback") == player:
+            return Applied(game=game, event=None, duplicate=True)
+        game.offers = {**game.offers, "takeback": player}
+        event = _emit(game, {"type": "takeback_offer", "by": player})
+        game.save(update_fields=["offers", "version", "updated_at"])
+    return Applied(game=game, event=event)
+
+
+def answer_takeback(*, game_id: int, user: Any, accept: bool) -> Applied:
+    """Accept or decline the opponent's takeback request. Accepted, their last moves are
+    undone: the position goes back, the clocks keep the time already spent and the
+    asker's clock runs; the moves' events stay stored, marked undone."""
+    with transaction.atomic():
+        game, player = _active_player(game_id, user)
+        asker = 3 - player
+        if game.offers.get("takeback") != asker:
+            raise ServiceError("no_offer", "Your opponent has not asked to take a move back.")
+        offers = {kind: by for kind, by in game.offers.items() if kind != "takeback"}
+        if not accept:
+            game.offers = offers
+            event = _emit(game, {"type": "takeback_declined", "by": player})
+            game.save(update_fields=["offers", "version", "updated_at"])
+            return Applied(game=game, event=event)
+        undone = _trailing_moves(game, asker)
+        if not undone:  # cannot happen while moves withdraw offers; refuse rather than guess
+            raise ServiceError("nothing_to_take_back", "There is no move to take back.")
+        rules = rules_for(game.slug, game.options)
+        first = undone[-1].ply or 0
+        before = selectors.move_events(game).filter(ply=first - 1).values_list("payload", flat=True)
+        state_json = before[0]["state"] if first else rules.to_json(rules.initial_state())
+        state = rules.from_json(state_json)
+        GameEvent.objects.filter(pk__in=[event.pk for event in undone]).update(undone=True)
+        now = now_ms()
+        game.ply = first
+        game.state = state_json
+        game.both_moved = selectors.move_events(game).filter(payload__player=2).exists()
+        game.offers = {}
+        game.moved_at = timezone.now()
+        if game.clock:
+            clock = clocks.stopped(game.clock, now) or {}
+            game.clock = {**clock, "running": rules.to_move(state), "since": now}
+        _set_deadline(game)
+        event = _emit(
+            game,
+            {
+                "type": "takeback",
+                "by": player,
+                "ply": game.ply,
+                "undone": len(undone),
+                "state": state_json,
+                "to_move": rules.to_move(state),
+                "legal_moves": client_moves(rules, state),
+                "abortable": game.abortable,
+                "clock": clocks.view(game.clock, now),
+            },
+        )
+        game.save()
+    return Applied(game=game, event=event)
+
+
+def offer_draw(*, game_id: int, user: Any) -> Applied:
+    """Propose a draw; if the opponent proposed one already, the game is drawn."""
+    with transaction.atomic():
+        game, player = _active_player(game_id, user)
+        info = game_info(game.slug)
+        if not info.draws:
+            raise ServiceError("no_draws", info.no_draws)
+        if game.offers.get("draw") == player:
+            return Applied(game=game, event=None, duplicate=True)
+        if game.offers.get("draw") == 3 - player:
+            event = _draw_agreed(game)
+        else:
+            game.offers = {**game.offers, "draw": player}
+            event = _emit(game, {"type": "draw_offer", "by": player})
+        game.save()
+    return Applied(game=game, event=event)
+
+
+def answer_draw(*, game_id: int, user: Any, accept: bool) -> Applied:
+    """Accept (the game is drawn) or decline the opponent's draw offer."""
+    with transaction.atomic():
+        game, player = _active_player(game_id, user)
+        if game.offers.get("draw") != 3 - player:
+            raise ServiceError("no_offer", "Your opponent has not offered a draw.")
+        if accept:
+            event = _draw_agreed(game)
+        else:
+            game.offers = {kind: by for kind, by in game.offers.items() if kind != "draw"}
+            event = _emit(game, {"type": "draw_declined", "by": player})
+        game.save()
+    return Applied(game=game, event=event)
+
+
+def _draw_agreed(game: Game) -> dict[str, Any]:
+    return _finish(
+        game,
+        winner=None,
+        termination=Game.Termination.AGREEMENT,
+        reason="drawn by agreement",
+    )
+
+
+# --- chat ----------------------------------------------------------------------------------
+
+CHAT_MAX = 140
+# At most CHAT_BURST lines in CHAT_WINDOW seconds from one user in one game.
+CHAT_BURST = 5
+CHAT_WINDOW = 10
+
+
+def post_chat(*, game_id: int, user: Any, room: str, text: str) -> dict[str, Any]:
+    """Store a chat line and send it to its room; returns the line as clients see it."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        raise ServiceError("not_logged_in", "Log in (or play as a guest) to chat.")
+    text = " ".join(str(text).split())
+    if not text:
+        raise ServiceError("bad_message", "A chat line needs some text.")
+    if len(text) > CHAT_MAX:
+        raise ServiceError("chat_too_long", f"A chat line has at most {CHAT_MAX} characters.")
+    if room not in ChatLine.Room.values:
+        raise ServiceError("bad_message", 'room is "players" or "spectators".')
+    game = selectors.load_game(game_id)
+    if game is None:
+        raise ServiceError("no_such_game", f"There is no game {game_id}.")
+    player = game.player_number(user)
+    if room == ChatLine.Room.PLAYERS and player is None:
+        raise ServiceError("not_a_player", "Only the two players talk in the players' room.")
+    if room == ChatLine.Room.SPECTATORS and player is not None:
+        raise ServiceError(
+            "not_a_spectator", "Players talk to each other in the players' room, not here."
+        )
+    since = timezone.now() - timezone.timedelta(seconds=CHAT_WINDOW)
+    recent = ChatLine.objects.filter(game=game, user=user, created_at__gte=since).count()
+    if recent >= CHAT_BURST:
+        raise ServiceError(
+            "chat_too_fast", f"At most {CHAT_BURST} lines in {CHAT_WINDOW} seconds: slow down."
+        )
+    line = ChatLine.objects.create(game=game, room=room, user=user, text=text)
+    frame = {"type": "chat", "room": room, "line": selectors.chat_line(line)}
+    hidden = selectors.chat_hidden_from(game, user.pk, room)
+    transaction.on_commit(lambda: _send_chat(game.pk, frame, hidden))
+    return frame
+
+
+def _send_chat(game_id: int, frame: dict[str, Any], hidden: list[int]) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    message = {
+        "type": "game.chat",
+        "room": frame["room"],
+        "line_id": frame["line"]["id"],
+        "hidden_from": hidden,
+        "text": encode(frame),
+    }
+
+    async def send() -> None:
+        try:
+            await layer.group_send(presence.game_group(game_id), message)
+        except Exception:
+            # The line is stored: a client's next sync (with `chat`) brings it.
+            logger.exception("chat of game %s not sent", game_id)
+
+    run_soon(send)
+
+
+def mute_chat(*, game_id: int, user: Any, mute: bool) -> Applied:
+    """A player hides (or shows again) their opponent's chat in this game."""
+    with transaction.atomic():
+        game = _locked(game_id)
+        player = _player(game, user)
+        muted = set(game.chat_muted)
+        muted = muted | {player} if mute else muted - {player}
+        game.chat_muted = sorted(muted)
+        game.save(update_fields=["chat_muted", "updated_at"])
+    return Applied(game=game, event=None)
 
 
 # --- abandonment -----------------------------------------------------------------------------

@@ -13,6 +13,7 @@ rules.to_json(state) / rules.from_json(d)  # exact round trip; ValueError on a b
 rules.canonical_move(state, " i ")         # "I": how a move is written down
 rules.render_text(state)                   # the pbmserv-style board (whose turn is not shown)
 available_games()                          # slug, name, summary and options of every game
+game_info("zigzag").draws                  # whether the game can end in a draw
 
 A game joins by registering a `GameInfo` (games/rules/base.py) from its module, imported
 below; the conformance tests then play it like every other game.
@@ -29,6 +30,7 @@ from games.rules.base import (
     Outcome,
     Rules,
     available_games,
+    game_info,
     get_rules,
 )
 
@@ -39,5 +41,6 @@ __all__ = [
     "Outcome",
     "Rules",
     "available_games",
+    "game_info",
     "get_rules",
 ]

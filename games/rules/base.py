@@ -111,6 +111,9 @@ class GameInfo:
     factory: Callable[..., Rules]
     options: tuple[OptionSpec, ...] = ()
     summary: str = ""
+    # Whether a game can end in a draw; where it cannot, `no_draws` says why (for people).
+    draws: bool = True
+    no_draws: str = ""
     # Rules objects are immutable and precompute their tables: build each option set once.
     _cache: dict[tuple[tuple[str, int], ...], Rules] = field(
         default_factory=dict, compare=False, repr=False
@@ -123,6 +126,7 @@ class GameInfo:
             "name": self.name,
             "summary": self.summary,
             "options": [option.describe() for option in self.options],
+            "draws": self.draws,
         }
 
     def rules(self, options: Mapping[str, Any]) -> Rules:
@@ -160,6 +164,14 @@ def get_rules(slug: str, /, **options: Any) -> Rules:
         known = ", ".join(sorted(REGISTRY))
         raise InvalidOptions(f"unknown game {str(slug)[:40]!r}; the games are: {known}")
     return info.rules(options)
+
+
+def game_info(slug: str) -> GameInfo:
+    """A registered game's metadata; InvalidOptions for an unknown slug."""
+    info = REGISTRY.get(slug) if isinstance(slug, str) else None
+    if info is None:
+        raise InvalidOptions(f"unknown game {str(slug)[:40]!r}")
+    return info
 
 
 def available_games() -> list[dict[str, Any]]:

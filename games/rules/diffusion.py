@@ -410,12 +410,17 @@ FOUR_RANK = Geometry(
     row_labels=tuple("4321"),
 )
 
+# Only the block of the scooped pit can empty, so both never empty together (Steere).
+NO_DRAWS = "Diffusion cannot end in a draw: every game has a winner, as its author states."
+
 register(
     GameInfo(
         slug="diffusion",
         name="Diffusion",
         factory=lambda: DiffusionRules("diffusion", DIFFUSION),
         summary="Mark Steere, 2006: two rows of six pits; the owner of an emptied block wins.",
+        draws=False,
+        no_draws=NO_DRAWS,
     )
 )
 register(
@@ -424,5 +429,7 @@ register(
         name="Four-rank Diffusion",
         factory=lambda: DiffusionRules("four-rank-diffusion", FOUR_RANK),
         summary="Mark Steere, 2006: four ranks of eight pits; inner pits hold six.",
+        draws=False,
+        no_draws=NO_DRAWS,
     )
 )

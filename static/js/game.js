@@ -12,6 +12,8 @@ const live = {
   flipped: null, viewing: null, positions: null, socket: null, retry: 500, pending: 0,
   // The clock as the server last told it, and the local time when it arrived.
   clock: null, clockAt: 0,
+  // Chat: the room's lines as shown, and the newest line id (a reconnect asks for later ones).
+  chat: null, chatId: 0, ratings: null,
 };
 
 // Set once the page starts navigating away (a form post, a link).
@@ -25,7 +27,7 @@ window.addEventListener("pageshow", () => {
 
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const query = live.game ? `?v=${live.v}` : "";
+  const query = live.game ? `?v=${live.v}&chat=${live.chatId}` : "";
   const socket = new WebSocket(`${scheme}://${location.host}/ws/games/${gameId}/${query}`);
   live.socket = socket;
   setConnection("connecting", "connecting…");
@@ -87,6 +89,7 @@ function receive(message) {
     const moves = message.game.moves;
     live.lastMove = moves.length ? moves[moves.length - 1].notation : null;
     if (live.flipped === null) live.flipped = message.you === 2;
+    if (message.chat) setChat(message.chat);
     draw();
     return;
   }
@@ -94,9 +97,11 @@ function receive(message) {
   if (message.type === "error") {
     say(message.message, "error");
     // These refusals prove the page's view is behind the server's: catch up.
-    if (STALE_ERRORS.has(message.code)) send({ type: "sync", v: live.v });
+    if (STALE_ERRORS.has(message.code)) send({ type: "sync", v: live.v, chat: live.chatId });
     return;
   }
+  if (message.type === "chat") return addChat([message.line]);
+  if (message.type === "chat_lines") return addChat(message.lines);
   if (message.type === "lag_probe") {
     send({ type: "lag_reply", t: message.t }); // the server measures the round trip
     return;
@@ -105,7 +110,7 @@ function receive(message) {
   if (typeof message.v !== "number") return;
   if (message.v <= live.v) return;
   if (message.v !== live.v + 1) {
-    send({ type: "sync", v: live.v });
+    send({ type: "sync", v: live.v, chat: live.chatId });
     return;
   }
   live.v = message.v;
@@ -127,6 +132,7 @@ function apply(event) {
     game.result = event.result;
     game.abortable = event.abortable;
     game.moves.push({ player: event.player, notation: event.move });
+    game.offers = {}; // a move withdraws every offer
     if (live.positions) live.positions.push(event.state);
     if (live.viewing !== null) live.pending += 1;
     if (live.you !== null && event.player !== live.you) chime();
@@ -137,6 +143,31 @@ function apply(event) {
     game.result = event.result;
     game.legal_moves = [];
     game.away = {};
+    game.offers = {};
+  } else if (event.type === "takeback") {
+    // The last `undone` moves are gone from the game (their events stay in the history).
+    game.moves.splice(game.moves.length - event.undone, event.undone);
+    game.takebacks = [...(game.takebacks || []), { ply: event.ply, undone: event.undone }];
+    game.state = event.state;
+    game.ply = event.ply;
+    game.to_move = event.to_move;
+    game.legal_moves = event.legal_moves;
+    game.abortable = event.abortable;
+    game.offers = {};
+    live.previous = null;
+    live.lastMove = game.moves.length ? game.moves[game.moves.length - 1].notation : null;
+    if (live.positions) live.positions.splice(event.ply + 1);
+    if (live.viewing !== null && live.viewing > event.ply) live.viewing = null;
+    say(`${game.players[String(event.by)].username} accepted: ${event.undone === 1 ? "one move" : `${event.undone} moves`} taken back.`);
+  } else if (event.type === "takeback_offer" || event.type === "draw_offer") {
+    game.offers = { ...game.offers, [event.type === "takeback_offer" ? "takeback" : "draw"]: event.by };
+    if (live.you !== null && event.by !== live.you) chime();
+  } else if (event.type === "takeback_declined" || event.type === "draw_declined") {
+    const offers = { ...game.offers };
+    delete offers[event.type === "takeback_declined" ? "takeback" : "draw"];
+    game.offers = offers;
+    const what = event.type === "takeback_declined" ? "takeback" : "draw offer";
+    say(`${game.players[String(event.by)].username} declined the ${what}.`);
   } else if (event.type === "away") {
     game.away = { ...game.away, [String(event.player)]: event.claim_at };
   } else if (event.type === "back") {
@@ -305,6 +336,9 @@ function draw() {
   $("rematch-button").hidden = !player || active || Boolean(game.rematch_id);
   $("rematch-button").textContent = game.rematch_offers.includes(live.you)
     ? "Rematch offered" : game.rematch_offers.length ? "Accept rematch" : "Rematch";
+  drawOffers(game, player, active);
+  drawChatControls(game);
+  drawRatings(game);
   drawClocks();
   const link = $("rematch-link");
   link.hidden = !game.rematch_id;
@@ -350,6 +384,17 @@ function drawMoves(game, viewingOld) {
       item.append(number, link(move, index));
       return item;
     });
+  // Where moves were taken back: a mark after the move the game went back to.
+  const itemOf = (moveIndex) => grouped
+    ? turns.findIndex((turn) => turn.moves.some(([, index]) => index === moveIndex))
+    : moveIndex;
+  for (const takeback of [...(game.takebacks || [])].reverse()) {
+    const mark = document.createElement("li");
+    mark.className = "takeback-mark";
+    mark.textContent = `↶ ${takeback.undone === 1 ? "1 move" : `${takeback.undone} moves`} taken back`;
+    const at = takeback.ply === 0 ? -1 : itemOf(takeback.ply - 1);
+    items.splice(at + 1, 0, mark);
+  }
   $("moves").classList.toggle("by-turn", grouped);
   $("moves").replaceChildren(...items);
   $("live-button").hidden = !viewingOld;
@@ -376,6 +421,123 @@ function step(delta) {
   if (!live.game) return;
   const at = live.viewing === null ? live.game.ply : live.viewing;
   viewPosition(at + delta);
+}
+
+// --- offers: takebacks and draws by consent -----------------------------------------------
+
+function drawOffers(game, player, active) {
+  const offers = active ? game.offers || {} : {};
+  const name = (seat) => game.players[String(seat)].username;
+  // Your own last move can be taken back until your opponent answers it (the server checks).
+  const last = game.moves[game.moves.length - 1];
+  $("takeback-button").hidden = !player || !active || !last || last.player !== live.you;
+  $("takeback-button").disabled = offers.takeback === live.you;
+  $("takeback-button").textContent = offers.takeback === live.you ? "Takeback asked" : "Take back";
+  $("draw-button").hidden = !player || !active || !game.draws;
+  $("draw-button").disabled = offers.draw === live.you;
+  $("draw-button").textContent = offers.draw === live.you ? "Draw offered" : "Offer a draw";
+  // Where the rules allow no draw, say so rather than offer a button that can only fail.
+  const noDraws = $("no-draws");
+  noDraws.hidden = game.draws !== false || !active;
+  noDraws.textContent = "No draws in this game: every game of Diffusion ends with a winner.";
+
+  const box = $("offers");
+  const kind = offers.takeback ? "takeback" : offers.draw ? "draw" : null;
+  box.hidden = !kind;
+  if (!kind) return;
+  box.dataset.kind = kind;
+  const by = offers[kind];
+  const answering = player && by !== live.you;
+  const text = kind === "takeback"
+    ? (by === live.you ? "You asked to take back your last move: waiting for an answer."
+      : `${name(by)} asks to take back their last move.`)
+    : (by === live.you ? "You offered a draw: waiting for an answer." : `${name(by)} offers a draw.`);
+  $("offer-text").textContent = text;
+  $("offer-accept").hidden = !answering;
+  $("offer-decline").hidden = !answering;
+}
+
+function answerOffer(accept) {
+  const offers = live.game.offers || {};
+  if (offers.takeback && offers.takeback !== live.you) send({ type: "takeback_answer", accept });
+  else if (offers.draw && offers.draw !== live.you) send({ type: "draw_answer", accept });
+}
+
+// --- chat: the players' room or the spectators' room, always shown as text ----------------
+
+function setChat(chat) {
+  const fresh = !live.chat || live.chat.room !== chat.room;
+  live.chat = { room: chat.room, muted: chat.muted };
+  if (fresh) {
+    $("chat-lines").replaceChildren();
+    live.chatId = 0;
+  }
+  addChat(chat.lines);
+}
+
+function addChat(lines) {
+  const list = $("chat-lines");
+  for (const line of lines) {
+    if (line.id <= live.chatId) continue; // seen already (a resync may repeat lines)
+    live.chatId = line.id;
+    const item = document.createElement("li");
+    const who = document.createElement("strong");
+    who.textContent = line.user;
+    const text = document.createElement("span");
+    text.textContent = ` ${line.text}`; // text, never HTML
+    item.append(who, text);
+    item.title = new Date(line.at).toLocaleString();
+    list.append(item);
+  }
+  while (list.children.length > 100) list.firstElementChild.remove();
+  list.scrollTop = list.scrollHeight;
+}
+
+const signedIn = Boolean(document.body.dataset.username);
+
+function drawChatControls(game) {
+  const room = live.chat ? live.chat.room : live.you ? "players" : "spectators";
+  $("chat-room").textContent = room === "players" ? "Chat with your opponent" : "Spectators' chat";
+  $("chat-form").hidden = !signedIn;
+  $("chat-login").hidden = signedIn;
+  $("chat-mute").hidden = live.you === null;
+  $("chat-mute-box").checked = Boolean(live.chat && live.chat.muted);
+}
+
+// --- the rating change, once a rated game is over ------------------------------------------
+
+async function drawRatings(game) {
+  const box = $("rating-changes");
+  if (!game.rated || game.status !== "finished") {
+    box.hidden = true;
+    return;
+  }
+  if (live.ratings) return showRatings(game, live.ratings);
+  if (live.ratingsAsked) return;
+  live.ratingsAsked = true;
+  // The ratings are computed just after the game ends: ask again a moment later if needed.
+  for (const wait of [0, 500, 1500, 3000]) {
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    const response = await fetch(`/api/games/${gameId}/ratings`).catch(() => null);
+    if (!response || !response.ok) continue;
+    const body = await response.json();
+    if (body.changes) {
+      live.ratings = body.changes;
+      return showRatings(game, body.changes);
+    }
+  }
+}
+
+function showRatings(game, changes) {
+  const box = $("rating-changes");
+  const parts = ["1", "2"].filter((seat) => changes[seat]).map((seat) => {
+    const change = changes[seat];
+    const diff = change.diff > 0 ? `+${change.diff}` : String(change.diff);
+    const mark = change.provisional ? "?" : "";
+    return `${game.players[seat].username} ${Math.round(change.after)}${mark} (${diff})`;
+  });
+  box.textContent = `Ratings: ${parts.join(", ")}`;
+  box.hidden = parts.length === 0;
 }
 
 // --- sowing, seed by seed -------------------------------------------------------------------
@@ -474,6 +636,22 @@ $("resign-button").addEventListener("click", () => {
 $("abort-button").addEventListener("click", () => send({ type: "abort" }));
 $("claim-button").addEventListener("click", () => send({ type: "claim" }));
 $("rematch-button").addEventListener("click", () => send({ type: "rematch" }));
+$("takeback-button").addEventListener("click", () => send({ type: "takeback" }));
+$("draw-button").addEventListener("click", () => send({ type: "draw" }));
+$("offer-accept").addEventListener("click", () => answerOffer(true));
+$("offer-decline").addEventListener("click", () => answerOffer(false));
+$("chat-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const input = $("chat-input");
+  const text = input.value.trim();
+  if (!text || !live.chat) return;
+  send({ type: "chat", room: live.chat.room, text, id: `c${Date.now()}` });
+  input.value = "";
+});
+$("chat-mute-box").addEventListener("change", (event) => {
+  if (live.chat) live.chat.muted = event.target.checked;
+  send({ type: "chat_mute", mute: event.target.checked });
+});
 $("flip-button").addEventListener("click", () => {
   live.flipped = !live.flipped;
   draw();

@@ -1,0 +1,123 @@
+"""Chat, takebacks and draws used as people use them: two players and a spectator, each in
+their own browser, clicking and typing only."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_browser import (  # noqa: F401  (fixtures)
+    Problems,
+    Site,
+    back_to_lobby,
+    browser,
+    challenge,
+    guest,
+    moves_of,
+    problems,
+    site,
+    wait_for_moves,
+)
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.redis,
+    pytest.mark.postgres(reason="three browsers on the production shape: run once"),
+]
+
+try:
+    from playwright.sync_api import Browser, Page, expect
+except ImportError:  # pragma: no cover - the dev extra installs it
+    pytest.fail("Playwright is missing: run `make dev`", pytrace=False)
+
+PAYLOAD = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script> gl'
+
+
+def chat(page: Page, text: str) -> None:
+    page.fill("#chat-input", text)
+    page.locator("#chat-form button").click()
+
+
+def lines(page: Page) -> list[str]:
+    return [text.strip() for text in page.locator("#chat-lines li").all_inner_texts()]
+
+
+def play_first_pit(page: Page) -> None:
+    pit = page.locator("g.pit.playable").first
+    expect(pit).to_be_visible()
+    pit.click()
+
+
+def test_players_and_a_spectator_chat_take_back_and_agree_a_draw(
+    browser: Browser,  # noqa: F811
+    site: Site,  # noqa: F811
+    problems: Problems,  # noqa: F811
+) -> None:
+    with site.serve():
+        alice = guest(browser, site, problems, "alice")
+        bob = guest(browser, site, problems, "bob")
+        carol = guest(browser, site, problems, "carol")
+        game_id = challenge(alice, bob, "zigzag", {"pits": 4, "seeds": 3})
+        carol.goto(f"{site.url}/games/{game_id}/")
+        expect(carol.locator("#connection")).to_have_attribute("data-state", "open")
+        expect(alice.locator("#chat-room")).to_have_text("Chat with your opponent")
+        expect(carol.locator("#chat-room")).to_have_text("Spectators' chat")
+
+        # A script in a chat line is shown as the text it is, and runs nowhere.
+        chat(alice, PAYLOAD)
+        for page in (alice, bob):
+            expect(page.locator("#chat-lines li")).to_have_count(1)
+            assert lines(page)[0].endswith(PAYLOAD)
+            assert page.locator("#chat-lines img, #chat-lines script").count() == 0
+            assert page.evaluate("() => window.pwned") is None
+        chat(carol, "nice opening")
+        expect(carol.locator("#chat-lines li")).to_have_count(1)
+        # Each room keeps to itself.
+        bob.wait_for_timeout(300)
+        assert len(lines(bob)) == 1 and len(lines(carol)) == 1
+        assert "nice opening" not in " ".join(lines(alice))
+
+        # Bob mutes Alice: her next line does not reach him.
+        bob.locator("#chat-mute-box").check()
+        bob.wait_for_timeout(300)
+        chat(alice, "are you there?")
+        expect(alice.locator("#chat-lines li")).to_have_count(2)
+        bob.wait_for_timeout(500)
+        assert len(lines(bob)) == 1
+
+        # A takeback: asked by Alice after her move, accepted by Bob, seen by everyone.
+        play_first_pit(alice)
+        wait_for_moves([alice, bob, carol], 1)
+        first = moves_of(alice)[0]
+        expect(bob.locator("#takeback-button")).to_be_hidden()
+        alice.locator("#takeback-button").click()
+        expect(bob.locator("#offer-text")).to_contain_text("asks to take back")
+        expect(carol.locator("#offer-text")).to_contain_text("asks to take back")
+        expect(carol.locator("#offer-accept")).to_be_hidden()
+        bob.locator("#offer-accept").click()
+        for page in (alice, bob, carol):
+            wait_for_moves([page], 0)
+            expect(page.locator("#moves .takeback-mark")).to_have_text("↶ 1 move taken back")
+            expect(page.locator("#offers")).to_be_hidden()
+        play_first_pit(alice)
+        wait_for_moves([alice, bob, carol], 1)
+        assert moves_of(bob) == [first]
+
+        # A draw offered and declined, then offered again and accepted.
+        bob.locator("#draw-button").click()
+        expect(alice.locator("#offer-text")).to_contain_text("offers a draw")
+        alice.locator("#offer-decline").click()
+        expect(bob.locator("#message")).to_contain_text("declined the draw offer")
+        expect(bob.locator("#draw-button")).to_be_enabled()
+        alice.locator("#draw-button").click()
+        expect(bob.locator("#offer-text")).to_contain_text("offers a draw")
+        bob.locator("#offer-accept").click()
+        for page in (alice, bob, carol):
+            expect(page.locator("#banner")).to_have_text("Draw — drawn by agreement")
+            expect(page.locator("#draw-button")).to_be_hidden()
+
+        # Diffusion cannot be drawn: no button, and the page says why.
+        back_to_lobby(site, alice, bob)
+        diffusion = challenge(alice, bob, "diffusion")
+        assert diffusion != game_id
+        expect(alice.locator("#draw-button")).to_be_hidden()
+        expect(alice.locator("#no-draws")).to_contain_text("No draws in this game")
