@@ -7,8 +7,9 @@ import secrets
 from channels.layers import get_channel_layer
 from django.db import IntegrityError, transaction
 
-from accounts.models import User
+from accounts.models import Block, User
 from config.db import run_soon
+from config.errors import ServiceError
 from config.ws import account_group
 
 # No 0/O or 1/I/L: guest names get read aloud and typed into challenges.
@@ -59,3 +60,43 @@ def do_end_sockets(user_id: int, session_key: str | None = None) -> None:
         await layer.group_send(account_group(user_id), message)
 
     run_soon(send)
+
+
+# --- blocks: a user wants nothing from another (no challenges, no chat lines) ----------------
+
+MAX_BLOCKS = 500
+
+
+def check_block_target(*, user: User, username: str) -> User:
+    if not isinstance(username, str) or not username.strip():
+        raise ServiceError("bad_message", 'Say whom: {"user": "name"}.')
+    target = User.objects.filter(username__iexact=username.strip()[:150]).first()
+    if target is None:
+        raise ServiceError("unknown_user", f"Nobody is called {username.strip()[:40]!r}.")
+    if target.pk == user.pk:
+        raise ServiceError("cannot_block_yourself", "You cannot block yourself.")
+    return target
+
+
+def do_block(*, user: User, username: str) -> User:
+    """Block `username`: their challenges are refused and their chat lines hidden from
+    `user` everywhere. Blocking twice changes nothing."""
+    target = check_block_target(user=user, username=username)
+    with transaction.atomic():
+        if Block.objects.filter(blocker=user).count() >= MAX_BLOCKS:
+            raise ServiceError("too_many_blocks", f"You can block at most {MAX_BLOCKS} users.")
+        Block.objects.get_or_create(blocker=user, blocked=target)
+    return target
+
+
+def do_unblock(*, user: User, username: str) -> User:
+    target = check_block_target(user=user, username=username)
+    Block.objects.filter(blocker=user, blocked=target).delete()
+    return target
+
+
+def blocked_names(user: User) -> list[str]:
+    return sorted(
+        Block.objects.filter(blocker=user).values_list("blocked__username", flat=True),
+        key=str.lower,
+    )

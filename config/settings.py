@@ -221,6 +221,8 @@ PRESENCE_EXPIRY_SECONDS = float(os.environ.get("PRESENCE_EXPIRY_SECONDS", "30"))
 # --- E-mail (correspondence "your move" notices) -----------------------------------------
 # The console backend by default; SMTP when EMAIL_HOST is set (EMAIL_PORT, EMAIL_HOST_USER,
 # EMAIL_HOST_PASSWORD, EMAIL_USE_TLS).
+# Vacation (correspondence clocks stand still): at most this many days in any 365.
+VACATION_DAYS = int(os.environ.get("VACATION_DAYS", "30"))
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Diffusion <noreply@localhost>")
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")

@@ -15,6 +15,8 @@ the game row and changed only inside the move transaction (games/services.py):
   the full allowance at the start of every turn.
 - Diffusion Chess: the clock belongs to the turn; it switches (and the increment is
   added) only when the turn passes.
+- Vacation (correspondence): "paused_until" (ms, absent or null when none); no time runs
+  on either side before it.
 """
 
 from __future__ import annotations
@@ -155,6 +157,27 @@ class Due:
     abort: bool
 
 
+def counting_from(clock: dict[str, Any]) -> int:
+    """When the running side's time (re)started counting: a vacation holds it back."""
+    return max(clock["since"], clock.get("paused_until") or 0)
+
+
+def paused(clock: dict[str, Any] | None, now: int, until: int) -> dict[str, Any] | None:
+    """The clock stood still from `now` until `until` (a vacation): the time the running
+    side has used so far is charged first, so the pause forgives nothing before it."""
+    if not clock:
+        return clock
+    clock = {**clock, "remaining": list(clock["remaining"])}
+    running = clock.get("running")
+    if running:
+        seat = running - 1
+        used = max(0, now - counting_from(clock))
+        clock["remaining"][seat] = max(0, clock["remaining"][seat] - used)
+    clock["since"] = now
+    clock["paused_until"] = until
+    return clock
+
+
 def due(clock: dict[str, Any] | None) -> Due | None:
     """When the running side runs out (or must have made a first move), if anything runs."""
     if not clock or not clock.get("running"):
@@ -163,7 +186,7 @@ def due(clock: dict[str, Any] | None) -> Due | None:
     control = parse(clock["control"])
     if control.realtime and not clock["moved"][player - 1]:
         return Due(clock["since"] + FIRST_MOVE_MS, player, abort=True)
-    return Due(clock["since"] + clock["remaining"][player - 1], player, abort=False)
+    return Due(counting_from(clock) + clock["remaining"][player - 1], player, abort=False)
 
 
 def after_move(
@@ -212,7 +235,8 @@ def stopped(clock: dict[str, Any] | None, now: int) -> dict[str, Any] | None:
     clock = {**clock, "remaining": list(clock["remaining"])}
     seat = clock["running"] - 1
     if not parse(clock["control"]).realtime or clock["moved"][seat]:
-        clock["remaining"][seat] = max(0, clock["remaining"][seat] - (now - clock["since"]))
+        used = max(0, now - counting_from(clock))
+        clock["remaining"][seat] = max(0, clock["remaining"][seat] - used)
     clock["since"] = now
     clock["running"] = None
     return clock
@@ -231,11 +255,13 @@ def view(clock: dict[str, Any] | None, now: int) -> dict[str, Any] | None:
         if control.realtime and not clock["moved"][seat]:
             first_move_by = clock["since"] + FIRST_MOVE_MS
         else:
-            remaining[seat] = max(0, remaining[seat] - (now - clock["since"]))
+            remaining[seat] = max(0, remaining[seat] - max(0, now - counting_from(clock)))
+    paused_until = clock.get("paused_until")
     return {
         **control.describe(),
         "remaining": remaining,
         "running": running,
         "first_move_by": first_move_by,
         "server_time": now,
+        "paused_until": paused_until if paused_until and paused_until > now else None,
     }

@@ -50,6 +50,7 @@ class GameConsumer(JsonConsumer):
         "lag_reply": "handle_lag_reply",
         "chat": "handle_chat",
         "chat_mute": "handle_chat_mute",
+        "queue": "handle_queue",
         "takeback": "handle_takeback",
         "takeback_answer": "handle_takeback_answer",
         "draw": "handle_draw",
@@ -162,6 +163,7 @@ class GameConsumer(JsonConsumer):
                 "you": self.player,
                 "game": state,
                 "chat": await db_call(selectors.chat_view)(game, self.user, self.player),
+                **({"queue": game.queues.get(str(self.player), [])} if self.player else {}),
             }
         )
         if state is not None:
@@ -311,6 +313,17 @@ class GameConsumer(JsonConsumer):
             return
         self._own_lines.append(frame["line"]["id"])
         await self.send_json({**frame, **echo})
+
+    async def handle_queue(self, message: protocol.Queue) -> None:
+        echo = {} if message.id is None else {"id": message.id}
+        try:
+            queue = await db_call(services.set_queue)(
+                game_id=self.game_id, user=self.user, moves=list(message.moves)
+            )
+        except ServiceError as error:
+            await self.send_error(error.code, error.message, **echo)
+            return
+        await self.send_json({"type": "queue", "moves": queue, **echo})
 
     async def handle_chat_mute(self, message: protocol.ChatMute) -> None:
         await self._call(services.mute_chat, message, mute=message.mute)

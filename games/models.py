@@ -59,6 +59,9 @@ class Game(models.Model):
     # Offers waiting for the opponent's answer: {"takeback": 1, "draw": 2} (the offering
     # player). A move withdraws every offer (it was made for the position before it).
     offers = models.JSONField(default=dict, blank=True)
+    # Conditional moves a correspondence player queued (pbmserv's `queue`), seen by nobody
+    # else: {"2": ["X", "Y", "Z", "W"]}: if the opponent plays X, answer Y; then Z, W...
+    queues = models.JSONField(default=dict, blank=True)
     # Players who muted their opponent's chat in this game ([1], [2], [1, 2]).
     chat_muted = models.JSONField(default=list, blank=True)
     # The last move (or the start), and the last "you have not moved" reminder: long
@@ -203,3 +206,24 @@ class ChatLine(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game_id} {self.room} {self.user_id}: {self.text[:20]}"
+
+
+class Vacation(models.Model):
+    """A player's time away: the clocks of their correspondence games stand still from
+    `starts_at` to `ends_at` (moved earlier when they come back sooner)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "ends_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(ends_at__gte=models.F("starts_at")),
+                name="games_vacation_ends_after_it_starts",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"vacation of {self.user_id} until {self.ends_at:%Y-%m-%d}"

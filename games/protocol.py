@@ -60,6 +60,10 @@ class ChatMute(Message, tag="chat_mute", kw_only=True, frozen=True):
     mute: bool
 
 
+class Queue(Message, tag="queue", kw_only=True, frozen=True):
+    moves: Annotated[list[Notation], msgspec.Meta(max_length=40)]
+
+
 class Takeback(Message, tag="takeback", kw_only=True, frozen=True):
     pass
 
@@ -87,6 +91,7 @@ CLIENT_MESSAGES = (
     | LagReply
     | Chat
     | ChatMute
+    | Queue
     | Takeback
     | TakebackAnswer
     | Draw
@@ -99,6 +104,12 @@ class MoveBody(Body, kw_only=True, frozen=True):
 
     move: Notation
     ply: Ply
+
+
+class VacationBody(Body, kw_only=True, frozen=True):
+    """POST /api/vacation."""
+
+    days: Annotated[int, msgspec.Meta(ge=1, le=366)]
 
 
 # --- what the server sends on the game socket ---------------------------------------------
@@ -124,6 +135,7 @@ class Clock(msgspec.Struct, forbid_unknown_fields=True):
     running: int | None
     first_move_by: int | None
     server_time: int
+    paused_until: int | None = None  # a vacation: no clock runs before this (server ms)
 
 
 class TimeControl(msgspec.Struct, forbid_unknown_fields=True):
@@ -222,6 +234,7 @@ class State(Frame, tag="state", kw_only=True):
     you: int | None
     game: Game
     chat: ChatView | None = None
+    queue: list[str] | None = None  # players only: their conditional moves
 
 
 class Event(Frame, kw_only=True):
@@ -293,6 +306,12 @@ class TakebackEvent(Event, tag="takeback", kw_only=True):
     clock: Clock | None
 
 
+class VacationEvent(Event, tag="vacation", kw_only=True):
+    player: int  # who went on vacation (or came back)
+    until: int  # server ms: the clocks stand still until then
+    clock: Clock | None
+
+
 class DrawOffer(Event, tag="draw_offer", kw_only=True):
     by: int
 
@@ -304,6 +323,11 @@ class DrawDeclined(Event, tag="draw_declined", kw_only=True):
 class ChatFrame(Frame, tag="chat", kw_only=True):
     room: str
     line: ChatLine
+    id: RequestId = None
+
+
+class QueueFrame(Frame, tag="queue", kw_only=True):
+    moves: list[str]
     id: RequestId = None
 
 
@@ -349,8 +373,10 @@ SERVER_FRAMES = (
     | TakebackEvent
     | DrawOffer
     | DrawDeclined
+    | VacationEvent
     | ChatFrame
     | ChatLines
+    | QueueFrame
     | Crowd
     | LagProbe
     | Ack

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from accounts.models import Block
 from games import clocks
 from games.clocks import now_ms
 from games.engine import client_moves, rules_for
-from games.models import ChatLine, Game, GameEvent
+from games.models import ChatLine, Game, GameEvent, Vacation
 from games.rules import available_games, game_info
 
 # A client further behind than this gets one fresh snapshot instead of the events: a frame
@@ -201,3 +204,35 @@ def title_for(slug: str, options: dict[str, Any]) -> str:
     if options:
         name += " (" + ", ".join(f"{k} {v}" for k, v in sorted(options.items())) + ")"
     return name
+
+
+# --- vacations -------------------------------------------------------------------------------
+
+
+def vacation_days_used(user: Any, now: datetime) -> float:
+    """Days of vacation taken (or booked) in the 365 days up to `now`."""
+    window = now - timedelta(days=365)
+    used = 0.0
+    for vacation in Vacation.objects.filter(user=user, ends_at__gt=window):
+        start = max(vacation.starts_at, window)
+        used += max(0.0, (vacation.ends_at - start).total_seconds() / 86400)
+    return used
+
+
+def current_vacation(user: Any) -> Vacation | None:
+    return (
+        Vacation.objects.filter(user=user, ends_at__gt=timezone.now()).order_by("-ends_at").first()
+    )
+
+
+def vacation_info(user: Any) -> dict[str, Any]:
+    """What the profile and GET /api/vacation show."""
+    now = timezone.now()
+    current = current_vacation(user)
+    used = vacation_days_used(user, now)
+    return {
+        "until": current.ends_at.isoformat() if current else None,
+        "days_used": round(used, 1),
+        "days_left": max(0, int(settings.VACATION_DAYS - used + 1e-9)),
+        "allowance": settings.VACATION_DAYS,
+    }

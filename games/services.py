@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.core.mail import send_mail
-from django.db import transaction
+from django.db import models, transaction
 from django.utils import timezone
 
 from accounts.models import User
@@ -32,7 +32,7 @@ from games.engine import (
     rules_for,
     sowing_path,
 )
-from games.models import ChatLine, Game, GameConnection, GameEvent, MoveNotice
+from games.models import ChatLine, Game, GameConnection, GameEvent, MoveNotice, Vacation
 from games.rules import IllegalMove, InvalidOptions, game_info
 
 logger = logging.getLogger(__name__)
@@ -336,6 +336,7 @@ def play_move(*, game_id: int, user: Any, move: str, ply: int, lag: int = 0) -> 
             game.save()
         else:
             event = _apply(game, rules, state, player=player, move=move, ply=ply, now=now, lag=lag)
+            _answer_from_queue(game, rules, mover=player, move=event["move"], now=now)
     if flagged is not None:
         raise ServiceError("game_over", f"The game is over ({game.reason}).")
     return Applied(game=game, event=event)
@@ -426,6 +427,7 @@ MOVE_COLUMNS = (
     "version",
     "moved_at",
     "offers",
+    "queues",
 )
 
 
@@ -449,6 +451,165 @@ def _resent(game: Game, rules: Any, *, player: int, move: str, ply: int) -> Appl
     raise ServiceError(
         "stale_ply", f"{game.ply} moves have been played, not {ply}; your view is out of date."
     )
+
+
+# --- conditional moves (pbmserv's queue) ---------------------------------------------------
+
+# Moves in a queue at most: ten "if they play X, answer Y" pairs.
+QUEUE_MAX = 20
+
+
+def set_queue(*, game_id: int, user: Any, moves: list[str]) -> list[str]:
+    """Queue conditional moves while the opponent is to move: [X, Y, Z, W] means "if they
+    play X, answer Y; if they then play Z, answer W". Every move is checked now by playing
+    the line out; an empty list clears the queue. Returns the queue as stored (canonical)."""
+    if not isinstance(moves, list) or not all(isinstance(move, str) for move in moves):
+        raise ServiceError("bad_message", 'A queue needs "moves": a list of moves in notation.')
+    with transaction.atomic():
+        game, player = _active_player(game_id, user)
+        if game.time_control.realtime:
+            raise ServiceError(
+                "bad_queue", "Conditional moves are for correspondence and untimed games."
+            )
+        if len(moves) % 2 or len(moves) > QUEUE_MAX:
+            raise ServiceError(
+                "bad_queue",
+                f"A queue is pairs of moves (their move, then your answer), at most {QUEUE_MAX}.",
+            )
+        queue = _checked_queue(game, player, moves) if moves else []
+        queues = {seat: line for seat, line in game.queues.items() if seat != str(player)}
+        game.queues = {**queues, str(player): queue} if queue else queues
+        game.save(update_fields=["queues", "updated_at"])
+    return queue
+
+
+def _checked_queue(game: Game, player: int, moves: list[str]) -> list[str]:
+    rules = rules_for(game.slug, game.options)
+    state = rules.from_json(game.state)
+    names = {1: game.player1.username, 2: game.player2.username}
+    if rules.to_move(state) == player:
+        raise ServiceError(
+            "bad_queue", "It is your move: play it. A queue answers your opponent's moves."
+        )
+    queue: list[str] = []
+    for number, move in enumerate(moves):
+        mover = 3 - player if number % 2 == 0 else player
+        if rules.outcome(state) is not None:
+            raise ServiceError("bad_queue", f"The game would be over before {move}.")
+        if rules.to_move(state) != mover:
+            raise ServiceError(
+                "bad_queue",
+                f"After {queue[-1]} it is {names[rules.to_move(state)]}'s move, "
+                f"not {names[mover]}'s: a queue holds whole turns of one move.",
+            )
+        try:
+            canonical = canonical_move(rules, state, move)
+            state = rules.play(state, move)
+        except IllegalMove as error:
+            raise ServiceError("bad_queue", f"{move.strip()[:20]}: {error}") from None
+        queue.append(canonical)
+    return queue
+
+
+def _answer_from_queue(game: Game, rules: Any, *, mover: int, move: str, now: int) -> None:
+    """After `mover` played `move`: the opponent's queue answers it if it expected it, and
+    is dropped if it did not (the line it was written for is gone)."""
+    owner = 3 - mover
+    queue = game.queues.get(str(owner))
+    if not queue:
+        return
+    state = rules.from_json(game.state)
+    if game.status == Game.Status.ACTIVE and rules.to_move(state) == mover:
+        return  # the mover's turn goes on (a Diffusion Chess turn): wait for its end
+    rest = {seat: line for seat, line in game.queues.items() if seat != str(owner)}
+    expected, answer, *later = queue
+    game.queues = {**rest, str(owner): later} if later else rest
+    if game.status == Game.Status.ACTIVE and expected == move:
+        try:
+            _apply(game, rules, state, player=owner, move=answer, ply=game.ply, now=now, lag=0)
+            return
+        except ServiceError:
+            # Checked when queued along this very line, so it cannot happen; if it ever
+            # did, the opponent's move must still stand: only the queue goes.
+            logger.exception("queued answer %s in game %s refused", answer, game.pk)
+    store.update_game(game, ("queues",))
+
+
+# --- vacations: the clocks of a player's correspondence games stand still -------------------
+
+
+def start_vacation(*, user: Any, days: Any) -> Vacation:
+    """Go on vacation for `days`: every correspondence game of the user stops its clocks
+    (both sides) until then. At most VACATION_DAYS days in any 365."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        raise ServiceError("not_logged_in", "Log in to take a vacation.")
+    allowance = settings.VACATION_DAYS
+    if not isinstance(days, int) or isinstance(days, bool) or not 1 <= days <= allowance:
+        raise ServiceError("bad_message", f"days is a whole number from 1 to {allowance}.")
+    with transaction.atomic():
+        # One vacation change per user at a time: their row orders concurrent requests.
+        User.objects.select_for_update().filter(pk=user.pk).first()
+        now = timezone.now()
+        running = selectors.current_vacation(user)
+        if running is not None:
+            raise ServiceError(
+                "on_vacation", f"You are on vacation until {running.ends_at:%Y-%m-%d %H:%M} UTC."
+            )
+        left = allowance - selectors.vacation_days_used(user, now)
+        if days > left + 1e-9:
+            raise ServiceError(
+                "vacation_limit",
+                f"At most {allowance} days of vacation in a year: you have "
+                f"{max(0, int(left))} left.",
+            )
+        vacation = Vacation.objects.create(
+            user=user, starts_at=now, ends_at=now + timedelta(days=days)
+        )
+        _pause_games(user, until=int(vacation.ends_at.timestamp() * 1000))
+    return vacation
+
+
+def end_vacation(*, user: Any) -> Vacation:
+    """Come back early: the clocks run again from now; the days not taken are not used."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        raise ServiceError("not_logged_in", "Log in first.")
+    with transaction.atomic():
+        User.objects.select_for_update().filter(pk=user.pk).first()
+        vacation = selectors.current_vacation(user)
+        if vacation is None:
+            raise ServiceError("not_on_vacation", "You are not on vacation.")
+        vacation.ends_at = max(vacation.starts_at, timezone.now())
+        vacation.save(update_fields=["ends_at"])
+        _pause_games(user, until=now_ms())
+    return vacation
+
+
+def _pause_games(user: Any, *, until: int) -> None:
+    """Hold the clocks of the user's active correspondence games until `until`, and tell
+    each game's sockets (a versioned `vacation` event carries the new clock)."""
+    ids = (
+        Game.objects.filter(status=Game.Status.ACTIVE)
+        .filter(models.Q(player1=user) | models.Q(player2=user))
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    for game_id in ids:
+        game = _locked(game_id)
+        if game.status != Game.Status.ACTIVE or not game.time_control.correspondence:
+            continue
+        now = now_ms()
+        game.clock = clocks.paused(game.clock, now, until)
+        _set_deadline(game)
+        _emit(
+            game,
+            {
+                "type": "vacation",
+                "player": game.player_number(user),
+                "until": until,
+                "clock": clocks.view(game.clock, now),
+            },
+        )
+        game.save(update_fields=["clock", "deadline", "version", "updated_at"])
 
 
 # --- resign, abort, rematch ----------------------------------------------------------------
@@ -591,6 +752,7 @@ def answer_takeback(*, game_id: int, user: Any, accept: bool) -> Applied:
         game.state = state_json
         game.both_moved = selectors.move_events(game).filter(payload__player=2).exists()
         game.offers = {}
+        game.queues = {}  # written for a line that is no longer on the board
         game.moved_at = timezone.now()
         if game.clock:
             clock = clocks.stopped(game.clock, now) or {}
@@ -685,7 +847,7 @@ def post_chat(*, game_id: int, user: Any, room: str, text: str) -> dict[str, Any
         raise ServiceError(
             "not_a_spectator", "Players talk to each other in the players' room, not here."
         )
-    since = timezone.now() - timezone.timedelta(seconds=CHAT_WINDOW)
+    since = timezone.now() - timedelta(seconds=CHAT_WINDOW)
     recent = ChatLine.objects.filter(game=game, user=user, created_at__gte=since).count()
     if recent >= CHAT_BURST:
         raise ServiceError(

@@ -10,6 +10,9 @@ urlpatterns = [
     path("api/games/<int:game_id>/positions", views.game_positions, name="api-game-positions"),
     path("games/<int:game_id>.txt", views.game_text, name="game-text"),
     path("games/<int:game_id>/", views.game_page, name="game"),
+    path("api/vacation", views.vacation, name="api-vacation"),
+    path("api/vacation/end", views.vacation_end, name="api-vacation-end"),
+    path("settings/vacation/", views.vacation_form, name="vacation"),
     path("rules/", rules_index, name="rules-index"),
     path("rules/<slug:slug>/", rules_page, name="rules"),
 ]

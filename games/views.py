@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET, require_POST
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config.errors import ServiceError, http_status
 from config.protocol import decode, decoder
 from games import selectors, services
 from games.models import Game
-from games.protocol import MoveBody
+from games.protocol import MoveBody, VacationBody
 
 MOVE_BODY = decoder(MoveBody)
+VACATION_BODY = decoder(VacationBody)
 
 
 def error_response(code: str, message: str) -> JsonResponse:
@@ -92,3 +95,51 @@ def game_positions(request: HttpRequest, game_id: int) -> JsonResponse:
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     game = _game_or_404(game_id)
     return render(request, "games/game.html", {"game": game, "title": selectors.title(game)})
+
+
+# --- vacations -------------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+def vacation(request: HttpRequest) -> JsonResponse:
+    """GET: your vacation and the days left. POST {"days": n}: go on vacation."""
+    if not request.user.is_authenticated:
+        return error_response("not_logged_in", "Log in first.")
+    if request.method == "POST":
+        try:
+            body = decode(request.body or b"{}", VACATION_BODY)
+            services.start_vacation(user=request.user, days=body.days)
+        except ServiceError as error:
+            return error_response(error.code, error.message)
+    return JsonResponse(selectors.vacation_info(request.user))
+
+
+@require_POST
+def vacation_end(request: HttpRequest) -> JsonResponse:
+    if not request.user.is_authenticated:
+        return error_response("not_logged_in", "Log in first.")
+    try:
+        services.end_vacation(user=request.user)
+    except ServiceError as error:
+        return error_response(error.code, error.message)
+    return JsonResponse(selectors.vacation_info(request.user))
+
+
+@require_POST
+@login_required
+def vacation_form(request: HttpRequest) -> HttpResponse:
+    """The profile page's vacation form: start one for some days, or come back."""
+    try:
+        if request.POST.get("action") == "end":
+            services.end_vacation(user=request.user)
+            messages.success(request, "Welcome back: your correspondence clocks run again.")
+        else:
+            days = request.POST.get("days", "")
+            services.start_vacation(user=request.user, days=int(days) if days.isdigit() else days)
+            messages.success(
+                request,
+                f"Enjoy your vacation: your correspondence clocks stand still for {days} days.",
+            )
+    except ServiceError as error:
+        messages.error(request, error.message)
+    return redirect("profile", username=request.user.username)

@@ -59,7 +59,10 @@ def _every_frame_is_documented(monkeypatch: pytest.MonkeyPatch) -> Iterator[None
     yield
 
 
-def code_mentions(name: str, roots: tuple[str, ...] = ("config", "games", "lobby")) -> bool:
+SERVER_PACKAGES = ("config", "accounts", "games", "ratings", "lobby", "follows")
+
+
+def code_mentions(name: str, roots: tuple[str, ...] = SERVER_PACKAGES) -> bool:
     """Whether the server's source names `name` as a string (a frame type or error code)."""
     base = DOCUMENT.parent.parent
     pattern = re.compile(rf"[\"']{re.escape(name)}[\"']")

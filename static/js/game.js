@@ -14,6 +14,8 @@ const live = {
   clock: null, clockAt: 0,
   // Chat: the room's lines as shown, and the newest line id (a reconnect asks for later ones).
   chat: null, chatId: 0, ratings: null,
+  // This player's conditional moves (told to them only).
+  queue: [],
 };
 
 // Set once the page starts navigating away (a form post, a link).
@@ -90,6 +92,13 @@ function receive(message) {
     live.lastMove = moves.length ? moves[moves.length - 1].notation : null;
     if (live.flipped === null) live.flipped = message.you === 2;
     if (message.chat) setChat(message.chat);
+    if (message.queue) live.queue = message.queue;
+    draw();
+    return;
+  }
+  if (message.type === "queue") {
+    live.queue = message.moves;
+    say(message.moves.length ? "Queued." : "Queue cleared.");
     draw();
     return;
   }
@@ -133,6 +142,11 @@ function apply(event) {
     game.abortable = event.abortable;
     game.moves.push({ player: event.player, notation: event.move });
     game.offers = {}; // a move withdraws every offer
+    // The opponent's move either matched the queue's next pair (its answer follows) or
+    // dropped the queue.
+    if (live.you !== null && event.player !== live.you && live.queue.length) {
+      live.queue = live.queue[0] === event.move ? live.queue.slice(2) : [];
+    }
     if (live.positions) live.positions.push(event.state);
     if (live.viewing !== null) live.pending += 1;
     if (live.you !== null && event.player !== live.you) chime();
@@ -154,6 +168,7 @@ function apply(event) {
     game.legal_moves = event.legal_moves;
     game.abortable = event.abortable;
     game.offers = {};
+    live.queue = [];
     live.previous = null;
     live.lastMove = game.moves.length ? game.moves[game.moves.length - 1].notation : null;
     if (live.positions) live.positions.splice(event.ply + 1);
@@ -211,12 +226,17 @@ function drawClocks() {
   const clock = live.clock;
   const game = live.game;
   $("time-control").textContent = game && game.time_control ? game.time_control.label : "";
+  if (clock && clock.paused_until && clock.paused_until > clock.server_time + (Date.now() - live.clockAt)) {
+    $("time-control").textContent += ` · clocks paused (vacation) until ${new Date(clock.paused_until).toLocaleString()}`;
+  }
   for (const seat of [1, 2]) {
     const node = $(`clock-${seat}`);
     node.hidden = !clock;
     if (!clock) continue;
     const running = clock.running === seat;
-    const passed = running ? Date.now() - live.clockAt : 0;
+    // A vacation holds every clock of the game until paused_until (server time).
+    const held = clock.paused_until ? Math.max(0, clock.paused_until - clock.server_time) : 0;
+    const passed = running ? Math.max(0, Date.now() - live.clockAt - held) : 0;
     let text = format(clock.remaining[seat - 1] - passed);
     if (running && clock.first_move_by) {
       const left = clock.first_move_by - clock.server_time - passed;
@@ -337,6 +357,7 @@ function draw() {
   $("rematch-button").textContent = game.rematch_offers.includes(live.you)
     ? "Rematch offered" : game.rematch_offers.length ? "Accept rematch" : "Rematch";
   drawOffers(game, player, active);
+  drawQueue(game, player, active);
   drawChatControls(game);
   drawRatings(game);
   drawClocks();
@@ -461,6 +482,17 @@ function answerOffer(accept) {
   const offers = live.game.offers || {};
   if (offers.takeback && offers.takeback !== live.you) send({ type: "takeback_answer", accept });
   else if (offers.draw && offers.draw !== live.you) send({ type: "draw_answer", accept });
+}
+
+// --- conditional moves: correspondence players queue answers to expected moves ------------
+
+function drawQueue(game, player, active) {
+  const correspondence = !game.time_control || game.time_control.kind !== "realtime";
+  $("queue-form").hidden = !player || !active || !correspondence || game.to_move === live.you;
+  const pairs = [];
+  for (let i = 0; i + 1 < live.queue.length; i += 2) pairs.push(`if ${live.queue[i]}, then ${live.queue[i + 1]}`);
+  $("queue-now").textContent = pairs.length ? `Queued: ${pairs.join("; ")}.` : "Nothing queued.";
+  $("queue-clear").hidden = !live.queue.length;
 }
 
 // --- chat: the players' room or the spectators' room, always shown as text ----------------
@@ -648,6 +680,14 @@ $("chat-form").addEventListener("submit", (event) => {
   send({ type: "chat", room: live.chat.room, text, id: `c${Date.now()}` });
   input.value = "";
 });
+$("queue-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const moves = $("queue-input").value.split(/[\s,]+/).filter(Boolean);
+  if (!moves.length) return;
+  send({ type: "queue", moves, id: `q${Date.now()}` });
+  $("queue-input").value = "";
+});
+$("queue-clear").addEventListener("click", () => send({ type: "queue", moves: [] }));
 $("chat-mute-box").addEventListener("change", (event) => {
   if (live.chat) live.chat.muted = event.target.checked;
   send({ type: "chat_mute", mute: event.target.checked });
