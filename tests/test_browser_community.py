@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from games.engine import rules_for
 from tests.test_browser import (  # noqa: F401  (fixtures)
+    ARTIFACTS,
     Problems,
     Site,
     back_to_lobby,
@@ -110,6 +112,9 @@ def test_players_and_a_spectator_chat_take_back_and_agree_a_draw(
         expect(bob.locator("#draw-button")).to_be_enabled()
         alice.locator("#draw-button").click()
         expect(bob.locator("#offer-text")).to_contain_text("offers a draw")
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        bob.screenshot(path=ARTIFACTS / "community-draw-offer.png", full_page=True)
+        carol.screenshot(path=ARTIFACTS / "community-spectator.png", full_page=True)
         bob.locator("#offer-accept").click()
         for page in (alice, bob, carol):
             expect(page.locator("#banner")).to_have_text("Draw — drawn by agreement")
@@ -121,3 +126,63 @@ def test_players_and_a_spectator_chat_take_back_and_agree_a_draw(
         assert diffusion != game_id
         expect(alice.locator("#draw-button")).to_be_hidden()
         expect(alice.locator("#no-draws")).to_contain_text("No draws in this game")
+
+
+def legal_after(url: str, page: Page, game_id: int, *moves: str) -> list[str]:
+    """What the server lists as legal after `moves` (the test reads the board as a player
+    would; the page itself knows no rules)."""
+    game = page.request.get(f"{url}/api/games/{game_id}").json()["game"]
+    rules = rules_for(game["slug"], game["options"])
+    state = rules.from_json(game["state"])
+    for move in moves:
+        state = rules.play(state, move)
+    return sorted(rules.legal_moves(state))
+
+
+def test_a_correspondence_player_queues_an_answer_goes_on_vacation_and_blocks_a_pest(
+    browser: Browser,  # noqa: F811
+    site: Site,  # noqa: F811
+    problems: Problems,  # noqa: F811
+) -> None:
+    with site.serve():
+        alice = guest(browser, site, problems, "alice")
+        bob = guest(browser, site, problems, "bob")
+        game_id = challenge(alice, bob, "diffusion", time_control="3d")
+        expect(alice.locator("#queue-form")).to_be_hidden()  # her move: no queue
+        play_first_pit(alice)
+        wait_for_moves([alice, bob], 1)
+
+        # Alice queues "if bob plays X, answer Y" while Bob thinks.
+        expected = legal_after(site.url, alice, game_id)[0]
+        answer = legal_after(site.url, alice, game_id, expected)[0]
+        expect(alice.locator("#queue-form")).to_be_visible()
+        alice.fill("#queue-input", f"{expected.lower()} {answer}")
+        alice.locator("#queue-form button[type=submit]").click()
+        expect(alice.locator("#queue-now")).to_have_text(f"Queued: if {expected}, then {answer}.")
+        expect(bob.locator("#queue-now")).to_have_text("Nothing queued.")
+        bob.locator(f"g.pit.playable[data-pit='{expected}']").click()
+        wait_for_moves([alice, bob], 3)
+        assert moves_of(bob)[-2:] == [expected, answer]
+        expect(alice.locator("#queue-now")).to_have_text("Nothing queued.")
+
+        # Alice goes on vacation from her profile: the game's clocks stand still.
+        name = alice.locator("body").get_attribute("data-username")
+        alice.goto(f"{site.url}/@{name}/")
+        alice.fill("#vacation-days", "3")
+        alice.locator("#vacation-start").click()
+        expect(alice.locator("#vacation-status")).to_contain_text("On vacation until")
+        expect(bob.locator("#time-control")).to_contain_text("clocks paused (vacation)")
+        alice.locator("#vacation-end").click()
+        expect(alice.locator("#vacation-start")).to_be_visible()
+
+        # Bob blocks Alice from her profile: her chat lines no longer reach him.
+        bob.goto(f"{site.url}/@{name}/")
+        bob.locator("#block-button").click()
+        expect(bob.locator("#block-button")).to_have_text(f"Unblock {name}")
+        bob.goto(f"{site.url}/games/{game_id}/")
+        alice.goto(f"{site.url}/games/{game_id}/")
+        expect(bob.locator("#connection")).to_have_attribute("data-state", "open")
+        chat(alice, "still there?")
+        expect(alice.locator("#chat-lines li")).to_have_count(1)
+        bob.wait_for_timeout(500)
+        assert lines(bob) == []

@@ -19,7 +19,23 @@ from games.models import Game
 from lobby.chaos.client import Socket, Tally, session_cookie
 from lobby.chaos.cluster import Cluster
 
-GAME_TYPES = ["move", "resign", "abort", "rematch", "claim", "lag_reply", "ping", "sync"]
+GAME_TYPES = [
+    "move",
+    "resign",
+    "abort",
+    "rematch",
+    "claim",
+    "lag_reply",
+    "ping",
+    "sync",
+    "chat",
+    "chat_mute",
+    "queue",
+    "takeback",
+    "takeback_answer",
+    "draw",
+    "draw_answer",
+]
 LOBBY_TYPES = [
     "seek",
     "cancel_seek",
@@ -89,6 +105,14 @@ def plausible(rng: random.Random, socket: str) -> dict[str, Any]:
             "ply": rng.randrange(-1, 40),
         },
         "lag_reply": {"t": rng.randrange(10**13)},
+        "chat": {
+            "room": rng.choice(["players", "spectators", "lounge"]),
+            "text": rng.choice([*STRINGS, "x" * 141]),
+        },
+        "chat_mute": {"mute": rng.choice([True, False])},
+        "queue": {"moves": rng.choice([[], ["A", "B"], ["A"], ["zz", "j3-j4"]])},
+        "takeback_answer": {"accept": rng.choice([True, False])},
+        "draw_answer": {"accept": rng.choice([True, False])},
         "sync": {"v": rng.randrange(-1, 50)},
         "seek": {
             "games": [{"slug": rng.choice(SLUGS), "options": options}],

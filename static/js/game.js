@@ -176,6 +176,7 @@ function apply(event) {
     say(`${game.players[String(event.by)].username} accepted: ${event.undone === 1 ? "one move" : `${event.undone} moves`} taken back.`);
   } else if (event.type === "takeback_offer" || event.type === "draw_offer") {
     game.offers = { ...game.offers, [event.type === "takeback_offer" ? "takeback" : "draw"]: event.by };
+    say("");
     if (live.you !== null && event.by !== live.you) chime();
   } else if (event.type === "takeback_declined" || event.type === "draw_declined") {
     const offers = { ...game.offers };
