@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
+from django.conf import settings
+from django_ratelimit.core import _get_window, _split_rate
+
 from lobby.chaos.client import Browser, Socket, Tally, now
 from lobby.chaos.cluster import Cluster
 
@@ -16,12 +19,16 @@ LOGOUT = "/logout/"
 class Guessing:
     failures_before_lock: int | None = None  # None: never locked
     right_password_refused: bool = False
+    # The account's counting window turned over during the guessing (the limiter counts in
+    # fixed windows): the count then started again, so the lock may come up to one limit later.
+    window_turned: bool = False
     statuses: list[int] = field(default_factory=list)
 
 
 def guess(cluster: Cluster, username: str, password: str, attempts: int = 30) -> Guessing:
     """Wrong passwords until the site refuses; then the right one."""
     result = Guessing()
+    window = _window(username)
     browser = Browser(cluster.servers[0].http)
     browser.get_csrf()
     for attempt in range(attempts):
@@ -34,7 +41,14 @@ def guess(cluster: Cluster, username: str, password: str, attempts: int = 30) ->
             break
     status, _, _ = browser.form(LOGIN, {"username": username, "password": password})
     result.right_password_refused = status == 429 and browser.session is None
+    result.window_turned = _window(username) != window
     return result
+
+
+def _window(username: str) -> int:
+    """When the account's current login-failure window ends (django-ratelimit's own rule)."""
+    _, period = _split_rate(settings.LOGIN_FAILURES_PER_ACCOUNT)
+    return int(_get_window(username.lower(), period))
 
 
 @dataclass
