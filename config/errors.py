@@ -25,6 +25,7 @@ HTTP_STATUS = {
     "not_logged_in": 403,
     "not_yours": 403,
     "not_a_player": 403,
+    "blocked": 403,
     "csrf_failed": 403,
     "no_such_game": 404,
     "no_such_seek": 404,

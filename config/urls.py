@@ -18,6 +18,7 @@ urlpatterns = [
     path("favicon.ico", favicon),
     path("admin/", admin.site.urls),
     path("", include("games.urls")),
+    path("", include("ratings.urls")),
     path("", include("lobby.api_urls")),
     path("challenge/<str:token>/", challenge_link, name="challenge-link"),
     path("", include("accounts.urls")),

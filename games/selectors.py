@@ -185,6 +185,28 @@ def game_text(game: Game) -> str:
     return "\n".join(lines) + "\n"
 
 
+def game_record(game: Game) -> dict[str, Any]:
+    """A finished (or running) game as a file: enough to replay it anywhere."""
+    return {
+        "id": game.pk,
+        "game": game.slug,
+        "name": title_for(game.slug, game.options),
+        "options": game.options,
+        "players": {"1": player_info(game.player1), "2": player_info(game.player2)},
+        "time_control": game.time_control.describe(),
+        "rated": game.rated,
+        "status": game.status,
+        "result": game.result(),
+        "started": game.created_at.isoformat(),
+        "moves": [
+            {"ply": number, "player": player, "move": notation}
+            for number, (player, notation) in enumerate(played(game), start=1)
+        ],
+        "takebacks": takebacks(game),
+        "final_state": game.state,
+    }
+
+
 def positions(game: Game) -> list[dict[str, Any]]:
     rules = rules_for(game.slug, game.options)
     states = list(move_events(game).values_list("payload__state", flat=True))

@@ -9,6 +9,7 @@ urlpatterns = [
     path("api/games/<int:game_id>/move", views.game_move, name="api-game-move"),
     path("api/games/<int:game_id>/positions", views.game_positions, name="api-game-positions"),
     path("games/<int:game_id>.txt", views.game_text, name="game-text"),
+    path("games/<int:game_id>.json", views.game_json, name="game-json"),
     path("games/<int:game_id>/", views.game_page, name="game"),
     path("api/vacation", views.vacation, name="api-vacation"),
     path("api/vacation/end", views.vacation_end, name="api-vacation-end"),

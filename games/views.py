@@ -83,6 +83,15 @@ def game_text(request: HttpRequest, game_id: int) -> HttpResponse:
 
 
 @require_GET
+def game_json(request: HttpRequest, game_id: int) -> JsonResponse:
+    """The whole game as JSON, to download: who, what, how it ended, every move."""
+    game = _game_or_404(game_id)
+    response = JsonResponse(selectors.game_record(game), json_dumps_params={"indent": 1})
+    response["Content-Disposition"] = f'attachment; filename="{game.slug}-{game.pk}.json"'
+    return response
+
+
+@require_GET
 def game_positions(request: HttpRequest, game_id: int) -> JsonResponse:
     """Every position of the game, from the start: positions[n] follows move n."""
     game = selectors.load_game(game_id)

@@ -78,6 +78,8 @@ def create_seek(request: HttpRequest) -> dict[str, Any]:
         user=_signed_in(request),
         games=msgspec.to_builtins(body.games),
         time_control=body.time_control,
+        rated=body.rated,
+        rating_range=body.rating_range,
     )
     seek.refresh_from_db()
     return {"seek": seek_payload(seek), "game_id": game.pk if game else None}
@@ -101,6 +103,7 @@ def create_challenge(request: HttpRequest) -> dict[str, Any]:
         options=dict(body.options),
         side=body.side,
         time_control=body.time_control,
+        rated=body.rated,
     )
     return {"challenge": challenge_payload(challenge)}
 

@@ -229,6 +229,8 @@ class LobbyConsumer(JsonConsumer):
             user=self.user,
             games=msgspec.to_builtins(message.games),
             time_control=message.time_control,
+            rated=message.rated,
+            rating_range=message.rating_range,
             pair_now=False,
         )
         matchmaker.poke()  # `game_started` follows when the seek pairs
@@ -247,6 +249,7 @@ class LobbyConsumer(JsonConsumer):
             options=dict(message.options),
             side=message.side,
             time_control=message.time_control,
+            rated=message.rated,
         )
         await self._ok(message, challenge_id=challenge.pk, token=challenge.token)
 

@@ -35,15 +35,35 @@ class SeekView:
     user_id: int
     games: Sequence[GameChoice]
     time_control: str = ""
+    rated: bool = False
+    # The seeker's rating in each game named (at the seek's speed), and the range the
+    # opponent's rating must be in (None: anyone).
+    ratings: Mapping[str, float] | None = None
+    rating_range: tuple[int, int] | None = None
+
+    def rating(self, slug: str) -> float:
+        return (self.ratings or {}).get(slug, 1500.0)
+
+    def accepts(self, other: SeekView, slug: str) -> bool:
+        if self.rating_range is None:
+            return True
+        low, high = self.rating_range
+        return low <= other.rating(slug) <= high
 
 
 def shared_game(older: SeekView, newer: SeekView) -> GameChoice | None:
     """The game two seeks would play, or None if they cannot pair."""
     if older.user_id == newer.user_id or older.time_control != newer.time_control:
         return None
+    if older.rated != newer.rated:  # rated games only between seekers who want one
+        return None
     offered = set(newer.games)
     for choice in older.games:
-        if choice in offered:
+        if (
+            choice in offered
+            and older.accepts(newer, choice.slug)
+            and newer.accepts(older, choice.slug)
+        ):
             return choice
     return None
 

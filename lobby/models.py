@@ -28,6 +28,9 @@ class Seek(models.Model):
     realtime = models.BooleanField(default=True)
     # Shown in the lobby feed (a seek paired the moment it arrives never is).
     announced = models.BooleanField(default=False)
+    # Rated seeks pair only with rated seeks; [min, max]: the opponent's rating must be in it.
+    rated = models.BooleanField(default=False)
+    rating_range = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -71,6 +74,7 @@ class Challenge(models.Model):
     time_control = TimeControlField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     decline_reason = models.CharField(max_length=100, blank=True)
+    rated = models.BooleanField(default=False)
     token = models.CharField(max_length=32, unique=True)
     game = models.OneToOneField(
         "games.Game", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

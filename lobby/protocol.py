@@ -34,9 +34,14 @@ class GameChoice(msgspec.Struct, kw_only=True, frozen=True):
 Games = Annotated[list[GameChoice], msgspec.Meta(min_length=1, max_length=MAX_GAMES_PER_SEEK)]
 
 
+RatingRange = Annotated[list[int], msgspec.Meta(min_length=2, max_length=2)]
+
+
 class Seek(Message, tag="seek", kw_only=True, frozen=True):
     games: Games | GameChoice  # in order of preference
     time_control: TimeControl = ""
+    rated: bool = False
+    rating_range: RatingRange | None = None  # [min, max] of the opponent's rating
 
 
 class CancelSeek(Message, tag="cancel_seek", kw_only=True, frozen=True):
@@ -49,6 +54,7 @@ class Challenge(Message, tag="challenge", kw_only=True, frozen=True):
     options: Options = {}
     side: Side = "random"
     time_control: TimeControl = ""
+    rated: bool = False
 
 
 class Accept(Message, tag="accept", kw_only=True, frozen=True):
@@ -88,6 +94,8 @@ CLIENT_MESSAGES = (
 class SeekBody(Body, kw_only=True, frozen=True):
     games: Games | GameChoice
     time_control: TimeControl = ""
+    rated: bool = False
+    rating_range: RatingRange | None = None
 
 
 class ChallengeBody(Body, kw_only=True, frozen=True):
@@ -96,6 +104,7 @@ class ChallengeBody(Body, kw_only=True, frozen=True):
     options: Options = {}
     side: Side = "random"
     time_control: TimeControl = ""
+    rated: bool = False
 
 
 class DeclineBody(Body, kw_only=True, frozen=True):
@@ -131,6 +140,10 @@ class SeekView(msgspec.Struct, forbid_unknown_fields=True):
     time_control: str
     time_label: str
     created_at: str
+    rated: bool
+    rating_range: list[int] | None
+    rating: int  # the seeker's rating in the first game named, at this speed
+    provisional: bool
 
 
 class ChallengeView(msgspec.Struct, forbid_unknown_fields=True):
@@ -147,6 +160,7 @@ class ChallengeView(msgspec.Struct, forbid_unknown_fields=True):
     token: str
     game_id: int | None
     expires_at: str
+    rated: bool
 
 
 class Challenges(msgspec.Struct, forbid_unknown_fields=True):

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from games.models import Game, GameConnection
+from games.rules import available_games
 from games.selectors import title_for
 from lobby.models import Challenge, LobbyConnection, Seek
 from lobby.services import feed
@@ -163,6 +164,25 @@ def _outcome_for(game: Game, number: int) -> str:
     if game.winner is None:
         return "draw"
     return "won" if game.winner == number else "lost"
+
+
+def records(user: Any) -> list[dict[str, Any]]:
+    """Won, lost and drawn per game (aborted games do not count), rated or not."""
+    finished = Game.objects.filter(
+        Q(player1=user) | Q(player2=user), status=Game.Status.FINISHED
+    ).values_list("slug", "winner", "player1_id")
+    names = {game["slug"]: game["name"] for game in available_games()}
+    tally: dict[str, dict[str, int]] = {}
+    for slug, winner, player1_id in finished:
+        number = 1 if player1_id == user.pk else 2
+        outcome = "drawn" if winner is None else "won" if winner == number else "lost"
+        counts = tally.setdefault(slug, {"won": 0, "lost": 0, "drawn": 0})
+        counts[outcome] += 1
+    return [
+        {"slug": slug, "name": names.get(slug, slug), **tally[slug]}
+        for slug in names
+        if slug in tally
+    ]
 
 
 def user_games(user: Any, limit: int = PROFILE_GAMES_SHOWN) -> dict[str, list[dict[str, Any]]]:

@@ -8,6 +8,7 @@ from accounts.forms import NotificationsForm
 from games import clocks
 from games.rules import available_games
 from lobby import selectors
+from ratings import selectors as rating_selectors
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -31,7 +32,18 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
         raise Http404(f"There is no user called {username[:40]!r}.")
     if player.username != username:
         return redirect("profile", username=player.username)  # one address per player
-    context = {"player": player, "games": selectors.user_games(player)}
+    ratings = rating_selectors.ratings_of(player)
+    for rating in ratings:
+        points = rating_selectors.history(player, rating["slug"], rating["speed"])
+        rating["graph"] = rating_selectors.graph_svg(
+            points, label=f"{rating['name']}, {rating['speed']}: rating after each rated game"
+        )
+    context = {
+        "player": player,
+        "games": selectors.user_games(player),
+        "records": selectors.records(player),
+        "ratings": ratings,
+    }
     if request.user == player:
         context["notifications"] = NotificationsForm(
             initial={"email": player.email, "email_on_move": player.email_on_move}

@@ -12,7 +12,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import User
+from accounts.models import Block, User
 from config.errors import ServiceError
 from games import services as game_services
 from games.engine import normalized_options
@@ -44,6 +44,7 @@ def challenge_payload(challenge: Challenge) -> dict[str, Any]:
         "token": challenge.token,
         "game_id": challenge.game_id,
         "expires_at": challenge.expires_at.isoformat(),
+        "rated": challenge.rated,
     }
 
 
@@ -71,10 +72,15 @@ def create_challenge(
     options: dict[str, int | str] | None = None,
     side: str = Challenge.Side.RANDOM,
     time_control: str = "",
+    rated: bool = False,
 ) -> Challenge:
     """Challenge a named user, or (challenged=None) anyone who opens the link."""
     if not challenger.is_authenticated:
         raise ServiceError("not_logged_in", "Log in or play as a guest to challenge someone.")
+    if rated and challenger.is_guest:
+        raise ServiceError(
+            "guests_play_casual", "Guests play casual games only: sign up to play rated."
+        )
     if not isinstance(slug, str):
         raise ServiceError("bad_message", 'A challenge needs "slug", the game.')
     if side not in Challenge.Side.values:
@@ -94,6 +100,12 @@ def create_challenge(
         target = _user_named(challenged)
         if target.pk == challenger.pk:
             raise ServiceError("self_challenge", "You cannot challenge yourself.")
+        if Block.objects.filter(blocker=target, blocked=challenger).exists():
+            raise ServiceError("blocked", f"{target.username} does not take your challenges.")
+        if rated and target.is_guest:
+            raise ServiceError(
+                "guests_play_casual", f"{target.username} is a guest: guests play casual games."
+            )
     _check_pending(challenger, target)
     with transaction.atomic():
         challenge = Challenge.objects.create(
@@ -103,6 +115,7 @@ def create_challenge(
             options=full,
             side=side,
             time_control=control,
+            rated=bool(rated),
             token=secrets.token_urlsafe(12),
             expires_at=timezone.now() + LIFETIME,
         )
@@ -202,6 +215,7 @@ def _accept(challenge: Challenge, user: User) -> Game:
         player1=first,
         player2=second,
         time_control=challenge.time_control,
+        rated=challenge.rated,
     )
     challenge.status = Challenge.Status.ACCEPTED
     challenge.challenged = user

@@ -25,6 +25,8 @@ from games.rules import InvalidOptions
 from lobby import matching
 from lobby.models import Seek
 from lobby.services import feed
+from ratings import selectors as rating_selectors
+from ratings.models import Speed
 
 MAX_OPEN_SEEKS = 3
 MAX_GAMES_PER_SEEK = 8
@@ -59,13 +61,45 @@ def check_games(games: Any) -> list[dict[str, Any]]:
     return checked
 
 
-def seek_view(seek: Seek) -> matching.SeekView:
+def seek_view(
+    seek: Seek, known: dict[tuple[int, str], tuple[float, bool]] | None = None
+) -> matching.SeekView:
+    """What matching needs of a seek; `known` are the seekers' ratings at its speed."""
+    if known is None:
+        known = rating_selectors.current([seek.user_id], speed_of(seek.time_control))
     return matching.SeekView(
         seek_id=seek.pk,
         user_id=seek.user_id,
         games=tuple(matching.GameChoice.of(g["slug"], g["options"]) for g in seek.games),
         time_control=seek.time_control.code,
+        rated=seek.rated,
+        ratings={
+            g["slug"]: known[(seek.user_id, g["slug"])][0]
+            for g in seek.games
+            if (seek.user_id, g["slug"]) in known
+        },
+        rating_range=tuple(seek.rating_range) if seek.rating_range else None,
     )
+
+
+def speed_of(control: clocks.TimeControl) -> str:
+    return Speed.REALTIME if control.realtime else Speed.CORRESPONDENCE
+
+
+def check_rating_range(value: Any) -> list[int] | None:
+    if value is None:
+        return None
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != 2
+        or not all(isinstance(x, int) and not isinstance(x, bool) for x in value)
+        or not 0 <= value[0] <= value[1] <= 4000
+    ):
+        raise ServiceError(
+            "bad_rating_range",
+            "rating_range is [lowest, highest], whole numbers from 0 to 4000, lowest first.",
+        )
+    return [value[0], value[1]]
 
 
 def check_time_control(text: Any) -> clocks.TimeControl:
@@ -77,6 +111,9 @@ def check_time_control(text: Any) -> clocks.TimeControl:
 
 
 def seek_payload(seek: Seek) -> dict[str, Any]:
+    rating, provisional = rating_selectors.rating_of(
+        seek.user_id, seek.games[0]["slug"], speed_of(seek.time_control)
+    )
     return {
         "id": seek.pk,
         "user": seek.user.username,
@@ -84,6 +121,10 @@ def seek_payload(seek: Seek) -> dict[str, Any]:
         "time_control": seek.time_control.code,
         "time_label": seek.time_control.label,
         "created_at": seek.created_at.isoformat(),
+        "rated": seek.rated,
+        "rating_range": seek.rating_range,
+        "rating": round(rating),
+        "provisional": provisional,
     }
 
 
@@ -92,6 +133,8 @@ def create_seek(
     user: User,
     games: list[dict[str, Any]] | dict[str, Any],
     time_control: str = "",
+    rated: bool = False,
+    rating_range: Any = None,
     pair_now: bool = True,
 ) -> tuple[Seek, Game | None]:
     """Open a seek; with pair_now, pair it at once if a compatible one is waiting (else the
@@ -100,6 +143,11 @@ def create_seek(
         raise ServiceError("not_logged_in", "Log in or play as a guest to seek a game.")
     checked = check_games(games)
     control = check_time_control(time_control)
+    span = check_rating_range(rating_range)
+    if rated and user.is_guest:
+        raise ServiceError(
+            "guests_play_casual", "Guests play casual games only: sign up to play rated."
+        )
     with transaction.atomic():
         # Lock the user's row so two tabs cannot both slip under the limit.
         User.objects.select_for_update().filter(pk=user.pk).first()
@@ -114,6 +162,8 @@ def create_seek(
             games=checked,
             time_control=control,
             realtime=not control.correspondence,
+            rated=bool(rated),
+            rating_range=span,
         )
     return seek, pair(seek.pk) if pair_now else None
 
@@ -146,9 +196,15 @@ def _pair_queue() -> dict[int, Game]:
         .order_by("pk")[:QUEUE_SCANNED]
     )
     by_id = {s.pk: s for s in waiting}
+    known: dict[tuple[int, str], tuple[float, bool]] = {}
+    for speed in {speed_of(s.time_control) for s in waiting}:
+        users = [s.user_id for s in waiting if speed_of(s.time_control) == speed]
+        known.update(rating_selectors.current(users, speed))
     pairs = [
         (by_id[older.seek_id], by_id[newer.seek_id], choice)
-        for older, newer, choice in matching.pair_up([seek_view(s) for s in waiting])
+        for older, newer, choice in matching.pair_up(
+            [seek_view(s, {k: v for k, v in known.items() if k[0] == s.user_id}) for s in waiting]
+        )
     ]
     games = game_services.create_games(
         [
@@ -158,6 +214,7 @@ def _pair_queue() -> dict[int, Game]:
                 player1=first,
                 player2=second,
                 time_control=a.time_control,  # pair_up pairs equal controls only
+                rated=a.rated,  # and rated with rated only
             )
             for a, b, choice in pairs
             for first, second in [random.sample([a.user, b.user], 2)]

@@ -410,7 +410,9 @@ function drawSeeks() {
   const canPlay = Boolean(lobby.user) && signedIn();
   const rows = [...lobby.seeks.values()].map((seek) => keyed(JSON.stringify([seek, name, canPlay]), () => {
     const mine = seek.user === name;
-    const what = seek.games.map((g) => gameTitle(g.slug, g.options)).join(" or ") + timeText(seek);
+    const what = seek.games.map((g) => gameTitle(g.slug, g.options)).join(" or ") + timeText(seek)
+      + (seek.rated ? " · rated" : " · casual")
+      + (seek.rating_range ? ` · ${seek.rating_range[0]}–${seek.rating_range[1]}` : "");
     const actions = [];
     if (mine) {
       actions.push(el("button", {
@@ -436,7 +438,8 @@ function drawSeeks() {
         if (!mine && canPlay && !event.target.closest("a, button")) join(seek, seek.games[0]);
       },
     },
-    el("span", { class: "who" }, mine ? el("strong", {}, "You") : userLink(seek.user)),
+    el("span", { class: "who" }, mine ? el("strong", {}, "You") : userLink(seek.user),
+      el("small", { class: "seek-rating" }, ` ${seek.rating}${seek.provisional ? "?" : ""}`)),
     el("span", { class: "what" }, what),
     el("span", { class: "actions" }, ...actions));
   }));
@@ -449,6 +452,7 @@ function join(seek, game) {
     type: "seek",
     games: [{ slug: game.slug, options: game.options }],
     time_control: seek.time_control || "",
+    rated: Boolean(seek.rated),
   }, { joining: seek.id });
 }
 
@@ -651,11 +655,16 @@ function setUpForms() {
     const seekTime = setUpTimeControl("seek");
     seekForm.addEventListener("submit", (event) => {
       event.preventDefault();
-      request({
+      const message = {
         type: "seek",
         games: [{ slug: seek.select.value, options: readOptions(seek.fieldset) }],
         time_control: seekTime(),
-      });
+        rated: Boolean($("seek-rated") && $("seek-rated").checked),
+      };
+      const low = $("seek-range-min") ? $("seek-range-min").value : "";
+      const high = $("seek-range-max") ? $("seek-range-max").value : "";
+      if (low || high) message.rating_range = [Number(low || 0), Number(high || 4000)];
+      request(message);
     });
   }
   const challengeForm = $("challenge-form");
@@ -671,6 +680,7 @@ function setUpForms() {
         options: readOptions(choice.fieldset),
         side: $("challenge-side").value,
         time_control: challengeTime(),
+        rated: Boolean($("challenge-rated") && $("challenge-rated").checked),
       };
       if (user) message.user = user;
       request(message, { open: !user, user });
