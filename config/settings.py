@@ -221,6 +221,10 @@ PRESENCE_EXPIRY_SECONDS = float(os.environ.get("PRESENCE_EXPIRY_SECONDS", "30"))
 # --- E-mail (correspondence "your move" notices) -----------------------------------------
 # The console backend by default; SMTP when EMAIL_HOST is set (EMAIL_PORT, EMAIL_HOST_USER,
 # EMAIL_HOST_PASSWORD, EMAIL_USE_TLS).
+# Long correspondence and untimed games (pbmserv's figures): a reminder e-mail to the player
+# to move after REMINDER_DAYS without a move, and a loss by forfeit after FORFEIT_DAYS.
+REMINDER_DAYS = float(os.environ.get("REMINDER_DAYS", "7"))
+FORFEIT_DAYS = float(os.environ.get("FORFEIT_DAYS", "21"))
 # Vacation (correspondence clocks stand still): at most this many days in any 365.
 VACATION_DAYS = int(os.environ.get("VACATION_DAYS", "30"))
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")

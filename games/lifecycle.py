@@ -21,6 +21,9 @@ logger = logging.getLogger(__name__)
 games_started = Signal()
 # Receivers get game=Game: it just finished or was aborted.
 game_ended = Signal()
+# The sweeper sends this on each pass (receivers get nothing): apps above games do their
+# periodic work (e-mails to send) without the sweeper knowing them.
+sweeping = Signal()
 
 
 def _send(signal: Signal, **kwargs: Any) -> None:
@@ -28,6 +31,11 @@ def _send(signal: Signal, **kwargs: Any) -> None:
         if isinstance(error, Exception):
             # The game is committed; a listener's failure must not undo or fail the request.
             logger.error("%s failed on a game event", receiver, exc_info=error)
+
+
+def sweep() -> None:
+    """The sweeper's pass: let every app do its periodic work (errors are logged)."""
+    _send(sweeping)
 
 
 def started(games: Sequence[Any]) -> None:

@@ -24,6 +24,7 @@ class Game(models.Model):
         TIME = "time"  # the running player's clock ran out (games/clocks.py)
         ABANDON = "abandon"  # a real-time player left and the opponent claimed the win
         AGREEMENT = "agreement"  # both players agreed to a draw
+        FORFEIT = "forfeit"  # a correspondence player did not move for FORFEIT_DAYS
 
     slug = models.CharField(max_length=40)
     options = models.JSONField(default=dict, blank=True)

@@ -25,12 +25,14 @@ from django.db import close_old_connections
 
 from config import presence
 from config.errors import is_outage
-from games import services
+from games import lifecycle, services
 
 logger = logging.getLogger(__name__)
 
 # After a failed pass (the database restarting), the next one comes this much later.
 OUTAGE_RETRY_SECONDS = 1.0
+# Games left for days are looked for this often.
+STALL_CHECK_SECONDS = 60.0
 
 
 class Command(BaseCommand):
@@ -84,6 +86,13 @@ class Command(BaseCommand):
                 raise
             logger.exception("sweeper: sending move e-mails failed")
         try:
+            self.long_correspondence()
+            lifecycle.sweep()  # the other apps' periodic work (follow e-mails)
+        except Exception as error:  # the clocks matter more: keep sweeping
+            if is_outage(error):
+                raise
+            logger.exception("sweeper: reminders, forfeits or e-mails failed")
+        try:
             if shares_broadcasts:
                 presence.reap()
         except Exception as error:  # the clocks matter more: keep sweeping
@@ -91,6 +100,18 @@ class Command(BaseCommand):
                 raise
             logger.exception("sweeper: removing dead processes' connections failed")
         return pause(max_sleep)
+
+    last_stall_check = 0.0
+
+    def long_correspondence(self) -> None:
+        """Reminders and forfeits of games nobody moved in for days: once a minute."""
+        if time.monotonic() - self.last_stall_check < STALL_CHECK_SECONDS:
+            return
+        self.last_stall_check = time.monotonic()
+        forfeited = services.forfeit_stalled()
+        reminded = services.remind_stalled()
+        if forfeited or reminded:
+            self.stdout.write(f"sweeper: {forfeited} forfeit(s), {reminded} reminder(s)")
 
 
 def sweep() -> int:
