@@ -27,3 +27,7 @@ class NotificationsForm(forms.Form):
     email_on_move = forms.BooleanField(
         required=False, label="E-mail me when it is my move in a correspondence game"
     )
+    email_on_follow = forms.BooleanField(
+        required=False,
+        label="E-mail me when a correspondence game I follow ends, or a player I follow starts one",
+    )

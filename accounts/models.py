@@ -22,6 +22,8 @@ class User(AbstractUser):
     is_guest = models.BooleanField(default=False)
     # Correspondence: "your move" e-mails when no socket of theirs is on the game.
     email_on_move = models.BooleanField(default=True)
+    # Correspondence players may also hear of followed games and players by e-mail.
+    email_on_follow = models.BooleanField(default=False)
 
     objects = UserManager()
 

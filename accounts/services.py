@@ -43,9 +43,13 @@ def do_sign_up(*, username: str, password: str, email: str = "") -> User:
         return User.objects.create_user(username=username, password=password, email=email)
 
 
-def do_set_notifications(*, user: User, email: str, email_on_move: bool) -> None:
-    """Where correspondence "your move" e-mails go, and whether they are sent."""
-    User.objects.filter(pk=user.pk).update(email=email, email_on_move=email_on_move)
+def do_set_notifications(
+    *, user: User, email: str, email_on_move: bool, email_on_follow: bool = False
+) -> None:
+    """Where correspondence e-mails go, and which are sent ("your move", followed news)."""
+    User.objects.filter(pk=user.pk).update(
+        email=email, email_on_move=email_on_move, email_on_follow=email_on_follow
+    )
 
 
 def do_end_sockets(user_id: int, session_key: str | None = None) -> None:

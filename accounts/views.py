@@ -54,6 +54,7 @@ def notifications(request: HttpRequest) -> HttpResponse:
             user=request.user,
             email=form.cleaned_data["email"],
             email_on_move=form.cleaned_data["email_on_move"],
+            email_on_follow=form.cleaned_data["email_on_follow"],
         )
         messages.success(request, "Your e-mail settings are saved.")
     else:

@@ -4,3 +4,11 @@ from django.apps import AppConfig
 class FollowsConfig(AppConfig):
     name = "follows"
     verbose_name = "Followed games and players"
+
+    def ready(self) -> None:
+        from follows import services
+        from games import lifecycle
+
+        lifecycle.games_started.connect(services.games_started, dispatch_uid="follows-started")
+        lifecycle.game_ended.connect(services.game_ended, dispatch_uid="follows-ended")
+        lifecycle.sweeping.connect(services.send_mails, dispatch_uid="follows-mails")

@@ -242,6 +242,27 @@ class Announcement(Frame, tag="announcement", kw_only=True):
     text: str
 
 
+class FollowedGame(msgspec.Struct, forbid_unknown_fields=True):
+    id: int
+    name: str
+    players: dict[str, str]
+
+
+class FollowedResult(msgspec.Struct, forbid_unknown_fields=True):
+    winner: int | None
+    termination: str
+    reason: str
+
+
+class Followed(Frame, tag="followed", kw_only=True):
+    """News of a followed player (a game started) or game (it ended); see follows/."""
+
+    news: str  # "game_started" | "game_ended"
+    player: str | None
+    game: FollowedGame
+    result: FollowedResult | None
+
+
 class Ok(Frame, tag="ok", kw_only=True):
     id: RequestId = None
     seek_id: int | None = None
@@ -271,6 +292,7 @@ SERVER_FRAMES = (
     | ChallengeUpdated
     | Online
     | Announcement
+    | Followed
     | Ok
     | Pong
     | Error

@@ -186,3 +186,35 @@ def test_a_correspondence_player_queues_an_answer_goes_on_vacation_and_blocks_a_
         expect(alice.locator("#chat-lines li")).to_have_count(1)
         bob.wait_for_timeout(500)
         assert lines(bob) == []
+
+
+def test_a_follower_hears_when_a_player_starts_a_game_and_when_it_ends(
+    browser: Browser,  # noqa: F811
+    site: Site,  # noqa: F811
+    problems: Problems,  # noqa: F811
+) -> None:
+    with site.serve():
+        alice = guest(browser, site, problems, "alice")
+        bob = guest(browser, site, problems, "bob")
+        carol = guest(browser, site, problems, "carol")
+        name = alice.locator("body").get_attribute("data-username")
+        carol.goto(f"{site.url}/@{name}/")
+        carol.locator("#follow-button").click()
+        expect(carol.locator("#follow-button")).to_have_text("Unfollow")
+        carol.goto(f"{site.url}/live/")
+        game_id = challenge(alice, bob, "diffusion")
+        news = carol.locator("#notices .notice", has_text=f"{name} started Diffusion")
+        expect(news).to_be_visible()
+        news.get_by_role("link", name="Watch").click()
+        expect(carol).to_have_url(f"{site.url}/games/{game_id}/")
+        carol.locator("#follow-button").click()
+        expect(carol.locator("#follow-button")).to_have_text("Unfollow")
+        carol.goto(f"{site.url}/live/")
+        play_first_pit(alice)
+        wait_for_moves([alice, bob], 1)
+        play_first_pit(bob)
+        wait_for_moves([alice, bob], 2)
+        alice.once("dialog", lambda dialog: dialog.accept())
+        alice.locator("#resign-button").click()
+        ended = carol.locator("#notices .notice", has_text=f"Diffusion #{game_id} is over")
+        expect(ended).to_contain_text("won")

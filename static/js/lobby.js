@@ -20,6 +20,7 @@
 //   #my-games li[data-game-id] a         your games in progress
 //   #live-games li[data-game-id] a       games in progress; .spectators[data-count]
 // Anonymous visitors get the lists but no forms (#sign-in-first instead).
+import { followedNotice } from "./notices.js";
 
 const $ = (id) => document.getElementById(id);
 const root = $("lobby");
@@ -163,6 +164,9 @@ function receive(message) {
       lobby.personal += 1;
       applyChallenge(message.challenge);
       draw();
+      break;
+    case "followed":
+      followedNotice(message);
       break;
     case "online":
       lobby.online = message.online;

@@ -1,6 +1,8 @@
 // News for the signed-in user on every page but the lobby (which has its own socket): a
 // challenge to answer, a seek that paired, a challenge accepted. The server sends the same
 // personal messages as on the lobby socket (docs/PROTOCOL.md, "The notification socket").
+import { action, followedNotice, link, notice } from "./notices.js";
+
 const box = document.getElementById("notices");
 let retry = 1000;
 let navigating = false;
@@ -43,6 +45,8 @@ function receive(message) {
       action("Decline", () => answer(challenge.id, "decline")),
       link("Lobby", "/"),
     ], challenge.id);
+  } else if (message.type === "followed") {
+    followedNotice(message);
   } else if (message.type === "challenge_updated") {
     const challenge = message.challenge;
     const node = box.querySelector(`[data-challenge-id="${challenge.id}"]`);
@@ -65,35 +69,6 @@ async function answer(id, verb) {
   } else if (body.game_id) {
     location.assign(`/games/${body.game_id}/`);
   }
-}
-
-function notice(text, controls, challengeId) {
-  const item = document.createElement("div");
-  item.className = "notice";
-  item.setAttribute("role", "status");
-  if (challengeId !== undefined) item.dataset.challengeId = challengeId;
-  const words = document.createElement("span");
-  words.textContent = text;
-  const close = action("×", () => item.remove());
-  close.classList.add("dismiss");
-  close.setAttribute("aria-label", "Dismiss");
-  item.append(words, ...controls, close);
-  box.append(item);
-}
-
-function action(text, onclick) {
-  const button = document.createElement("button");
-  button.type = "button";
-  button.textContent = text;
-  button.addEventListener("click", onclick);
-  return button;
-}
-
-function link(text, href) {
-  const anchor = document.createElement("a");
-  anchor.href = href;
-  anchor.textContent = text;
-  return anchor;
 }
 
 if (box) connect();

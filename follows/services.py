@@ -1,0 +1,187 @@
+"""Following games and players: the only code that changes follows, and the news they bring.
+
+News goes to the follower's sockets as a personal `followed` frame (the lobby socket and the
+notification socket of every page), and by e-mail to correspondence players who asked for it
+(`User.email_on_follow`; queued, sent by the sweeper).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.conf import settings
+from django.core.mail import send_mail
+from django.db import transaction
+
+from accounts.models import User
+from config.errors import ServiceError
+from follows.models import Follow, FollowMail
+from games.models import Game
+from games.selectors import title_for
+from lobby.services import feed
+
+logger = logging.getLogger(__name__)
+
+MAX_FOLLOWS = 500
+
+
+def _signed_in(user: Any) -> User:
+    if user is None or not getattr(user, "is_authenticated", False):
+        raise ServiceError("not_logged_in", "Log in (or play as a guest) to follow.")
+    return user
+
+
+def _room_for_one_more(user: User) -> None:
+    if Follow.objects.filter(user=user).count() >= MAX_FOLLOWS:
+        raise ServiceError(
+            "too_many_follows", f"You can follow at most {MAX_FOLLOWS} games and players."
+        )
+
+
+def follow_game(*, user: Any, game_id: Any) -> Game:
+    user = _signed_in(user)
+    if not isinstance(game_id, int) or isinstance(game_id, bool):
+        raise ServiceError("bad_message", 'Say which game: {"game": id}.')
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None:
+        raise ServiceError("no_such_game", f"There is no game {game_id}.")
+    with transaction.atomic():
+        User.objects.select_for_update().filter(pk=user.pk).first()
+        if not Follow.objects.filter(user=user, game=game).exists():
+            _room_for_one_more(user)
+            Follow.objects.create(user=user, game=game)
+    return game
+
+
+def follow_player(*, user: Any, username: Any) -> User:
+    user = _signed_in(user)
+    target = _named(username)
+    if target.pk == user.pk:
+        raise ServiceError("cannot_follow_yourself", "You cannot follow yourself.")
+    with transaction.atomic():
+        User.objects.select_for_update().filter(pk=user.pk).first()
+        if not Follow.objects.filter(user=user, player=target).exists():
+            _room_for_one_more(user)
+            Follow.objects.create(user=user, player=target)
+    return target
+
+
+def unfollow(*, user: Any, game_id: Any = None, username: Any = None) -> None:
+    user = _signed_in(user)
+    if game_id is not None:
+        Follow.objects.filter(user=user, game_id=game_id).delete()
+    elif username is not None:
+        Follow.objects.filter(user=user, player=_named(username)).delete()
+    else:
+        raise ServiceError("bad_message", 'Say what: {"game": id} or {"user": name}.')
+
+
+def _named(username: Any) -> User:
+    if not isinstance(username, str) or not username.strip():
+        raise ServiceError("bad_message", 'Say whom: {"user": name}.')
+    target = User.objects.filter(username__iexact=username.strip()[:150]).first()
+    if target is None:
+        raise ServiceError("unknown_user", f"Nobody is called {username.strip()[:40]!r}.")
+    return target
+
+
+def following(user: Any) -> dict[str, list[Any]]:
+    """What the user follows: game ids and player names."""
+    rows = Follow.objects.filter(user=user).select_related("player")
+    return {
+        "games": sorted(row.game_id for row in rows if row.game_id),
+        "players": sorted((row.player.username for row in rows if row.player), key=str.lower),
+    }
+
+
+# --- news (games.lifecycle's receivers, after the game's transaction committed) -------------
+
+
+def _game_view(game: Game) -> dict[str, Any]:
+    return {
+        "id": game.pk,
+        "name": title_for(game.slug, game.options),
+        "players": {"1": game.player1.username, "2": game.player2.username},
+    }
+
+
+def games_started(games: list[Game], **_: Any) -> None:
+    """Tell the followers of each new game's players."""
+    for game in games:
+        players = {game.player1_id: game.player1, game.player2_id: game.player2}
+        follows = Follow.objects.filter(player_id__in=list(players)).exclude(
+            user_id__in=list(players)
+        )
+        view = _game_view(game)
+        for follow in follows.select_related("user"):
+            player = players[follow.player_id]
+            event: dict[str, Any] = {
+                "type": "followed",
+                "news": "game_started",
+                "player": player.username,
+                "game": view,
+                "result": None,
+            }
+            feed.tell([follow.user_id], event)
+            if not game.time_control.realtime:
+                _queue_mail(
+                    follow.user,
+                    f"{player.username} started {view['name']} #{game.pk}",
+                    f"{player.username}, whom you follow, started a game:",
+                    game,
+                )
+
+
+def game_ended(game: Game, **_: Any) -> None:
+    """Tell the followers of a game that ended (aborted games too: they are over)."""
+    result = game.result()
+    follows = Follow.objects.filter(game=game).select_related("user")
+    view = _game_view(game)
+    for follow in follows:
+        event: dict[str, Any] = {
+            "type": "followed",
+            "news": "game_ended",
+            "player": None,
+            "game": view,
+            "result": result,
+        }
+        feed.tell([follow.user_id], event)
+        if not game.time_control.realtime:
+            reason = result["reason"] if result else "over"
+            _queue_mail(
+                follow.user,
+                f"{view['name']} #{game.pk} is over: {reason}",
+                f"The game you follow is over ({reason}):",
+                game,
+            )
+
+
+def _queue_mail(user: User, subject: str, opening: str, game: Game) -> None:
+    if not user.email or not user.email_on_follow:
+        return
+    link = f"{settings.SITE_URL.rstrip('/')}/games/{game.pk}/"
+    body = (
+        f"{opening}\n\n{link}\n\nStop these e-mails on your profile: "
+        f"{settings.SITE_URL.rstrip('/')}/@{user.username}/\n"
+    )
+    FollowMail.objects.create(user=user, subject=subject[:200], body=body)
+
+
+def send_mails(limit: int = 100, **_: Any) -> int:
+    """Send the queued follow e-mails (the sweeper's pass); each is taken by one sender."""
+    with transaction.atomic():
+        pending = list(
+            FollowMail.objects.select_for_update(skip_locked=True)
+            .select_related("user")
+            .order_by("pk")[:limit]
+        )
+        FollowMail.objects.filter(pk__in=[mail.pk for mail in pending]).delete()
+    sent = 0
+    for mail in pending:
+        try:
+            send_mail(mail.subject, mail.body, None, [mail.user.email])
+            sent += 1
+        except OSError:
+            logger.exception("could not e-mail %s about a followed game", mail.user.username)
+    return sent
