@@ -8,6 +8,7 @@ import pytest
 from channels.db import database_sync_to_async
 
 from accounts.models import User
+from games import services
 from games.models import ChatLine, GameEvent
 from tests.games_helpers import drain_crowd, make_user, new_game, next_of_type, open_socket
 
@@ -173,3 +174,19 @@ async def test_sync_with_the_last_line_seen_brings_the_lines_missed(
     again, snapshot = await open_socket(table["game"].pk, bob)
     assert [line["text"] for line in snapshot["chat"]["lines"]] == ["one", "two", "three"]
     await again.disconnect()
+
+
+async def test_a_players_vacation_reaches_the_game_socket_with_the_held_clock() -> None:
+    alice = await db(make_user)("alice")
+    bob = await db(make_user)("bob")
+    game = await db(services.create_game)(
+        slug="diffusion", options={}, player1=alice, player2=bob, time_control="3d"
+    )
+    client, snapshot = await open_socket(game.pk, bob)
+    assert snapshot["game"]["clock"]["paused_until"] is None
+    await db(services.start_vacation)(user=alice, days=4)
+    event = await next_of_type(client, "vacation")
+    assert (event["player"], event["v"]) == (1, 1)
+    assert event["clock"]["paused_until"] == event["until"]
+    assert event["until"] - event["clock"]["server_time"] >= 4 * 86_400_000 - 5_000
+    await client.disconnect()

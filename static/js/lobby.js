@@ -499,7 +499,7 @@ function drawChallenges() {
     const reason = el("input", { class: "reason", type: "text", maxlength: "100", placeholder: "reason (optional)", "aria-label": "reason for declining" });
     return el("li", { dataset: { challengeId: challenge.id, user: challenge.challenger } },
       el("span", { class: "who" }, userLink(challenge.challenger)),
-      el("span", { class: "what" }, gameTitle(challenge.slug, challenge.options) + timeText(challenge)),
+      el("span", { class: "what" }, gameTitle(challenge.slug, challenge.options) + timeText(challenge) + (challenge.rated ? " · rated" : "")),
       el("span", { class: "detail" }, `${sideText(challenge, false)} · ${expiresText(challenge)}`),
       el("span", { class: "actions" },
         el("button", {
@@ -522,7 +522,7 @@ function drawChallenges() {
     const href = `${location.origin}/challenge/${challenge.token}/`;
     return el("li", { class: open ? "open" : "", dataset: { challengeId: challenge.id, user: challenge.challenged || "" } },
       el("span", { class: "who" }, open ? "Open challenge" : userLink(challenge.challenged)),
-      el("span", { class: "what" }, gameTitle(challenge.slug, challenge.options) + timeText(challenge)),
+      el("span", { class: "what" }, gameTitle(challenge.slug, challenge.options) + timeText(challenge) + (challenge.rated ? " · rated" : "")),
       el("span", { class: "detail" }, `${sideText(challenge, true)} · ${expiresText(challenge)}`),
       open ? el("span", { class: "share" }, el("a", { class: "challenge-link", href }, href), " ", copyButton(href)) : null,
       el("span", { class: "actions" },
