@@ -23,7 +23,7 @@ class User(AbstractUser):
     # Correspondence: "your move" e-mails when no socket of theirs is on the game.
     email_on_move = models.BooleanField(default=True)
     # Correspondence players may also hear of followed games and players by e-mail.
-    email_on_follow = models.BooleanField(default=False)
+    email_on_follow = models.BooleanField(default=False, db_default=False)
 
     objects = UserManager()
 
