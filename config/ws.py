@@ -387,6 +387,10 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json({"type": "error", "code": code, "message": message, **extra})
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self._closing:
+            # Frames still in flight after we closed: acting on them would, among other
+            # things, restart a flooder's cool-down after it had run out.
+            return
         verdict = self._flood.admit()
         if verdict != "ok":
             if verdict == "close":

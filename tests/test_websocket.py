@@ -200,6 +200,9 @@ async def test_a_flooder_is_refused_at_the_handshake_for_a_while_and_others_are_
         await client.send_json_to({"type": "ping", "id": index})
     _, code = await frames_until_close(client)
     assert code == CLOSE_FLOODING
+    for index in range(20):  # frames in flight after the close are not acted on
+        await client.send_json_to({"type": "ping", "id": 300 + index})
+    assert await client.receive_nothing(timeout=0.3)
 
     again = communicator(address="203.0.113.40")
     accepted, _ = await again.connect()
