@@ -33,13 +33,15 @@ dev: $(VENV)/.installed-dev
 	$(BIN)/python -c 'import secrets; print(secrets.token_urlsafe(50))' > $@
 	chmod 600 $@
 
-# The server and, beside it, the sweeper that ends games whose clocks ran out.
+# The server and, beside it, the sweeper that ends games whose clocks ran out and the worker
+# that plays the computer's moves.
 run: $(VENV)/.installed .secret_key
 	@export DJANGO_SECRET_KEY="$${DJANGO_SECRET_KEY:-$$(cat .secret_key)}"; \
 	$(BIN)/python manage.py migrate --noinput && \
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0 && \
 	{ $(BIN)/python manage.py sweeper & SWEEPER=$$!; \
-	  trap 'kill $$SWEEPER 2>/dev/null' EXIT; trap 'exit 143' TERM INT; \
+	  $(BIN)/python manage.py bots & BOTS=$$!; \
+	  trap 'kill $$SWEEPER $$BOTS 2>/dev/null' EXIT; trap 'exit 143' TERM INT; \
 	  echo "Serving on http://$(HOST):$(PORT)/"; \
 	  WS_MAX_BYTES=$(WS_MAX_BYTES) $(BIN)/python -m config.serve --host $(HOST) --port $(PORT); }
 
@@ -77,7 +79,7 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict games/rules
-	$(BIN)/mypy config accounts games ratings lobby follows
+	$(BIN)/mypy config accounts games ratings bots lobby follows
 
 format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .

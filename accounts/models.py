@@ -24,6 +24,8 @@ class User(AbstractUser):
     email_on_move = models.BooleanField(default=True)
     # Correspondence players may also hear of followed games and players by e-mail.
     email_on_follow = models.BooleanField(default=False, db_default=False)
+    # The computer's accounts (bots/): they play through the services like anyone else.
+    is_bot = models.BooleanField(default=False, db_default=False)
 
     objects = UserManager()
 

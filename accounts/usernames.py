@@ -10,6 +10,8 @@ USERNAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_-]{2,19}")
 # Names that would confuse players or impersonate the site; guest names are generated only.
 RESERVED = {"admin", "administrator", "root", "system", "server", "moderator", "anonymous"}
 GUEST_PREFIX = "guest"
+# The computer's accounts are "Computer-1" to "Computer-5" (bots/services.py).
+COMPUTER_PREFIX = "computer"
 
 
 def validate_username(value: str) -> None:
@@ -19,5 +21,5 @@ def validate_username(value: str) -> None:
             code="invalid_username",
         )
     lowered = value.lower()
-    if lowered in RESERVED or lowered.startswith(GUEST_PREFIX):
+    if lowered in RESERVED or lowered.startswith((GUEST_PREFIX, COMPUTER_PREFIX)):
         raise ValidationError("That name is reserved.", code="reserved_username")

@@ -42,6 +42,7 @@ HTTP_STATUS = {
     "opponent_here": 409,
     "seek_closed": 409,
     "too_many_seeks": 409,
+    "too_many_computer_games": 409,
     "too_many_challenges": 409,
     "challenge_accepted": 409,
     "challenge_declined": 409,

@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "games",
     "ratings",
     "lobby",
+    "bots",
     "follows",
 ]
 
@@ -214,7 +215,9 @@ WEBSOCKET_MAX_MESSAGE_BYTES = int(os.environ.get("WEBSOCKET_MAX_MESSAGE_BYTES", 
 # PRESENCE_EXPIRY_SECONDS belong to a dead process and are removed (counts, claims and seeks
 # then recover). The expiry leaves room for a process stalled by load.
 # How often each process checks that its game sockets have every stored event (games/catchup.py).
-GAME_CATCH_UP_SECONDS = float(os.environ.get("GAME_CATCH_UP_SECONDS", "2"))
+# On the in-memory layer the moves of the computer (played by the bots worker, another process)
+# reach the sockets only this way: often, then (one query per interval for the whole process).
+GAME_CATCH_UP_SECONDS = float(os.environ.get("GAME_CATCH_UP_SECONDS", "2" if REDIS_URL else "0.25"))
 PRESENCE_HEARTBEAT_SECONDS = float(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "10"))
 PRESENCE_EXPIRY_SECONDS = float(os.environ.get("PRESENCE_EXPIRY_SECONDS", "30"))
 
@@ -225,6 +228,8 @@ PRESENCE_EXPIRY_SECONDS = float(os.environ.get("PRESENCE_EXPIRY_SECONDS", "30"))
 # to move after REMINDER_DAYS without a move, and a loss by forfeit after FORFEIT_DAYS.
 REMINDER_DAYS = float(os.environ.get("REMINDER_DAYS", "7"))
 FORFEIT_DAYS = float(os.environ.get("FORFEIT_DAYS", "21"))
+# A seek that allows it is given a game against the computer after this long without a partner.
+COMPUTER_FALLBACK_SECONDS = float(os.environ.get("COMPUTER_FALLBACK_SECONDS", "30"))
 # Vacation (correspondence clocks stand still): at most this many days in any 365.
 VACATION_DAYS = int(os.environ.get("VACATION_DAYS", "30"))
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")

@@ -175,6 +175,7 @@ class Board(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 class Player(msgspec.Struct, forbid_unknown_fields=True):
     username: str
     is_guest: bool
+    is_bot: bool
 
 
 class PlayedMove(msgspec.Struct, forbid_unknown_fields=True):

@@ -22,7 +22,7 @@ MAX_REPLAY = 20
 
 
 def player_info(user: Any) -> dict[str, Any]:
-    return {"username": user.username, "is_guest": user.is_guest}
+    return {"username": user.username, "is_guest": user.is_guest, "is_bot": user.is_bot}
 
 
 def snapshot(game: Game) -> dict[str, Any]:

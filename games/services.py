@@ -239,6 +239,8 @@ def new_game(
         raise ServiceError(
             "guests_play_casual", "Guests play casual games only: log in to play rated."
         )
+    if rated and (player1.is_bot or player2.is_bot):
+        raise ServiceError("bots_play_casual", "Games against the computer are never rated.")
     try:
         rules = rules_for(slug, options)
     except InvalidOptions as error:
@@ -695,15 +697,30 @@ def _active_player(game_id: int, user: Any) -> tuple[Game, int]:
     return game, player
 
 
+# Two turns at most are taken back, and no turn has more than five moves (Diffusion Chess).
+_LATEST_MOVES = 12
+
+
 def _trailing_moves(game: Game, player: int) -> list[GameEvent]:
     """The moves at the end of the game made by `player` (their last turn, all of it in
-    Diffusion Chess), newest first; empty when the opponent moved since."""
-    moves = []
-    for event in selectors.move_events(game).order_by("-ply").only("pk", "ply", "payload"):
-        if event.payload["player"] != player:
-            break
-        moves.append(event)
-    return moves
+    Diffusion Chess), newest first; empty when the opponent moved since.
+
+    Against the computer, which answers at once, its answer goes with the asker's turn:
+    the computer's last turn and the asker's turn before it are taken back together.
+    """
+    latest = selectors.move_events(game).order_by("-ply").only("pk", "ply", "payload")
+    turns: list[list[GameEvent]] = []
+    for event in latest[:_LATEST_MOVES]:
+        if turns and turns[-1][0].payload["player"] == event.payload["player"]:
+            turns[-1].append(event)
+        else:
+            turns.append([event])
+    if turns and turns[0][0].payload["player"] == player:
+        return turns[0]
+    opponent = game.player2 if player == 1 else game.player1
+    if opponent.is_bot and len(turns) >= 2:
+        return turns[0] + turns[1]
+    return []
 
 
 def offer_takeback(*, game_id: int, user: Any) -> Applied:

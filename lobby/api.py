@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from config.errors import ServiceError, http_status
 from config.protocol import decode, decoder
 from lobby import protocol, selectors
-from lobby.services import challenges, seeks
+from lobby.services import challenges, computer, seeks
 from lobby.services.challenges import challenge_payload
 from lobby.services.seeks import seek_payload
 
@@ -41,6 +41,7 @@ _decoders: dict[type, Any] = {
         protocol.ChallengeBody,
         protocol.DeclineBody,
         protocol.CommandBody,
+        protocol.ComputerBody,
     )
 }
 
@@ -80,9 +81,26 @@ def create_seek(request: HttpRequest) -> dict[str, Any]:
         time_control=body.time_control,
         rated=body.rated,
         rating_range=body.rating_range,
+        computer=body.computer,
     )
     seek.refresh_from_db()
     return {"seek": seek_payload(seek), "game_id": game.pk if game else None}
+
+
+@require_POST
+@lobby_call
+def play_computer(request: HttpRequest) -> dict[str, Any]:
+    """A casual game against the computer, started now."""
+    body = _body(request, protocol.ComputerBody)
+    game = computer.play_computer(
+        user=_signed_in(request),
+        slug=body.slug,
+        options=dict(body.options),
+        level=body.level,
+        side=body.side,
+        time_control=body.time_control,
+    )
+    return {"game_id": game.pk, "you": game.player_number(request.user)}
 
 
 @require_POST

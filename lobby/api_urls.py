@@ -17,4 +17,5 @@ urlpatterns = [
         for action in ("accept", "decline", "cancel")
     ),
     path("api/command", api.command, name="api-command"),
+    path("api/computer", api.play_computer, name="api-computer"),
 ]

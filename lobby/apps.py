@@ -6,13 +6,15 @@ class LobbyConfig(AppConfig):
     verbose_name = "Lobby and accounts"
 
     def ready(self) -> None:
+        from bots import worker
         from config import presence
         from games import lifecycle
         from lobby.models import LobbyConnection
+        from lobby.services import computer, seeks
         from lobby.services import presence as lobby_presence
-        from lobby.services import seeks
 
         lifecycle.games_started.connect(seeks.announce_games, dispatch_uid="lobby-announce")
+        worker.ticked.connect(computer.worker_tick, dispatch_uid="lobby-computer-fallback")
         lifecycle.game_ended.connect(seeks.announce_end, dispatch_uid="lobby-end")
 
         presence.register(

@@ -20,7 +20,7 @@ from config.errors import ServiceError
 from config.protocol import Message
 from config.ws import JsonConsumer
 from lobby import matchmaker, protocol, selectors
-from lobby.services import challenges, feed, seeks
+from lobby.services import challenges, computer, feed, seeks
 from lobby.services import presence as lobby_presence
 
 logger = logging.getLogger(__name__)
@@ -75,6 +75,7 @@ class LobbyConsumer(JsonConsumer):
         "decline": "handle_decline",
         "cancel_challenge": "handle_cancel_challenge",
         "command": "handle_command",
+        "play_computer": "handle_play_computer",
     }
 
     async def connect(self) -> None:
@@ -231,10 +232,36 @@ class LobbyConsumer(JsonConsumer):
             time_control=message.time_control,
             rated=message.rated,
             rating_range=message.rating_range,
+            computer=message.computer,
             pair_now=False,
         )
         matchmaker.poke()  # `game_started` follows when the seek pairs
         await self._ok(message, seek_id=seek.pk)
+        if message.computer is not None:
+            # No partner by then: the computer (`game_started` follows in either case).
+            asyncio.get_running_loop().call_later(
+                computer.fallback_seconds(),
+                lambda: asyncio.ensure_future(self._hand_to_computer(seek.pk)),
+            )
+
+    async def _hand_to_computer(self, seek_id: int) -> None:
+        try:
+            await db_call(computer.hand_to_computer)(seek_ids=[seek_id])
+        except Exception:
+            # The bots worker hands it over a few seconds later: log, and let it.
+            logger.exception("handing seek %s to the computer failed", seek_id)
+
+    async def handle_play_computer(self, message: protocol.PlayComputer) -> None:
+        game = await self._call(
+            computer.play_computer,
+            user=self.user,
+            slug=message.slug,
+            options=dict(message.options),
+            level=message.level,
+            side=message.side,
+            time_control=message.time_control,
+        )
+        await self._ok(message, game_id=game.pk)  # `game_started` follows too
 
     async def handle_cancel_seek(self, message: protocol.CancelSeek) -> None:
         await self._call(seeks.cancel_seek, user=self.user, seek_id=message.seek_id)

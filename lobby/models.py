@@ -31,6 +31,8 @@ class Seek(models.Model):
     # Rated seeks pair only with rated seeks; [min, max]: the opponent's rating must be in it.
     rated = models.BooleanField(default=False)
     rating_range = models.JSONField(null=True, blank=True)
+    # "If nobody pairs within 30 s, play the computer" at this level (None: wait for a person).
+    computer_level = models.PositiveSmallIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -35,6 +35,8 @@ Games = Annotated[list[GameChoice], msgspec.Meta(min_length=1, max_length=MAX_GA
 
 
 RatingRange = Annotated[list[int], msgspec.Meta(min_length=2, max_length=2)]
+# The computer's level, 1 to 5 (checked by bots.services, which says so in words).
+Level = int
 
 
 class Seek(Message, tag="seek", kw_only=True, frozen=True):
@@ -42,6 +44,15 @@ class Seek(Message, tag="seek", kw_only=True, frozen=True):
     time_control: TimeControl = ""
     rated: bool = False
     rating_range: RatingRange | None = None  # [min, max] of the opponent's rating
+    computer: Level | None = None  # no partner within 30 s: play the computer at this level
+
+
+class PlayComputer(Message, tag="play_computer", kw_only=True, frozen=True):
+    slug: Slug
+    options: Options = {}
+    level: Level
+    side: Side = "random"
+    time_control: TimeControl = ""
 
 
 class CancelSeek(Message, tag="cancel_seek", kw_only=True, frozen=True):
@@ -84,7 +95,16 @@ class Ping(Message, tag="ping", kw_only=True, frozen=True):
 
 
 CLIENT_MESSAGES = (
-    Seek | CancelSeek | Challenge | Accept | Decline | CancelChallenge | Command | Sync | Ping
+    Seek
+    | CancelSeek
+    | Challenge
+    | Accept
+    | Decline
+    | CancelChallenge
+    | Command
+    | PlayComputer
+    | Sync
+    | Ping
 )
 
 
@@ -96,6 +116,15 @@ class SeekBody(Body, kw_only=True, frozen=True):
     time_control: TimeControl = ""
     rated: bool = False
     rating_range: RatingRange | None = None
+    computer: Level | None = None
+
+
+class ComputerBody(Body, kw_only=True, frozen=True):
+    slug: Slug
+    options: Options = {}
+    level: Level
+    side: Side = "random"
+    time_control: TimeControl = ""
 
 
 class ChallengeBody(Body, kw_only=True, frozen=True):

@@ -209,6 +209,7 @@ def user_games(user: Any, limit: int = PROFILE_GAMES_SHOWN) -> dict[str, list[di
                     "side": number,
                     "opponent": opponent.username,
                     "opponent_is_guest": opponent.is_guest,
+                    "opponent_is_bot": opponent.is_bot,
                     "ply": game.ply,
                     "status": game.status,
                     "outcome": None if key == "running" else _outcome_for(game, number),

@@ -5,6 +5,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from accounts.forms import NotificationsForm
+from bots.search import LEVELS
 from games import clocks
 from games.rules import available_games
 from lobby import selectors
@@ -14,7 +15,9 @@ from ratings import selectors as rating_selectors
 def home(request: HttpRequest) -> HttpResponse:
     # The lobby's forms are built from the engines' option metadata (lobby.js reads it).
     return render(
-        request, "lobby/home.html", {"games": available_games(), "time": clocks.offered()}
+        request,
+        "lobby/home.html",
+        {"games": available_games(), "time": clocks.offered(), "levels": LEVELS},
     )
 
 

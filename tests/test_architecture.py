@@ -1,5 +1,5 @@
-"""The apps form a tree: accounts at the bottom, games above it, then ratings, the lobby and
-follows on top; config's
+"""The apps form a tree: accounts at the bottom, games above it, then ratings, bots (the
+computer opponents), the lobby and follows on top; config's
 infrastructure modules (errors, protocol edge, sockets, database threads, presence) know no
 app. Read from the source, so a new import that runs back up fails here."""
 
@@ -14,11 +14,12 @@ ROOT = Path(__file__).resolve().parent.parent
 # config's wiring (settings, URLs, routing, ASGI) sits above every app; the rest below them.
 CONFIG_WIRING = {"settings.py", "urls.py", "routing.py", "asgi.py", "benchservers.py"}
 FORBIDDEN = {
-    "accounts": {"games", "ratings", "lobby", "follows"},
-    "games": {"ratings", "lobby", "follows"},
-    "ratings": {"lobby", "follows"},
+    "accounts": {"games", "ratings", "bots", "lobby", "follows"},
+    "games": {"ratings", "bots", "lobby", "follows"},
+    "ratings": {"bots", "lobby", "follows"},
+    "bots": {"lobby", "follows"},
     "lobby": {"follows"},
-    "config": {"accounts", "games", "ratings", "lobby", "follows"},
+    "config": {"accounts", "games", "ratings", "bots", "lobby", "follows"},
 }
 
 

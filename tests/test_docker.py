@@ -50,9 +50,11 @@ def test_compose_has_the_production_services(compose: dict[str, Any]) -> None:
         "web1",
         "web2",
         "sweeper",
+        "bots",
         "proxy",
     }
     assert compose["services"]["sweeper"]["command"] == ["python", "manage.py", "sweeper"]
+    assert compose["services"]["bots"]["command"] == ["python", "manage.py", "bots"]
     assert compose["services"]["db"]["image"].startswith("postgres:")
     assert compose["services"]["redis"]["image"].startswith("redis:")
     assert compose["services"]["migrate"]["command"] == [

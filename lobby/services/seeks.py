@@ -16,6 +16,7 @@ from django.db import connection, transaction
 from django.db.models import Case, Value, When
 
 from accounts.models import User
+from bots import services as bots
 from config.errors import ServiceError
 from games import clocks
 from games import services as game_services
@@ -135,6 +136,7 @@ def create_seek(
     time_control: str = "",
     rated: bool = False,
     rating_range: Any = None,
+    computer: Any = None,
     pair_now: bool = True,
 ) -> tuple[Seek, Game | None]:
     """Open a seek; with pair_now, pair it at once if a compatible one is waiting (else the
@@ -144,6 +146,7 @@ def create_seek(
     checked = check_games(games)
     control = check_time_control(time_control)
     span = check_rating_range(rating_range)
+    computer_level = None if computer is None else bots.check_level(computer)
     if rated and user.is_guest:
         raise ServiceError(
             "guests_play_casual", "Guests play casual games only: sign up to play rated."
@@ -164,6 +167,7 @@ def create_seek(
             realtime=not control.correspondence,
             rated=bool(rated),
             rating_range=span,
+            computer_level=computer_level,
         )
     return seek, pair(seek.pk) if pair_now else None
 

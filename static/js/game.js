@@ -287,7 +287,7 @@ function draw() {
     const node = $(`player-${seat}`);
     const player = game.players[seat];
     node.querySelector(".name").textContent =
-      `${player.username}${player.is_guest ? " (guest)" : ""}${live.you === Number(seat) ? " — you" : ""}`;
+      `${player.username}${player.is_guest ? " (guest)" : ""}${player.is_bot ? " (computer)" : ""}${live.you === Number(seat) ? " — you" : ""}`;
     node.classList.toggle("to-move", active && game.to_move === Number(seat));
   }
   // Seat order on screen follows the board: the viewer's own side at the bottom.
@@ -450,9 +450,13 @@ function step(delta) {
 function drawOffers(game, player, active) {
   const offers = active ? game.offers || {} : {};
   const name = (seat) => game.players[String(seat)].username;
-  // Your own last move can be taken back until your opponent answers it (the server checks).
+  // Your own last move can be taken back until your opponent answers it; the computer's
+  // answer goes back with it (the server checks).
   const last = game.moves[game.moves.length - 1];
-  $("takeback-button").hidden = !player || !active || !last || last.player !== live.you;
+  const opponent = player ? game.players[String(3 - live.you)] : null;
+  const mine = last && (last.player === live.you
+    || (opponent?.is_bot && game.moves.some((move) => move.player === live.you)));
+  $("takeback-button").hidden = !player || !active || !mine;
   $("takeback-button").disabled = offers.takeback === live.you;
   $("takeback-button").textContent = offers.takeback === live.you ? "Takeback asked" : "Take back";
   $("draw-button").hidden = !player || !active || !game.draws;

@@ -8,7 +8,10 @@
 //   #online-count                        people in the lobby
 //   #lobby-error .text                   the server's last refusal (role=alert; hidden when none)
 //   #lobby-notice .text                  news: seek waiting, challenge declined, open-challenge link
-//   #seek-form, #seek-game, #seek-options input[data-option="<name>"], #seek-submit
+//   #seek-form, #seek-game, #seek-options input[data-option="<name>"], #seek-submit,
+//     #seek-computer (no partner in 30 s: the computer), #seek-computer-level (1..5)
+//   #computer-form, #computer-game, #computer-options, #computer-level, #computer-side,
+//     #computer-time, #computer-submit   a game against the computer, now
 //   #seeks li[data-seek-id][data-user]   every open seek; yours have class "mine"
 //     button.join[data-slug]             another user's seek: play it (one button per game)
 //     button.cancel                      your own seek: cancel it
@@ -293,6 +296,8 @@ function answered(message) {
       const input = $("challenge-user");
       if (input) input.value = "";
     }
+  } else if (asked.type === "play_computer" && message.game_id) {
+    gameStarted(message.game_id);
   } else if (asked.type === "accept" && message.game_id) {
     gameStarted(message.game_id);
   } else if (asked.type === "decline") {
@@ -668,7 +673,24 @@ function setUpForms() {
       const low = $("seek-range-min") ? $("seek-range-min").value : "";
       const high = $("seek-range-max") ? $("seek-range-max").value : "";
       if (low || high) message.rating_range = [Number(low || 0), Number(high || 4000)];
+      if ($("seek-computer").checked) message.computer = Number($("seek-computer-level").value);
       request(message);
+    });
+  }
+  const computerForm = $("computer-form");
+  if (computerForm) {
+    const choice = setUpGameChoice("computer-game", "computer-options");
+    const computerTime = setUpTimeControl("computer");
+    computerForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      request({
+        type: "play_computer",
+        slug: choice.select.value,
+        options: readOptions(choice.fieldset),
+        level: Number($("computer-level").value),
+        side: $("computer-side").value,
+        time_control: computerTime(),
+      });
     });
   }
   const challengeForm = $("challenge-form");

@@ -1,0 +1,1 @@
+"""Computer opponents: bot accounts, the worker that plays their moves, and their search."""

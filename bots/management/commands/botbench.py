@@ -1,0 +1,145 @@
+"""Benchmarks of the computer opponents; each prints its figures.
+
+    python manage.py botbench ladder [--games 200] [--jobs 2] [--top 5] [slug ...]
+    python manage.py botbench times [--positions 20] [slug ...]
+    python manage.py botbench load [--games 100] [--level 3] [--control 3+2] [--seconds 300]
+
+`ladder`: level 1 against a random player, then level k against level k-1, sides alternated
+(bots.search.ladder). `times`: thinking time per move at every level on one core, over
+positions of random games (Diffusion Chess: per whole turn). `load`: `--games` games at once
+against the computer at `--level` with real-time clocks, on the configured database, the
+worker (`manage.py bots`) started as its own process and the people played by this command
+(a random legal move after a human-like pause); it keeps that many games going, and reports
+the bots' losses on time, their answer times and their lowest clock.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from bots.search import LEVELS, think
+from bots.search import ladder as ladder_bench
+from games.rules import available_games, get_rules
+
+
+def _random_move(rules: Any, state: Any, rng: random.Random) -> str:
+    drawn = getattr(rules, "random_move", None)
+    if drawn is not None:
+        return str(drawn(state, rng))
+    return rng.choice(list(rules.legal_moves(state)))
+
+
+def _positions(slug: str, count: int, seed: int) -> list[Any]:
+    """Positions at the start of a turn, from random games (the opening included)."""
+    rules = get_rules(slug)
+    rng = random.Random(seed)
+    found: list[Any] = [rules.initial_state()]
+    while len(found) < count:
+        state = rules.initial_state()
+        plies = rng.randrange(1, 60)
+        for _ in range(plies):
+            if rules.outcome(state) is not None:
+                break
+            state = rules.play(state, _random_move(rules, state, rng))
+        before = rules.to_move(state) if rules.outcome(state) is None else 0
+        if before and getattr(state, "moves_left", 5) in (4, 5):
+            found.append(state)
+    return found
+
+
+def _answer_ms(rules: Any, state: Any, number: int, seed: int) -> float:
+    """Time to answer: one move, or a whole turn where a player moves several times."""
+    player = rules.to_move(state)
+    started = time.perf_counter()
+    while rules.outcome(state) is None and rules.to_move(state) == player:
+        state = rules.play(state, think(rules, state, number, seed=seed).move)
+        seed += 1
+    return (time.perf_counter() - started) * 1000
+
+
+class Command(BaseCommand):
+    help = "Benchmarks of the computer opponents (strength ladder, thinking time, load)."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("bench", choices=["ladder", "times", "load"])
+        parser.add_argument("slugs", nargs="*", help="games (default: all)")
+        parser.add_argument("--games", type=int, default=None)
+        parser.add_argument("--jobs", type=int, default=2)
+        parser.add_argument("--top", type=int, default=5)
+        parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument("--positions", type=int, default=20)
+        parser.add_argument("--level", type=int, default=3)
+        parser.add_argument("--control", default="3+2")
+        parser.add_argument("--seconds", type=float, default=300.0)
+        parser.add_argument("--human-ms", type=float, default=1500.0, help="mean pause")
+        parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        slugs = options["slugs"] or [game["slug"] for game in available_games()]
+        if options["bench"] == "ladder":
+            self.ladder(slugs, options)
+        elif options["bench"] == "times":
+            self.times(slugs, options)
+        else:
+            from bots.loadbench import LoadBench
+
+            bench = LoadBench(
+                games=options["games"] or 100,
+                level=options["level"],
+                control=options["control"],
+                slugs=slugs,
+                human_ms=options["human_ms"],
+                seed=options["seed"],
+            )
+            worker = subprocess.Popen(
+                [sys.executable, "manage.py", "bots", "--processes", str(options["processes"])],
+                env=os.environ.copy(),
+            )
+            try:
+                report = bench.run(options["seconds"], lambda line: self.stdout.write(line))
+            finally:
+                worker.send_signal(signal.SIGTERM)
+                worker.wait(timeout=30)
+            for line in report:
+                self.stdout.write(line)
+
+    def ladder(self, slugs: list[str], options: dict[str, Any]) -> None:
+        games = options["games"] or 200
+        for slug in slugs:
+            self.stdout.write(f"{slug}: {games} games per pairing, sides alternated")
+            for strong in range(1, options["top"] + 1):
+                score, _ = ladder_bench.pairing(
+                    slug, strong, strong - 1, games, options["seed"], options["jobs"]
+                )
+                against = "random" if strong == 1 else f"level {strong - 1}"
+                self.stdout.write(f"  level {strong} v {against:8} {score:6.1%}")
+                self.stdout.flush()
+
+    def times(self, slugs: list[str], options: dict[str, Any]) -> None:
+        if options["positions"] < 1:
+            raise CommandError("--positions must be at least 1")
+        self.stdout.write("thinking time per answer on one core (ms): median / max")
+        self.stdout.write(
+            f"{'game':22}" + "".join(f"{'level ' + str(n.number):>16}" for n in LEVELS)
+        )
+        for slug in slugs:
+            rules = get_rules(slug)
+            positions = _positions(slug, options["positions"], options["seed"])
+            cells = []
+            for entry in LEVELS:
+                values = [
+                    _answer_ms(rules, state, entry.number, seed)
+                    for seed, state in enumerate(positions)
+                ]
+                cells.append(f"{statistics.median(values):7.0f} /{max(values):6.0f}")
+            self.stdout.write(f"{slug:22}" + "".join(f"{cell:>16}" for cell in cells))
+            self.stdout.flush()

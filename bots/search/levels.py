@@ -1,0 +1,40 @@
+"""The five strengths: a budget and a few parameters each, the same search for all."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Level:
+    """How hard the computer plays.
+
+    `playouts`: search iterations per move (Diffusion Chess: per move of a turn, scaled by
+    the game's policy). `temperature`: 0 plays the most visited move; above 0 the choice
+    is drawn in proportion to visits ** (1 / temperature), which is how the low levels
+    make mistakes a beginner can punish. `max_ms`: the longest one move may think, whatever
+    the clock allows.
+    """
+
+    number: int
+    name: str
+    playouts: int
+    temperature: float
+    max_ms: int
+    exploration: float = 1.0
+
+
+LEVELS: tuple[Level, ...] = (
+    Level(1, "Beginner", playouts=40, temperature=0.0, max_ms=300),
+    Level(2, "Casual", playouts=150, temperature=0.0, max_ms=500),
+    Level(3, "Club", playouts=500, temperature=0.0, max_ms=800),
+    Level(4, "Strong", playouts=1500, temperature=0.0, max_ms=1200),
+    Level(5, "Expert", playouts=4500, temperature=0.0, max_ms=1800),
+)
+
+
+def level(number: int) -> Level:
+    """The level with this number (1 to 5); ValueError otherwise."""
+    if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= 5:
+        raise ValueError(f"the levels are 1 to 5, not {number!r:.20}")
+    return LEVELS[number - 1]

@@ -1,0 +1,161 @@
+"""Monte Carlo tree search with UCT over any game of games.rules.
+
+Each node keeps the player who chooses among its children, so games where a player moves
+several times in a row (Diffusion Chess: five moves a turn) need nothing special. Rewards
+are stored from the point of view of the player who made the move into a node; a draw is
+worth half a win. Budgets are playouts (deterministic for a seed) and, optionally, a time
+limit (what a clock allows).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from bots.search.levels import Level
+from bots.search.levels import level as level_of
+from bots.search.policies import Policy
+from bots.search.policies import policy as policy_of
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The move chosen, the playouts it was chosen from and the time it took."""
+
+    move: str
+    playouts: int
+    ms: float
+
+
+class Node:
+    __slots__ = ("children", "move", "parent", "player", "state", "untried", "visits", "wins")
+
+    def __init__(
+        self, state: Any, parent: Node | None, move: str, player: int, untried: list[str]
+    ) -> None:
+        self.state = state
+        self.parent = parent
+        self.move = move
+        self.player = player  # who chooses among the children (0 once the game is over)
+        self.untried = untried
+        self.children: list[Node] = []
+        self.visits = 0
+        self.wins = 0.0  # for the player who moved into this node
+
+
+def _winner_value(outcome: Any) -> float:
+    """Player 1's reward for a finished game."""
+    if outcome.winner is None:
+        return 0.5
+    return 1.0 if outcome.winner == 1 else 0.0
+
+
+class Search:
+    def __init__(self, rules: Any, policy: Policy, rng: random.Random, exploration: float):
+        self.rules = rules
+        self.policy = policy
+        self.rng = rng
+        self.exploration = exploration
+
+    def node(self, state: Any, parent: Node | None, move: str) -> Node:
+        if self.rules.outcome(state) is not None:
+            return Node(state, parent, move, 0, [])
+        moves = self.policy.candidates(self.rules, state, self.rng)
+        return Node(state, parent, move, self.rules.to_move(state), moves)
+
+    def playout(self, state: Any) -> float:
+        """Player 1's reward from this position: the end of a random game, or the policy's
+        score where the game is cut short."""
+        rules, rng, move_of = self.rules, self.rng, self.policy.rollout_move
+        outcome, play = rules.outcome, rules.play
+        depth = self.policy.depth
+        plies = 0
+        while True:
+            result = outcome(state)
+            if result is not None:
+                return _winner_value(result)
+            if depth is not None and plies >= depth and self.policy.evaluate is not None:
+                return self.policy.evaluate(rules, state)
+            state = play(state, move_of(rules, state, rng))
+            plies += 1
+
+    def iterate(self, root: Node) -> None:
+        node = root
+        log, sqrt, c = math.log, math.sqrt, self.exploration
+        while not node.untried and node.children:
+            scale = log(node.visits)
+            node = max(
+                node.children,
+                key=lambda child: child.wins / child.visits + c * sqrt(scale / child.visits),
+            )
+        if node.untried:
+            move = node.untried.pop()
+            child = self.node(self.rules.play(node.state, move), node, move)
+            node.children.append(child)
+            node = child
+        value = self.playout(node.state)
+        while node.parent is not None:
+            node.visits += 1
+            node.wins += value if node.parent.player == 1 else 1.0 - value
+            node = node.parent
+        node.visits += 1
+
+
+def think(
+    rules: Any,
+    state: Any,
+    level: int | Level,
+    seed: int = 0,
+    max_ms: float | None = None,
+) -> Choice:
+    """The move a computer of this level plays. Deterministic for a seed unless `max_ms`
+    (or the level's own time limit) cuts the search short. ValueError when the game is
+    over."""
+    started = time.perf_counter()
+    chosen = level if isinstance(level, Level) else level_of(level)
+    game = policy_of(rules.slug)
+    rng = random.Random(seed)
+    search = Search(rules, game, rng, chosen.exploration)
+    root = search.node(state, None, "")
+    if not root.player:
+        raise ValueError("the game is over")
+    # A clock's share is for a whole answer: Diffusion Chess answers with a turn of moves.
+    limit = (chosen.max_ms if max_ms is None else min(chosen.max_ms, max_ms)) * game.ms_share
+    deadline = started + limit / 1000
+    budget = max(1, round(chosen.playouts * game.scale))
+    playouts = 0
+    only_move = len(root.untried) == 1
+    while playouts < budget and not only_move:
+        search.iterate(root)
+        playouts += 1
+        if not playouts % 8 and time.perf_counter() > deadline:
+            break
+    move = root.untried[0] if only_move else _pick(root, chosen.temperature, rng)
+    return Choice(move, playouts, (time.perf_counter() - started) * 1000)
+
+
+def _pick(root: Node, temperature: float, rng: random.Random) -> str:
+    children = root.children
+    if temperature <= 0:
+        best = max(children, key=lambda child: (child.visits, child.wins))
+        return best.move
+    weights = [child.visits ** (1.0 / temperature) for child in children]
+    return rng.choices(children, weights=weights)[0].move
+
+
+def think_json(
+    slug: str,
+    options: dict[str, Any],
+    state: dict[str, Any],
+    level: int,
+    seed: int,
+    max_ms: float | None,
+) -> Choice:
+    """`think` on a position as stored (the engine's JSON): what a worker process runs."""
+    from games.rules import get_rules
+
+    rules = get_rules(slug, **options)
+    return think(rules, rules.from_json(state), level, seed=seed, max_ms=max_ms)

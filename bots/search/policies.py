@@ -1,0 +1,123 @@
+"""What the search needs to know about each game, as data: how many candidate moves a node
+considers and how they are drawn, how a playout moves, and how a position is scored when a
+playout is cut short (the chance that player 1 wins, from 0 to 1).
+
+Random playouts are strong enough in the small Diffusion and in ZigZag's endgames; the long
+games cut them short and score the position: Four-rank Diffusion by the stones left in each
+player's own block (a player wins when their own block is empty), ZigZag by the seeds each
+has captured, Diffusion Chess by group counts (every turn must add a group, so a player with
+fewer groups has more turns left) and king safety (a king alone loses).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from games.rules.chess import BLACK, WHITE, group_sizes
+
+Candidates = Callable[[Any, Any, random.Random], list[str]]
+Mover = Callable[[Any, Any, random.Random], str]
+Evaluate = Callable[[Any, Any], float]
+
+
+def all_moves(rules: Any, state: Any, rng: random.Random) -> list[str]:
+    moves = list(rules.legal_moves(state))
+    rng.shuffle(moves)
+    return moves
+
+
+def random_listed_move(rules: Any, state: Any, rng: random.Random) -> str:
+    return rng.choice(rules.legal_moves(state))
+
+
+def logistic(score: float) -> float:
+    return 1.0 / (1.0 + math.exp(-score))
+
+
+def diffusion_score(rules: Any, state: Any) -> float:
+    """Player 1 wins when player 1's own block is empty: fewer stones there is better."""
+    counts = [0, 0, 0]
+    for pit, stones in enumerate(state.pits):
+        counts[rules.owners[rules.block_of[pit]]] += stones
+    return logistic(6.0 * (counts[2] - counts[1]) / rules.total)
+
+
+def zigzag_score(rules: Any, state: Any) -> float:
+    """Captured seeds decide: their difference, over the seeds still to be won."""
+    south, north = state.captured
+    left = max(rules.total - south - north, 1)
+    return logistic(4.0 * (south - north) / left)
+
+
+def chess_score(rules: Any, state: Any) -> float:
+    """Fewer groups means more turns left (each turn must add one); a king with few
+    friends beside it is one move from being stranded; a side that has not yet added a
+    group this turn is in danger."""
+    board = state.board
+    sizes = group_sizes(board)
+    groups = {WHITE: 0.0, BLACK: 0.0}
+    for cell, colour in enumerate(board):
+        if colour:
+            groups[colour] += 1.0 / sizes[cell]
+    white_king, black_king = state.kings
+    score = (groups[BLACK] - groups[WHITE]) / 3.0
+    score += (min(sizes[white_king], 5) - min(sizes[black_king], 5)) / 4.0
+    mover = state.to_move
+    if round(groups[mover]) <= state.start_groups:
+        score += -0.6 if mover == WHITE else 0.6
+    return logistic(score)
+
+
+def chess_candidates(width: int) -> Candidates:
+    def candidates(rules: Any, state: Any, rng: random.Random) -> list[str]:
+        # Millions of paths: the node considers a sample of distinct ones.
+        seen: dict[str, None] = {}
+        for _ in range(width * 3):
+            seen.setdefault(rules.random_move(state, rng))
+            if len(seen) >= width:
+                break
+        return list(seen)
+
+    return candidates
+
+
+def chess_rollout_move(rules: Any, state: Any, rng: random.Random) -> str:
+    return rules.random_move(state, rng)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """One game's part of the search. `depth`: plies a playout runs before the position
+    is scored (None: to the end). `scale`: the share of a level's playouts each move gets
+    (Diffusion Chess moves five times a turn). `ms_share`: likewise for thinking time."""
+
+    candidates: Candidates = all_moves
+    rollout_move: Mover = random_listed_move
+    evaluate: Evaluate | None = None
+    depth: int | None = None
+    scale: float = 1.0
+    ms_share: float = 1.0
+
+
+POLICIES: dict[str, Policy] = {
+    "diffusion": Policy(evaluate=diffusion_score, depth=120),
+    "four-rank-diffusion": Policy(evaluate=diffusion_score, depth=40, scale=0.5),
+    "zigzag": Policy(evaluate=zigzag_score, depth=40),
+    "diffusion-chess": Policy(
+        candidates=chess_candidates(16),
+        rollout_move=chess_rollout_move,
+        evaluate=chess_score,
+        depth=8,
+        scale=0.08,
+        ms_share=0.2,
+    ),
+}
+
+
+def policy(slug: str) -> Policy:
+    """The search policy of a registered game (the plain one for a game without its own)."""
+    return POLICIES.get(slug, Policy())

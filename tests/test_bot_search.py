@@ -1,0 +1,119 @@
+"""The computer's search (bots/search): pure Python over the rules API, no database."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bots.search import LEVELS, level, think
+from games.rules import get_rules
+
+SLUGS = ["diffusion", "four-rank-diffusion", "zigzag", "diffusion-chess"]
+
+
+def diffusion(top: str, bottom: str, to_move: int = 1) -> Any:
+    """A 2x6 position written as printed: top row F..A, bottom row G..L; the stones not on
+    the board are in the stores (their contents never matter)."""
+    rows = [[int(n) for n in top.split()], [int(n) for n in bottom.split()]]
+    rules = get_rules("diffusion")
+    left = 48 - sum(map(sum, rows))
+    return rules, rules.from_json({"rows": rows, "stores": [left, 0], "to_move": to_move})
+
+
+def legal(rules: Any, state: Any, move: str) -> bool:
+    if hasattr(rules, "is_legal"):
+        return bool(rules.is_legal(state, move))
+    return move in rules.legal_moves(state)
+
+
+@pytest.mark.parametrize("number", [1, 2, 3, 4, 5])
+def test_every_level_empties_its_own_block_when_one_move_wins(number: int) -> None:
+    #   F E D C B A          South owns F E D / G H I: its only stone, in I, goes east to
+    #   0 0 0 4 4 4          J when scooped, so I wins at once.
+    #   G H I J K L
+    #   0 0 1 4 4 4
+    rules, state = diffusion("0 0 0 4 4 4", "0 0 1 4 4 4")
+    assert think(rules, state, number, seed=number).move == "I"
+
+
+@pytest.mark.parametrize("number", [1, 2, 3, 4, 5])
+def test_no_level_empties_the_opponents_block(number: int) -> None:
+    #   F E D C B A          North owns C B A / J K L and has one stone left, in C; scooped,
+    #   4 4 4 1 0 0          it goes west to D and North wins: South must play anything else.
+    #   G H I J K L
+    #   4 4 4 0 0 0
+    rules, state = diffusion("4 4 4 1 0 0", "4 4 4 0 0 0")
+    for seed in range(5):
+        assert think(rules, state, number, seed=seed).move != "C"
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_the_same_seed_gives_the_same_move(slug: str) -> None:
+    rules = get_rules(slug)
+    state = rules.initial_state()
+    first = think(rules, state, 2, seed=11)
+    assert first.move == think(rules, state, 2, seed=11).move
+    assert legal(rules, state, first.move)
+    assert first.playouts >= 1
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10_000), plies=st.integers(0, 60))
+def test_a_move_chosen_anywhere_in_a_random_game_is_legal(slug: str, seed: int, plies: int) -> None:
+    rules = get_rules(slug)
+    rng = random.Random(seed)
+    state = rules.initial_state()
+    for _ in range(plies):
+        if rules.outcome(state) is not None:
+            break
+        drawn = getattr(rules, "random_move", None)
+        move = drawn(state, rng) if drawn else rng.choice(list(rules.legal_moves(state)))
+        state = rules.play(state, move)
+    if rules.outcome(state) is not None:
+        with pytest.raises(ValueError, match="over"):
+            think(rules, state, 1, seed=seed)
+        return
+    choice = think(rules, state, 1, seed=seed)
+    assert legal(rules, state, choice.move)
+
+
+def test_a_clock_share_cuts_the_search_short() -> None:
+    rules = get_rules("four-rank-diffusion")
+    state = rules.initial_state()
+    full = think(rules, state, 5, seed=3)
+    hurried = think(rules, state, 5, seed=3, max_ms=5)
+    assert hurried.playouts < full.playouts
+    assert hurried.ms < 200
+
+
+def test_the_levels_are_one_to_five_and_grow() -> None:
+    assert [entry.number for entry in LEVELS] == [1, 2, 3, 4, 5]
+    budgets = [entry.playouts for entry in LEVELS]
+    assert budgets == sorted(budgets) and len(set(budgets)) == 5
+    for wrong in (0, 6, "3", True, None):
+        with pytest.raises(ValueError, match="1 to 5"):
+            level(wrong)  # type: ignore[arg-type]
+
+
+def test_the_search_imports_no_django() -> None:
+    import ast
+    from pathlib import Path
+
+    for path in (Path(__file__).parent.parent / "bots" / "search").rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        names = {
+            alias.name.split(".")[0]
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import)
+            for alias in node.names
+        } | {
+            node.module.split(".")[0]
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module
+        }
+        assert "django" not in names and not names & {"accounts", "lobby", "ratings"}, path
