@@ -54,7 +54,10 @@ def _winner_value(outcome: Any) -> float:
 
 
 class Search:
-    def __init__(self, rules: Any, policy: Policy, rng: random.Random, exploration: float):
+    def __init__(
+        self, rules: Any, policy: Policy, rng: random.Random, exploration: float, width: int
+    ) -> None:
+        self.width = width
         self.rules = rules
         self.policy = policy
         self.rng = rng
@@ -63,7 +66,7 @@ class Search:
     def node(self, state: Any, parent: Node | None, move: str) -> Node:
         if self.rules.outcome(state) is not None:
             return Node(state, parent, move, 0, [])
-        moves = self.policy.candidates(self.rules, state, self.rng)
+        moves = self.policy.candidates(self.rules, state, self.rng, self.width, parent is None)
         return Node(state, parent, move, self.rules.to_move(state), moves)
 
     def playout(self, state: Any) -> float:
@@ -118,14 +121,14 @@ def think(
     chosen = level if isinstance(level, Level) else level_of(level)
     game = policy_of(rules.slug)
     rng = random.Random(seed)
-    search = Search(rules, game, rng, chosen.exploration)
+    search = Search(rules, game, rng, chosen.exploration, game.width[chosen.number - 1])
     root = search.node(state, None, "")
     if not root.player:
         raise ValueError("the game is over")
     # A clock's share is for a whole answer: Diffusion Chess answers with a turn of moves.
     limit = (chosen.max_ms if max_ms is None else min(chosen.max_ms, max_ms)) * game.ms_share
     deadline = started + limit / 1000
-    budget = max(1, round(chosen.playouts * game.scale))
+    budget = game.budget(chosen.number, chosen.playouts)
     playouts = 0
     only_move = len(root.untried) == 1
     while playouts < budget and not only_move:

@@ -19,12 +19,12 @@ from typing import Any
 
 from games.rules.chess import BLACK, WHITE, group_sizes
 
-Candidates = Callable[[Any, Any, random.Random], list[str]]
+Candidates = Callable[[Any, Any, random.Random, int, bool], list[str]]
 Mover = Callable[[Any, Any, random.Random], str]
 Evaluate = Callable[[Any, Any], float]
 
 
-def all_moves(rules: Any, state: Any, rng: random.Random) -> list[str]:
+def all_moves(rules: Any, state: Any, rng: random.Random, width: int, root: bool) -> list[str]:
     moves = list(rules.legal_moves(state))
     rng.shuffle(moves)
     return moves
@@ -72,17 +72,28 @@ def chess_score(rules: Any, state: Any) -> float:
     return logistic(score)
 
 
-def chess_candidates(width: int) -> Candidates:
-    def candidates(rules: Any, state: Any, rng: random.Random) -> list[str]:
-        # Millions of paths: the node considers a sample of distinct ones.
-        seen: dict[str, None] = {}
-        for _ in range(width * 3):
-            seen.setdefault(rules.random_move(state, rng))
-            if len(seen) >= width:
-                break
-        return list(seen)
-
-    return candidates
+def chess_candidates(
+    rules: Any, state: Any, rng: random.Random, width: int, root: bool
+) -> list[str]:
+    """Millions of paths: a node considers `width` distinct random ones; the root, the
+    best-scored `width` of three times as many (scored by the position each leaves, for the
+    mover), which is where the levels' wider view pays."""
+    wanted = width * 3 if root else width
+    drawn: dict[str, None] = {}
+    for _ in range(wanted * 2):
+        drawn.setdefault(rules.random_move(state, rng))
+        if len(drawn) >= wanted:
+            break
+    if not root:
+        return list(drawn)
+    mover = state.to_move
+    scored = []
+    for move in drawn:
+        chance = chess_score(rules, rules.play(state, move))
+        scored.append((chance if mover == WHITE else 1.0 - chance, move))
+    scored.sort(key=lambda pair: pair[0], reverse=True)
+    # Best first: the search takes them from the end of the list.
+    return [move for _, move in reversed(scored[:width])]
 
 
 def chess_rollout_move(rules: Any, state: Any, rng: random.Random) -> str:
@@ -92,15 +103,25 @@ def chess_rollout_move(rules: Any, state: Any, rng: random.Random) -> str:
 @dataclass(frozen=True)
 class Policy:
     """One game's part of the search. `depth`: plies a playout runs before the position
-    is scored (None: to the end). `scale`: the share of a level's playouts each move gets
-    (Diffusion Chess moves five times a turn). `ms_share`: likewise for thinking time."""
+    is scored (None: to the end). `scale`: the share of a level's playouts each move gets;
+    `playouts`, when given, the budget of each level instead (Diffusion Chess: its playouts
+    cost a hundred times more and it moves five times a turn, so its levels span a smaller
+    range). `ms_share`: the share of a level's thinking time each move gets."""
 
     candidates: Candidates = all_moves
     rollout_move: Mover = random_listed_move
     evaluate: Evaluate | None = None
     depth: int | None = None
     scale: float = 1.0
+    playouts: tuple[int, ...] | None = None
+    width: tuple[int, ...] = (0, 0, 0, 0, 0)  # candidate moves per node, by level
     ms_share: float = 1.0
+
+    def budget(self, level: int, playouts: int) -> int:
+        """Playouts a move of this level gets in this game."""
+        if self.playouts is not None:
+            return self.playouts[level - 1]
+        return max(1, round(playouts * self.scale))
 
 
 POLICIES: dict[str, Policy] = {
@@ -108,11 +129,12 @@ POLICIES: dict[str, Policy] = {
     "four-rank-diffusion": Policy(evaluate=diffusion_score, depth=40, scale=0.5),
     "zigzag": Policy(evaluate=zigzag_score, depth=40),
     "diffusion-chess": Policy(
-        candidates=chess_candidates(16),
+        candidates=chess_candidates,
+        width=(6, 10, 16, 24, 32),
         rollout_move=chess_rollout_move,
         evaluate=chess_score,
         depth=8,
-        scale=0.08,
+        playouts=(10, 30, 80, 180, 400),
         ms_share=0.2,
     ),
 }
