@@ -13,10 +13,11 @@ import msgspec
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET, require_POST
 
+from bots import services as bots
 from config.errors import ServiceError, http_status
 from config.protocol import decode, decoder
 from lobby import protocol, selectors
-from lobby.services import challenges, computer, seeks
+from lobby.services import challenges, seeks
 from lobby.services.challenges import challenge_payload
 from lobby.services.seeks import seek_payload
 
@@ -92,7 +93,7 @@ def create_seek(request: HttpRequest) -> dict[str, Any]:
 def play_computer(request: HttpRequest) -> dict[str, Any]:
     """A casual game against the computer, started now."""
     body = _body(request, protocol.ComputerBody)
-    game = computer.play_computer(
+    game = bots.play_computer(
         user=_signed_in(request),
         slug=body.slug,
         options=dict(body.options),

@@ -14,6 +14,7 @@ from urllib.parse import parse_qs
 import msgspec
 from channels.layers import get_channel_layer
 
+from bots import services as bots
 from config import presence
 from config.db import db_call
 from config.errors import ServiceError
@@ -253,7 +254,7 @@ class LobbyConsumer(JsonConsumer):
 
     async def handle_play_computer(self, message: protocol.PlayComputer) -> None:
         game = await self._call(
-            computer.play_computer,
+            bots.play_computer,
             user=self.user,
             slug=message.slug,
             options=dict(message.options),

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bots.search import LEVELS, level, think
+from bots.search.policies import policy
 from games.rules import get_rules
 
 SLUGS = ["diffusion", "four-rank-diffusion", "zigzag", "diffusion-chess"]
@@ -93,8 +94,10 @@ def test_a_clock_share_cuts_the_search_short() -> None:
 
 def test_the_levels_are_one_to_five_and_grow() -> None:
     assert [entry.number for entry in LEVELS] == [1, 2, 3, 4, 5]
-    budgets = [entry.playouts for entry in LEVELS]
-    assert budgets == sorted(budgets) and len(set(budgets)) == 5
+    for slug in SLUGS:
+        game = policy(slug)
+        budgets = [game.budget(entry.number, entry.playouts) for entry in LEVELS]
+        assert budgets == sorted(budgets) and len(set(budgets)) == 5, slug
     for wrong in (0, 6, "3", True, None):
         with pytest.raises(ValueError, match="1 to 5"):
             level(wrong)  # type: ignore[arg-type]

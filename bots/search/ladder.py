@@ -1,6 +1,6 @@
 """The strength ladder and thinking times, measured by playing games through the rules API.
 
-    python -m bots.search.ladder [--games 200] [--jobs 2] [--seed 1] [slug ...]
+    python -m bots.search.ladder [--games 200] [--jobs 2] [--seed 1] [--levels 1,2,3,4,5] [slug ...]
 
 For every game: level 1 against a player choosing uniformly at random, then level k against
 level k-1 for k = 2..5, sides alternated, each game from its own seed (the figures repeat).
@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
@@ -25,6 +27,7 @@ RANDOM = 0  # a "level" that plays uniformly at random among the legal moves
 @dataclass
 class Game:
     winner: int | None  # 1 or 2, None for a draw
+    plies: int = 0
     ms: dict[int, list[float]] = field(default_factory=dict)  # per level: each move's time
 
 
@@ -45,6 +48,7 @@ def play(slug: str, south: int, north: int, seed: int, max_plies: int = 2000) ->
         outcome = rules.outcome(state)
         if outcome is not None:
             game.winner = outcome.winner
+            game.plies = ply
             return game
         player = south if rules.to_move(state) == 1 else north
         if player == RANDOM:
@@ -54,30 +58,93 @@ def play(slug: str, south: int, north: int, seed: int, max_plies: int = 2000) ->
             game.ms.setdefault(player, []).append(choice.ms)
             move = choice.move
         state = rules.play(state, move)
+    game.plies = max_plies
     return game  # unfinished after max_plies: scored as a draw
 
 
-def _one(task: tuple[str, int, int, int]) -> tuple[float, dict[int, list[float]]]:
+@dataclass
+class Pairing:
+    """What `games` games between two levels came to."""
+
+    strong: int
+    weak: int
+    games: int = 0
+    points: float = 0.0  # of the stronger level: a win 1, a draw 1/2
+    first_player_wins: int = 0
+    plies: list[int] = field(default_factory=list)
+    ms: dict[int, list[float]] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def score(self) -> float:
+        return self.points / self.games if self.games else 0.0
+
+    def line(self) -> str:
+        against = "random" if self.weak == RANDOM else f"level {self.weak}"
+        return (
+            f"  level {self.strong} v {against:8} {self.score:6.1%} of {self.games}"
+            f" (first player won {self.first_player_wins}, median {statistics.median(self.plies)}"
+            f" plies, {self.seconds:.0f} s)"
+        )
+
+
+def _one(task: tuple[str, int, int, int]) -> tuple[float, Game]:
     slug, strong, weak, seed = task
     strong_south = seed % 2 == 0
     south, north = (strong, weak) if strong_south else (weak, strong)
     game = play(slug, south, north, seed)
     strong_side = 1 if strong_south else 2
     score = 0.5 if game.winner is None else float(game.winner == strong_side)
-    return score, game.ms
+    return score, game
 
 
-def pairing(slug: str, strong: int, weak: int, games: int, seed: int, jobs: int):
-    """(score of the stronger level over `games`, move times by level)."""
+def pairing(slug: str, strong: int, weak: int, games: int, seed: int, jobs: int) -> Pairing:
+    """`games` games of level `strong` against `weak` (RANDOM: a random player), sides
+    alternated, each from its own seed."""
+    started = time.perf_counter()
     tasks = [(slug, strong, weak, seed * 10_000 + index) for index in range(games)]
-    times: dict[int, list[float]] = {}
-    total = 0.0
+    result = Pairing(strong, weak)
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for score, ms in pool.map(_one, tasks):
-            total += score
-            for number, values in ms.items():
-                times.setdefault(number, []).extend(values)
-    return total / games, times
+        for score, game in pool.map(_one, tasks):
+            result.games += 1
+            result.points += score
+            result.first_player_wins += game.winner == 1
+            result.plies.append(game.plies)
+            for number, values in game.ms.items():
+                result.ms.setdefault(number, []).extend(values)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def ladder(
+    slug: str, games: int, seed: int, jobs: int, levels: list[int], write: Callable[[str], None]
+) -> list[Pairing]:
+    """Level k against level k-1 (level 1 against random) for each k in `levels`, writing
+    each pairing's line as it ends and then the thinking times per move."""
+    write(f"{slug}: {games} games per pairing, sides alternated")
+    results = []
+    times: dict[int, list[float]] = {}
+    for strong in levels:
+        result = pairing(slug, strong, strong - 1, games, seed, jobs)
+        results.append(result)
+        write(result.line())
+        for number, values in result.ms.items():
+            times.setdefault(number, []).extend(values)
+    for number in sorted(times):
+        values = times[number]
+        write(
+            f"  level {number} thinks {statistics.median(values):7.1f} ms median,"
+            f" {max(values):7.1f} ms max over {len(values)} moves"
+        )
+    return results
+
+
+def levels(text: str) -> list[int]:
+    """`--levels 4,5`: the stronger level of each pairing to play."""
+    chosen = [int(part) for part in text.split(",") if part.strip()]
+    if not chosen or not all(1 <= number <= 5 for number in chosen):
+        raise ValueError(text)
+    return chosen
 
 
 def main() -> None:
@@ -85,27 +152,21 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200, help="per pairing (default 200)")
     parser.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--top", type=int, default=5, help="highest level to pit (default 5)")
+    parser.add_argument(
+        "--levels", type=levels, default=[1, 2, 3, 4, 5], help="the stronger levels: 4,5"
+    )
     parser.add_argument("games_", nargs="*", metavar="slug", help="default: every game")
     args = parser.parse_args()
     slugs = args.games_ or [game["slug"] for game in available_games()]
     for slug in slugs:
-        print(f"{slug}: {args.games} games per pairing, sides alternated", flush=True)
-        times: dict[int, list[float]] = {}
-        for strong in range(1, args.top + 1):
-            weak = strong - 1
-            score, ms = pairing(slug, strong, weak, args.games, args.seed, args.jobs)
-            for number, values in ms.items():
-                times.setdefault(number, []).extend(values)
-            against = "random" if weak == RANDOM else f"level {weak}"
-            print(f"  level {strong} v {against:8} {score:6.1%}", flush=True)
-        for number in sorted(times):
-            values = times[number]
-            print(
-                f"  level {number} thinks {statistics.median(values):7.1f} ms median,"
-                f" {max(values):7.1f} ms max over {len(values)} moves",
-                flush=True,
-            )
+        ladder(
+            slug,
+            args.games,
+            args.seed,
+            args.jobs,
+            args.levels,
+            lambda line: print(line, flush=True),
+        )
 
 
 if __name__ == "__main__":

@@ -25,11 +25,11 @@ class Level:
 
 
 LEVELS: tuple[Level, ...] = (
-    Level(1, "Beginner", playouts=40, temperature=0.0, max_ms=300),
-    Level(2, "Casual", playouts=150, temperature=0.0, max_ms=500),
-    Level(3, "Club", playouts=500, temperature=0.0, max_ms=800),
-    Level(4, "Strong", playouts=1500, temperature=0.0, max_ms=1200),
-    Level(5, "Expert", playouts=4500, temperature=0.0, max_ms=1800),
+    Level(1, "Beginner", playouts=25, temperature=0.0, max_ms=300),
+    Level(2, "Casual", playouts=100, temperature=0.0, max_ms=500),
+    Level(3, "Club", playouts=400, temperature=0.0, max_ms=800),
+    Level(4, "Strong", playouts=1200, temperature=0.0, max_ms=1200),
+    Level(5, "Expert", playouts=4800, temperature=0.0, max_ms=1800),
 )
 
 

@@ -31,16 +31,33 @@ class Choice:
 
 
 class Node:
-    __slots__ = ("children", "move", "parent", "player", "state", "untried", "visits", "wins")
+    __slots__ = (
+        "children",
+        "draws",
+        "move",
+        "parent",
+        "player",
+        "state",
+        "untried",
+        "visits",
+        "wins",
+    )
 
     def __init__(
-        self, state: Any, parent: Node | None, move: str, player: int, untried: list[str]
+        self,
+        state: Any,
+        parent: Node | None,
+        move: str,
+        player: int,
+        untried: list[str],
+        draws: int = 0,
     ) -> None:
         self.state = state
         self.parent = parent
         self.move = move
         self.player = player  # who chooses among the children (0 once the game is over)
         self.untried = untried
+        self.draws = draws  # moves still to draw at random, one when the search needs one
         self.children: list[Node] = []
         self.visits = 0
         self.wins = 0.0  # for the player who moved into this node
@@ -66,39 +83,60 @@ class Search:
     def node(self, state: Any, parent: Node | None, move: str) -> Node:
         if self.rules.outcome(state) is not None:
             return Node(state, parent, move, 0, [])
+        player = self.rules.to_move(state)
+        if parent is not None and self.policy.drawn:
+            return Node(state, parent, move, player, [], self.width)
         moves = self.policy.candidates(self.rules, state, self.rng, self.width, parent is None)
-        return Node(state, parent, move, self.rules.to_move(state), moves)
+        return Node(state, parent, move, player, moves)
 
     def playout(self, state: Any) -> float:
         """Player 1's reward from this position: the end of a random game, or the policy's
-        score where the game is cut short."""
+        score where the game is cut short (after `depth` plies, where a turn ends: a turn
+        half played says little)."""
         rules, rng, move_of = self.rules, self.rng, self.policy.rollout_move
-        outcome, play = rules.outcome, rules.play
-        depth = self.policy.depth
+        outcome, play, to_move = rules.outcome, rules.play, rules.to_move
+        depth, evaluate = self.policy.depth, self.policy.evaluate
         plies = 0
+        turn_over = False
         while True:
             result = outcome(state)
             if result is not None:
                 return _winner_value(result)
-            if depth is not None and plies >= depth and self.policy.evaluate is not None:
-                return self.policy.evaluate(rules, state)
+            if depth is not None and evaluate is not None and plies >= depth and turn_over:
+                return evaluate(rules, state)
+            mover = to_move(state)
             state = play(state, move_of(rules, state, rng))
             plies += 1
+            turn_over = to_move(state) != mover
+
+    def _new_move(self, node: Node) -> str | None:
+        """A move of `node` not tried yet, if it has one left to try."""
+        if node.untried:
+            return node.untried.pop()
+        while node.draws:
+            node.draws -= 1
+            move = self.policy.rollout_move(self.rules, node.state, self.rng)
+            if all(child.move != move for child in node.children):
+                return move
+        return None
 
     def iterate(self, root: Node) -> None:
         node = root
         log, sqrt, c = math.log, math.sqrt, self.exploration
-        while not node.untried and node.children:
+        while True:
+            move = self._new_move(node)
+            if move is not None:
+                child = self.node(self.rules.play(node.state, move), node, move)
+                node.children.append(child)
+                node = child
+                break
+            if not node.children:
+                break  # the game is over here
             scale = log(node.visits)
             node = max(
                 node.children,
                 key=lambda child: child.wins / child.visits + c * sqrt(scale / child.visits),
             )
-        if node.untried:
-            move = node.untried.pop()
-            child = self.node(self.rules.play(node.state, move), node, move)
-            node.children.append(child)
-            node = child
         value = self.playout(node.state)
         while node.parent is not None:
             node.visits += 1

@@ -103,31 +103,39 @@ def chess_rollout_move(rules: Any, state: Any, rng: random.Random) -> str:
 @dataclass(frozen=True)
 class Policy:
     """One game's part of the search. `depth`: plies a playout runs before the position
-    is scored (None: to the end). `scale`: the share of a level's playouts each move gets;
-    `playouts`, when given, the budget of each level instead (Diffusion Chess: its playouts
-    cost a hundred times more and it moves five times a turn, so its levels span a smaller
-    range). `ms_share`: the share of a level's thinking time each move gets."""
+    is scored (None: to the end). `playouts`, when given, the budget of each level in this
+    game instead of the level's own (where playouts are cheap the top levels get many more;
+    Diffusion Chess: its playouts cost a hundred times more and it moves five times a turn,
+    so its levels span a smaller range). `ms_share`: the share of a level's thinking time
+    each move gets. `drawn`: below the root a node draws its `width` moves at random one at a
+    time, as the search first needs each (Diffusion Chess: drawing them all when a node is
+    made cost most of the search's time)."""
 
     candidates: Candidates = all_moves
     rollout_move: Mover = random_listed_move
     evaluate: Evaluate | None = None
     depth: int | None = None
-    scale: float = 1.0
     playouts: tuple[int, ...] | None = None
     width: tuple[int, ...] = (0, 0, 0, 0, 0)  # candidate moves per node, by level
     ms_share: float = 1.0
+    drawn: bool = False
 
     def budget(self, level: int, playouts: int) -> int:
         """Playouts a move of this level gets in this game."""
         if self.playouts is not None:
             return self.playouts[level - 1]
-        return max(1, round(playouts * self.scale))
+        return playouts
 
 
 POLICIES: dict[str, Policy] = {
-    "diffusion": Policy(evaluate=diffusion_score, depth=120),
-    "four-rank-diffusion": Policy(evaluate=diffusion_score, depth=40, scale=0.5),
-    "zigzag": Policy(evaluate=zigzag_score, depth=40),
+    # The mancalas: a playout of a few random moves, then the score. Long random playouts
+    # blur what a move did (measured: shallow ones separate the levels better and cost a
+    # tenth), which leaves the budget for more playouts at the top.
+    "diffusion": Policy(evaluate=diffusion_score, depth=4, playouts=(25, 100, 400, 1600, 8000)),
+    "four-rank-diffusion": Policy(
+        evaluate=diffusion_score, depth=2, playouts=(25, 100, 400, 2000, 16000)
+    ),
+    "zigzag": Policy(evaluate=zigzag_score, depth=4),
     "diffusion-chess": Policy(
         candidates=chess_candidates,
         width=(6, 10, 16, 24, 32),
@@ -136,6 +144,7 @@ POLICIES: dict[str, Policy] = {
         depth=8,
         playouts=(10, 30, 80, 180, 400),
         ms_share=0.2,
+        drawn=True,
     ),
 }
 

@@ -1,5 +1,5 @@
-"""Games against the computer from the lobby: asked for directly, or given to a seek that
-allowed it once it has waited COMPUTER_FALLBACK_SECONDS without a partner.
+"""Seeks handed to the computer: a seek that allowed it gets a game against the computer
+once it has waited COMPUTER_FALLBACK_SECONDS without a partner.
 
 The game is announced like every other (games.lifecycle.started: `game_started` to the
 player, the live list to everyone).
@@ -16,33 +16,12 @@ from django.utils import timezone
 
 from bots import services as bots
 from config.errors import ServiceError
-from games.models import Game
 from lobby.models import Seek
 from lobby.services import feed
 from lobby.services.seeks import _lock_matchmaking
 
 # A pass hands at most this many seeks to the computer (the next pass takes the rest).
 FALLBACK_BATCH = 50
-
-
-def play_computer(
-    *,
-    user: Any,
-    slug: str,
-    options: dict[str, Any],
-    level: Any,
-    side: str = "random",
-    time_control: Any = "",
-) -> Game:
-    """A casual game against the computer at `level`, started now."""
-    return bots.play_computer(
-        user=user,
-        slug=slug,
-        options=options,
-        level=level,
-        side=side,
-        time_control=time_control,
-    )
 
 
 def fallback_seconds() -> float:

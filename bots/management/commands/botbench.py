@@ -1,7 +1,7 @@
 """Benchmarks of the computer opponents; each prints its figures.
 
-    python manage.py botbench ladder [--games 200] [--jobs 2] [--top 5] [slug ...]
-    python manage.py botbench times [--positions 20] [slug ...]
+    python manage.py botbench ladder [slug ...] [--games 200] [--jobs 2] [--levels 1,2,3,4,5]
+    python manage.py botbench times [slug ...] [--positions 20]
     python manage.py botbench load [--games 100] [--level 3] [--control 3+2] [--seconds 300]
 
 `ladder`: level 1 against a random player, then level k against level k-1, sides alternated
@@ -75,6 +75,9 @@ class Command(BaseCommand):
         parser.add_argument("--games", type=int, default=None)
         parser.add_argument("--jobs", type=int, default=2)
         parser.add_argument("--top", type=int, default=5)
+        parser.add_argument(
+            "--levels", type=ladder_bench.levels, help="ladder: the stronger levels (4,5)"
+        )
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument("--positions", type=int, default=20)
         parser.add_argument("--level", type=int, default=3)
@@ -113,16 +116,20 @@ class Command(BaseCommand):
                 self.stdout.write(line)
 
     def ladder(self, slugs: list[str], options: dict[str, Any]) -> None:
-        games = options["games"] or 200
+        levels = options["levels"] or list(range(1, options["top"] + 1))
         for slug in slugs:
-            self.stdout.write(f"{slug}: {games} games per pairing, sides alternated")
-            for strong in range(1, options["top"] + 1):
-                score, _ = ladder_bench.pairing(
-                    slug, strong, strong - 1, games, options["seed"], options["jobs"]
-                )
-                against = "random" if strong == 1 else f"level {strong - 1}"
-                self.stdout.write(f"  level {strong} v {against:8} {score:6.1%}")
-                self.stdout.flush()
+            ladder_bench.ladder(
+                slug,
+                options["games"] or 200,
+                options["seed"],
+                options["jobs"],
+                levels,
+                self._line,
+            )
+
+    def _line(self, line: str) -> None:
+        self.stdout.write(line)
+        self.stdout.flush()
 
     def times(self, slugs: list[str], options: dict[str, Any]) -> None:
         if options["positions"] < 1:
