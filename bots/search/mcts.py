@@ -172,7 +172,7 @@ def think(
     while playouts < budget and not only_move:
         search.iterate(root)
         playouts += 1
-        if not playouts % 8 and time.perf_counter() > deadline:
+        if time.perf_counter() > deadline:
             break
     move = root.untried[0] if only_move else _pick(root, chosen.temperature, rng)
     return Choice(move, playouts, (time.perf_counter() - started) * 1000)
