@@ -187,6 +187,12 @@ function receive(message) {
 }
 
 function applySnapshot(snapshot, { fromSocket }) {
+  if (fromSocket && root.dataset.username && !snapshot.user) {
+    // This page was drawn signed in, but the session ended before its socket opened (a
+    // logout in another tab): no 4401 will come, so show what a visitor sees now.
+    if (!navigating) location.reload();
+    return;
+  }
   const waiting = waitingFor();
   lobby.v = snapshot.v;
   lobby.syncing = false;
