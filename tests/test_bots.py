@@ -195,8 +195,11 @@ def test_a_worker_process_killed_mid_think_loses_nothing_and_a_new_one_resumes(
     tmp_path: Path,
 ) -> None:
     alice = make_user("alice")
-    game = bots.play_computer(user=alice, slug="zigzag", options={}, level=5, side="first")
-    services.play_move(game_id=game.pk, user=alice, move="a", ply=0)
+    # Four-rank at level 5: its deepest search (about half a second on an idle core).
+    game = bots.play_computer(
+        user=alice, slug="four-rank-diffusion", options={}, level=5, side="first"
+    )
+    services.play_move(game_id=game.pk, user=alice, move="a1", ply=0)
     shared = {k: v for k, v in shared_test_env("bots").items() if v is not None}
     env = {**os.environ, **shared, "PYTHONUNBUFFERED": "1"}
     command = [sys.executable, "manage.py", "bots", "--processes", "1"]
@@ -206,7 +209,7 @@ def test_a_worker_process_killed_mid_think_loses_nothing_and_a_new_one_resumes(
     while b"bots: playing" not in (tmp_path / "bots.log").read_bytes():
         assert time.monotonic() < deadline, (tmp_path / "bots.log").read_text()
         time.sleep(0.05)
-    time.sleep(0.4)  # thinking now: level 5 takes well over a second on this position
+    time.sleep(0.25)  # thinking now: the worker finds the game within its 0.1 s poll
     first.send_signal(signal.SIGKILL)
     first.wait()
     game.refresh_from_db()
