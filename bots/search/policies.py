@@ -75,17 +75,15 @@ def chess_score(rules: Any, state: Any) -> float:
 def chess_candidates(
     rules: Any, state: Any, rng: random.Random, width: int, root: bool
 ) -> list[str]:
-    """Millions of paths: a node considers `width` distinct random ones; the root, the
-    best-scored `width` of three times as many (scored by the position each leaves, for the
-    mover), which is where the levels' wider view pays."""
-    wanted = width * 3 if root else width
+    """Millions of paths: the root considers the best-scored `width` of three times as many
+    distinct random ones (scored by the position each leaves, for the mover), which is where
+    the levels' wider view pays. Nodes below it draw theirs one at a time (`Policy.drawn`)."""
+    wanted = width * 3
     drawn: dict[str, None] = {}
     for _ in range(wanted * 2):
         drawn.setdefault(rules.random_move(state, rng))
         if len(drawn) >= wanted:
             break
-    if not root:
-        return list(drawn)
     mover = state.to_move
     scored = []
     for move in drawn:
