@@ -93,7 +93,10 @@ class Worker:
         self.last_tick = 0.0
 
     def close(self) -> None:
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        # Waiting lets the pool's manager thread close its pipes before the interpreter's
+        # exit hook writes to them (without the wait, Python 3.11 can race it and print
+        # "Bad file descriptor" at exit). A search in progress ends within its time limit.
+        self.pool.shutdown(wait=True, cancel_futures=True)
 
     # --- finding the turns --------------------------------------------------------------
 
@@ -194,6 +197,7 @@ class Worker:
                 choice = future.result()
             except BrokenProcessPool:
                 logger.warning("bot: a thinking process died; starting the pool again")
+                self.pool.shutdown(wait=True, cancel_futures=True)
                 self.pool = ProcessPoolExecutor(max_workers=self.processes)
                 self.thinking.clear()
                 return played
