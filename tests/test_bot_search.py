@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bots.search import LEVELS, level, think
-from bots.search.policies import policy
+from bots.search.policies import chess_score, policy
 from games.rules import get_rules
+from tests.rules.test_chess import position
 
 SLUGS = ["diffusion", "four-rank-diffusion", "zigzag", "diffusion-chess"]
 
@@ -50,6 +51,52 @@ def test_no_level_empties_the_opponents_block(number: int) -> None:
     rules, state = diffusion("4 4 4 1 0 0", "4 4 4 0 0 0")
     for seed in range(5):
         assert think(rules, state, number, seed=seed).move != "C"
+
+
+# Diffusion Chess, drawn from a1 up (see tests/rules/test_chess.py). White's pair d3-d4 may
+# take d5 (Black's pair: not smaller), which swaps d5 onto d4 and leaves Black's king alone.
+# Every move of White's king pair a1-a2 leaves White's king alone.
+KING_HUNT = """
+    . . . . . .
+    . . . k . .
+    . . . X . .
+    . . . O . .
+    . . . O . .
+    O . . . . .
+    K . . . . .
+"""
+
+
+@pytest.mark.parametrize("number", [1, 2, 3, 4, 5])
+def test_every_level_strands_the_enemy_king_when_a_capture_does_it_at_once(number: int) -> None:
+    rules, state = get_rules("diffusion-chess"), position(KING_HUNT)
+    for seed in range(3):
+        choice = think(rules, state, number, seed=seed)
+        assert choice.move == "d4-d5"
+        assert rules.outcome(rules.play(state, choice.move)).winner == 1
+
+
+@pytest.mark.parametrize("number", [1, 2])
+def test_no_level_however_careless_strands_its_own_king(number: int) -> None:
+    # Levels 1 and 2 sometimes play a move they found worse, but never one that loses.
+    rules, state = get_rules("diffusion-chess"), position(KING_HUNT)
+    state = rules.play(state, "d4-c4")  # the capture gone, five moves of the turn left
+    for seed in range(20):
+        move = think(rules, state, number, seed=seed).move
+        assert move.split("-")[0] not in ("a1", "a2"), move
+
+
+def test_the_chess_score_counts_the_group_the_mover_must_still_add() -> None:
+    # The opening: White's c5 walking off its square adds the group the turn needs; walking
+    # round to d4 it stays in its group, and the turn still owes one.
+    rules = get_rules("diffusion-chess")
+    state = rules.initial_state()
+    split, kept = rules.play(state, "c5-c4"), rules.play(state, "c5-c4-d4")
+    assert chess_score(rules, kept) == pytest.approx(chess_score(rules, state))
+    assert chess_score(rules, split) > chess_score(rules, state)
+    # Black's turn owes a group too: with the turns even, the number leans to White.
+    black_to_move = position(KING_HUNT, to_move=2)
+    assert chess_score(rules, black_to_move) > 0.5
 
 
 @pytest.mark.parametrize("slug", SLUGS)

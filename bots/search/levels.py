@@ -9,11 +9,11 @@ from dataclasses import dataclass
 class Level:
     """How hard the computer plays.
 
-    `playouts`: search iterations per move (Diffusion Chess: per move of a turn, scaled by
-    the game's policy). `temperature`: 0 plays the most visited move; above 0 the choice
-    is drawn in proportion to visits ** (1 / temperature), which is how the low levels
-    make mistakes a beginner can punish. `max_ms`: the longest one move may think, whatever
-    the clock allows.
+    `playouts`: search iterations per move, unless the game's policy sets its own.
+    `temperature`: 0 plays the most visited move; above 0 the choice is drawn in proportion
+    to visits ** (1 / temperature), which is how low levels make mistakes a beginner can
+    punish (a game's policy may set its own: Diffusion Chess). `max_ms`: the longest one
+    move may think, whatever the clock allows.
     """
 
     number: int

@@ -4,7 +4,8 @@ Each node keeps the player who chooses among its children, so games where a play
 several times in a row (Diffusion Chess: five moves a turn) need nothing special. Rewards
 are stored from the point of view of the player who made the move into a node; a draw is
 worth half a win. Budgets are playouts (deterministic for a seed) and, optionally, a time
-limit (what a clock allows).
+limit (what a clock allows). Whatever the level, a move that wins at once is played and one
+that loses at once is not, unless nothing else is left.
 """
 
 from __future__ import annotations
@@ -102,6 +103,8 @@ class Search:
             result = outcome(state)
             if result is not None:
                 return _winner_value(result)
+            if depth == 0 and evaluate is not None:
+                return evaluate(rules, state)
             if depth is not None and evaluate is not None and plies >= depth and turn_over:
                 return evaluate(rules, state)
             mover = to_move(state)
@@ -138,6 +141,12 @@ class Search:
                 key=lambda child: child.wins / child.visits + c * sqrt(scale / child.visits),
             )
         value = self.playout(node.state)
+        if node.visits == 0 and node.parent is not None and self.policy.prior:
+            # A new node starts as if its first value had been seen `prior` times: a cheap
+            # score then steers the search until real visits outweigh it.
+            extra = self.policy.prior - 1
+            node.visits += extra
+            node.wins += extra * (value if node.parent.player == 1 else 1.0 - value)
         while node.parent is not None:
             node.visits += 1
             node.wins += value if node.parent.player == 1 else 1.0 - value
@@ -174,12 +183,21 @@ def think(
         playouts += 1
         if time.perf_counter() > deadline:
             break
-    move = root.untried[0] if only_move else _pick(root, chosen.temperature, rng)
+    temperature = (
+        chosen.temperature if game.temperature is None else game.temperature[chosen.number - 1]
+    )
+    move = root.untried[0] if only_move else _pick(root, temperature, rng)
     return Choice(move, playouts, (time.perf_counter() - started) * 1000)
 
 
 def _pick(root: Node, temperature: float, rng: random.Random) -> str:
     children = root.children
+    # Whatever the level, a move that wins at once is played and one that loses at once is
+    # not (unless every move does): a temperature is for misjudging, not for throwing a game.
+    for child in children:
+        if not child.player and child.wins >= child.visits:
+            return child.move
+    children = [child for child in children if child.player or child.wins > 0] or children
     if temperature <= 0:
         best = max(children, key=lambda child: (child.visits, child.wins))
         return best.move

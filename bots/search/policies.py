@@ -6,18 +6,19 @@ Random playouts are strong enough in the small Diffusion and in ZigZag's endgame
 games cut them short and score the position: Four-rank Diffusion by the stones left in each
 player's own block (a player wins when their own block is empty), ZigZag by the seeds each
 has captured, Diffusion Chess by group counts (every turn must add a group, so a player with
-fewer groups has more turns left) and king safety (a king alone loses).
+fewer groups has more turns left) and king safety (a king alone loses), with no random
+moves at all: a random move there is nearly always a blunder, and its score says more.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from games.rules.chess import BLACK, WHITE, group_sizes
+from games.rules.chess import BLACK, INDEX, NEIGHBOURS, WHITE
 
 Candidates = Callable[[Any, Any, random.Random, int, bool], list[str]]
 Mover = Callable[[Any, Any, random.Random], str]
@@ -53,33 +54,73 @@ def zigzag_score(rules: Any, state: Any) -> float:
     return logistic(4.0 * (south - north) / left)
 
 
+def chess_groups(board: Sequence[int], kings: tuple[int, int]) -> tuple[int, int, int, int]:
+    """White's and Black's group counts and the sizes of White's and Black's king groups."""
+    counts = [0, 0, 0]
+    seen = [False] * len(board)
+    king_sizes = {kings[0]: 0, kings[1]: 0}
+    for cell in [cell for cell, colour in enumerate(board) if colour]:
+        if seen[cell]:
+            continue
+        colour = board[cell]
+        counts[colour] += 1
+        seen[cell] = True
+        group = [cell]
+        for member in group:  # grows while it is walked: a breadth-first fill
+            for n in NEIGHBOURS[member]:
+                if board[n] == colour and not seen[n]:
+                    seen[n] = True
+                    group.append(n)
+        for king in king_sizes:
+            if board[king] == colour and seen[king] and not king_sizes[king]:
+                king_sizes[king] = len(group)
+    return counts[WHITE], counts[BLACK], king_sizes[kings[0]], king_sizes[kings[1]]
+
+
+# How near a king is to being stranded, by the size of its group (1 has lost already).
+KING_DANGER = {2: 1.0, 3: 0.5, 4: 0.25}
+
+
 def chess_score(rules: Any, state: Any) -> float:
-    """Fewer groups means more turns left (each turn must add one); a king with few
-    friends beside it is one move from being stranded; a side that has not yet added a
-    group this turn is in danger."""
-    board = state.board
-    sizes = group_sizes(board)
-    groups = {WHITE: 0.0, BLACK: 0.0}
-    for cell, colour in enumerate(board):
-        if colour:
-            groups[colour] += 1.0 / sizes[cell]
-    white_king, black_king = state.kings
-    score = (groups[BLACK] - groups[WHITE]) / 3.0
-    score += (min(sizes[white_king], 5) - min(sizes[black_king], 5)) / 4.0
-    mover = state.to_move
-    if round(groups[mover]) <= state.start_groups:
-        score += -0.6 if mover == WHITE else 0.6
+    """Each turn must add a group, so a side's groups are the turns it has used up (41
+    stones, 9 groups: 32 turns): fewer groups is better. The side in the middle of its turn
+    is counted as having added the group it must add (merging groups mid-turn gains
+    nothing), and one still short of it is in danger, the more so the fewer moves it has
+    left. A king in a small group is near to being stranded."""
+    white, black, white_king, black_king = chess_groups(state.board, state.kings)
+    score = 0.0
+    if state.moves_left and not state.result:
+        needed = state.start_groups + 1
+        mover_white = state.to_move == WHITE
+        short = needed - (white if mover_white else black)
+        if short > 0:
+            danger = 0.4 * short + (3.0 if short > state.moves_left else 0.0)
+            score += -danger if mover_white else danger
+            if mover_white:
+                white = needed
+            else:
+                black = needed
+    score += 0.3 * (black - white)
+    score += 1.2 * (KING_DANGER.get(black_king, 0.0) - KING_DANGER.get(white_king, 0.0))
     return logistic(score)
 
 
 def chess_candidates(
     rules: Any, state: Any, rng: random.Random, width: int, root: bool
 ) -> list[str]:
-    """Millions of paths: the root considers the best-scored `width` of three times as many
-    distinct random ones (scored by the position each leaves, for the mover), which is where
-    the levels' wider view pays. Nodes below it draw theirs one at a time (`Policy.drawn`)."""
+    """Up to millions of paths: the root considers the best-scored `width` of every capture
+    (by a shortest path) and three times as many distinct random moves, each scored by the
+    position it leaves, for the mover. Nodes below it draw theirs one at a time
+    (`Policy.drawn`)."""
     wanted = width * 3
+    board, opponent = state.board, 3 - state.to_move
     drawn: dict[str, None] = {}
+    # Every capture, by one shortest path each (listing every path can take seconds).
+    for destinations in rules.client_moves(state)["destinations"].values():
+        for cell, path in destinations.items():
+            if board[INDEX[cell]] == opponent:
+                drawn[path] = None
+    wanted += len(drawn)
     for _ in range(wanted * 2):
         drawn.setdefault(rules.random_move(state, rng))
         if len(drawn) >= wanted:
@@ -87,27 +128,36 @@ def chess_candidates(
     mover = state.to_move
     scored = []
     for move in drawn:
-        chance = chess_score(rules, rules.play(state, move))
+        after = rules.play(state, move)
+        outcome = rules.outcome(after)
+        if outcome is None:
+            chance = chess_score(rules, after)
+        else:
+            chance = 0.5 if outcome.winner is None else float(outcome.winner == WHITE)
         scored.append((chance if mover == WHITE else 1.0 - chance, move))
     scored.sort(key=lambda pair: pair[0], reverse=True)
     # Best first: the search takes them from the end of the list.
     return [move for _, move in reversed(scored[:width])]
 
 
-def chess_rollout_move(rules: Any, state: Any, rng: random.Random) -> str:
+def chess_random_move(rules: Any, state: Any, rng: random.Random) -> str:
     return rules.random_move(state, rng)
 
 
 @dataclass(frozen=True)
 class Policy:
     """One game's part of the search. `depth`: plies a playout runs before the position
-    is scored (None: to the end). `playouts`, when given, the budget of each level in this
+    is scored, where a turn ends (None: to the end; 0: the position reached is scored as it
+    is, mid-turn too). `playouts`, when given, the budget of each level in this
     game instead of the level's own (where playouts are cheap the top levels get many more;
-    Diffusion Chess: its playouts cost a hundred times more and it moves five times a turn,
-    so its levels span a smaller range). `ms_share`: the share of a level's thinking time
+    Diffusion Chess moves five times a turn and scores every node it makes, so its levels
+    span a smaller range). `ms_share`: the share of a level's thinking time
     each move gets. `drawn`: below the root a node draws its `width` moves at random one at a
     time, as the search first needs each (Diffusion Chess: drawing them all when a node is
-    made cost most of the search's time)."""
+    made cost most of the search's time). `prior`: a new node counts its first value as that
+    many visits, so the score steers a small search (Diffusion Chess: with few playouts,
+    a tree without it was weaker than choosing by the score alone). `temperature`, when
+    given, each level's in this game instead of the level's own."""
 
     candidates: Candidates = all_moves
     rollout_move: Mover = random_listed_move
@@ -117,6 +167,8 @@ class Policy:
     width: tuple[int, ...] = (0, 0, 0, 0, 0)  # candidate moves per node, by level
     ms_share: float = 1.0
     drawn: bool = False
+    prior: int = 0
+    temperature: tuple[float, ...] | None = None
 
     def budget(self, level: int, playouts: int) -> int:
         """Playouts a move of this level gets in this game."""
@@ -134,13 +186,19 @@ POLICIES: dict[str, Policy] = {
         evaluate=diffusion_score, depth=2, playouts=(25, 100, 400, 2000, 16000)
     ),
     "zigzag": Policy(evaluate=zigzag_score, depth=4),
+    # Diffusion Chess: the armies rarely meet, so a game is a race to keep adding one group
+    # a turn, lost by the first group wasted. The levels differ in how many moves they
+    # weigh and in how often they play one that is not the best found (`temperature`):
+    # measured, that separates them where more playouts alone did not.
     "diffusion-chess": Policy(
         candidates=chess_candidates,
-        width=(6, 10, 16, 24, 32),
-        rollout_move=chess_rollout_move,
+        rollout_move=chess_random_move,
         evaluate=chess_score,
-        depth=8,
-        playouts=(10, 30, 80, 180, 400),
+        depth=0,
+        prior=10,
+        width=(3, 6, 12, 24, 48),
+        playouts=(5, 20, 60, 180, 500),
+        temperature=(0.5, 0.35, 0.25, 0.15, 0.0),
         ms_share=0.2,
         drawn=True,
     ),
