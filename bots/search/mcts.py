@@ -18,7 +18,7 @@ from typing import Any
 
 from bots.search.levels import Level
 from bots.search.levels import level as level_of
-from bots.search.policies import Policy
+from bots.search.policies import Policy, winner_value
 from bots.search.policies import policy as policy_of
 
 
@@ -64,13 +64,6 @@ class Node:
         self.wins = 0.0  # for the player who moved into this node
 
 
-def _winner_value(outcome: Any) -> float:
-    """Player 1's reward for a finished game."""
-    if outcome.winner is None:
-        return 0.5
-    return 1.0 if outcome.winner == 1 else 0.0
-
-
 class Search:
     def __init__(
         self, rules: Any, policy: Policy, rng: random.Random, exploration: float, width: int
@@ -102,7 +95,7 @@ class Search:
         while True:
             result = outcome(state)
             if result is not None:
-                return _winner_value(result)
+                return winner_value(result)
             if depth == 0 and evaluate is not None:
                 return evaluate(rules, state)
             if depth is not None and evaluate is not None and plies >= depth and turn_over:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from games.rules.chess import BLACK, INDEX, NEIGHBOURS, WHITE
+from games.rules.chess import BLACK, INDEX, WHITE, group_sizes
 
 Candidates = Callable[[Any, Any, random.Random, int, bool], list[str]]
 Mover = Callable[[Any, Any, random.Random], str]
@@ -33,6 +33,13 @@ def all_moves(rules: Any, state: Any, rng: random.Random, width: int, root: bool
 
 def random_listed_move(rules: Any, state: Any, rng: random.Random) -> str:
     return rng.choice(rules.legal_moves(state))
+
+
+def winner_value(outcome: Any) -> float:
+    """Player 1's reward for a finished game: 1 for a win, 1/2 for a draw."""
+    if outcome.winner is None:
+        return 0.5
+    return 1.0 if outcome.winner == 1 else 0.0
 
 
 def logistic(score: float) -> float:
@@ -56,25 +63,12 @@ def zigzag_score(rules: Any, state: Any) -> float:
 
 def chess_groups(board: Sequence[int], kings: tuple[int, int]) -> tuple[int, int, int, int]:
     """White's and Black's group counts and the sizes of White's and Black's king groups."""
-    counts = [0, 0, 0]
-    seen = [False] * len(board)
-    king_sizes = {kings[0]: 0, kings[1]: 0}
-    for cell in [cell for cell, colour in enumerate(board) if colour]:
-        if seen[cell]:
-            continue
-        colour = board[cell]
-        counts[colour] += 1
-        seen[cell] = True
-        group = [cell]
-        for member in group:  # grows while it is walked: a breadth-first fill
-            for n in NEIGHBOURS[member]:
-                if board[n] == colour and not seen[n]:
-                    seen[n] = True
-                    group.append(n)
-        for king in king_sizes:
-            if board[king] == colour and seen[king] and not king_sizes[king]:
-                king_sizes[king] = len(group)
-    return counts[WHITE], counts[BLACK], king_sizes[kings[0]], king_sizes[kings[1]]
+    sizes = group_sizes(board)
+    counts = [0.0, 0.0, 0.0]
+    for colour, size in zip(board, sizes, strict=True):
+        if colour:
+            counts[colour] += 1.0 / size  # each of a group's stones holds its share of it
+    return round(counts[WHITE]), round(counts[BLACK]), sizes[kings[0]], sizes[kings[1]]
 
 
 # How near a king is to being stranded, by the size of its group (1 has lost already).
@@ -130,10 +124,7 @@ def chess_candidates(
     for move in drawn:
         after = rules.play(state, move)
         outcome = rules.outcome(after)
-        if outcome is None:
-            chance = chess_score(rules, after)
-        else:
-            chance = 0.5 if outcome.winner is None else float(outcome.winner == WHITE)
+        chance = chess_score(rules, after) if outcome is None else winner_value(outcome)
         scored.append((chance if mover == WHITE else 1.0 - chance, move))
     scored.sort(key=lambda pair: pair[0], reverse=True)
     # Best first: the search takes them from the end of the list.
