@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bots.search import LEVELS, level, think
+from bots.search import LEVELS, ladder, level, think
 from bots.search.policies import chess_score, policy
 from games.rules import get_rules
 from tests.rules.test_chess import position
@@ -167,3 +167,19 @@ def test_the_search_imports_no_django() -> None:
             if isinstance(node, ast.ImportFrom) and node.module
         }
         assert "django" not in names and not names & {"accounts", "lobby", "ratings"}, path
+
+
+def test_a_ladder_pairing_played_in_parts_adds_up_to_the_whole() -> None:
+    # Each game has its own seed, so games 0-5 and 6-11 are the twelve games of one run.
+    whole = ladder.pairing("diffusion", 1, ladder.RANDOM, 12, seed=3, jobs=1)
+    lines: list[str] = []
+    head = ladder.pairing("diffusion", 1, ladder.RANDOM, 6, seed=3, jobs=1)
+    tail = ladder.pairing("diffusion", 1, ladder.RANDOM, 6, seed=3, jobs=1, first=6)
+    assert (head.games, tail.games) == (6, 6)
+    assert head.plies + tail.plies == whole.plies
+    assert head.points + tail.points == whole.points
+    assert head.first_player_wins + tail.first_player_wins == whole.first_player_wins
+    ladder.pairing("diffusion", 1, ladder.RANDOM, 12, seed=3, jobs=1, progress=lines.append)
+    assert len(lines) == 1
+    assert lines[0].startswith("    games 0-9: level 1 ")
+    assert lines[0].split(" of ")[1].startswith("10 ")

@@ -1,11 +1,14 @@
 """The strength ladder and thinking times, measured by playing games through the rules API.
 
-    python -m bots.search.ladder [--games 200] [--jobs 2] [--seed 1] [--levels 1,2,3,4,5] [slug ...]
+    python -m bots.search.ladder [--games 200] [--first 0] [--jobs 2] [--seed 1]
+        [--levels 1,2,3,4,5] [slug ...]
 
 For every game: level 1 against a player choosing uniformly at random, then level k against
 level k-1 for k = 2..5, sides alternated, each game from its own seed (the figures repeat).
-Prints each pairing's score for the stronger side (a draw counts half) and the thinking
-time per move of each level (median and max).
+Prints the running score every ten games, each pairing's score for the stronger side (a
+draw counts half) and the thinking time per move of each level (median and max). A long
+pairing can be played in parts: `--games 100 --first 100` plays games 100 to 199, the
+second half of a 200-game run.
 """
 
 from __future__ import annotations
@@ -98,11 +101,22 @@ def _one(task: tuple[str, int, int, int]) -> tuple[float, Game]:
     return score, game
 
 
-def pairing(slug: str, strong: int, weak: int, games: int, seed: int, jobs: int) -> Pairing:
+def pairing(
+    slug: str,
+    strong: int,
+    weak: int,
+    games: int,
+    seed: int,
+    jobs: int,
+    first: int = 0,
+    progress: Callable[[str], None] | None = None,
+) -> Pairing:
     """`games` games of level `strong` against `weak` (RANDOM: a random player), sides
-    alternated, each from its own seed."""
+    alternated, each from its own seed: games `first` to `first + games - 1`, so a long
+    pairing can be played in parts that add up to the same games. `progress` hears the
+    running score every ten games."""
     started = time.perf_counter()
-    tasks = [(slug, strong, weak, seed * 10_000 + index) for index in range(games)]
+    tasks = [(slug, strong, weak, seed * 10_000 + index) for index in range(first, first + games)]
     result = Pairing(strong, weak)
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         for score, game in pool.map(_one, tasks):
@@ -112,20 +126,33 @@ def pairing(slug: str, strong: int, weak: int, games: int, seed: int, jobs: int)
             result.plies.append(game.plies)
             for number, values in game.ms.items():
                 result.ms.setdefault(number, []).extend(values)
+            if progress is not None and result.games % 10 == 0 and result.games < games:
+                progress(
+                    f"    games {first}-{first + result.games - 1}: level {strong}"
+                    f" {result.points:g} of {result.games}"
+                    f" ({time.perf_counter() - started:.0f} s)"
+                )
     result.seconds = time.perf_counter() - started
     return result
 
 
 def ladder(
-    slug: str, games: int, seed: int, jobs: int, levels: list[int], write: Callable[[str], None]
+    slug: str,
+    games: int,
+    seed: int,
+    jobs: int,
+    levels: list[int],
+    write: Callable[[str], None],
+    first: int = 0,
 ) -> list[Pairing]:
     """Level k against level k-1 (level 1 against random) for each k in `levels`, writing
-    each pairing's line as it ends and then the thinking times per move."""
-    write(f"{slug}: {games} games per pairing, sides alternated")
+    the running score, each pairing's line as it ends and then the thinking times per move."""
+    part = f" (games {first}-{first + games - 1})" if first else ""
+    write(f"{slug}: {games} games per pairing{part}, sides alternated")
     results = []
     times: dict[int, list[float]] = {}
     for strong in levels:
-        result = pairing(slug, strong, strong - 1, games, seed, jobs)
+        result = pairing(slug, strong, strong - 1, games, seed, jobs, first, write)
         results.append(result)
         write(result.line())
         for number, values in result.ms.items():
@@ -152,6 +179,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200, help="per pairing (default 200)")
     parser.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--first", type=int, default=0, help="first game's number (default 0)")
     parser.add_argument(
         "--levels", type=levels, default=[1, 2, 3, 4, 5], help="the stronger levels: 4,5"
     )
@@ -166,6 +194,7 @@ def main() -> None:
             args.jobs,
             args.levels,
             lambda line: print(line, flush=True),
+            args.first,
         )
 
 

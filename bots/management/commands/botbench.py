@@ -79,6 +79,7 @@ class Command(BaseCommand):
             "--levels", type=ladder_bench.levels, help="ladder: the stronger levels (4,5)"
         )
         parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument("--first", type=int, default=0, help="ladder: first game's number")
         parser.add_argument("--positions", type=int, default=20)
         parser.add_argument("--level", type=int, default=3)
         parser.add_argument("--control", default="3+2")
@@ -125,6 +126,7 @@ class Command(BaseCommand):
                 options["jobs"],
                 levels,
                 self._line,
+                options["first"],
             )
 
     def _line(self, line: str) -> None:
