@@ -39,20 +39,19 @@ def _random_move(rules: Any, state: Any, rng: random.Random) -> str:
 
 
 def _positions(slug: str, count: int, seed: int) -> list[Any]:
-    """Positions at the start of a turn, from random games (the opening included)."""
+    """Positions at the start of a turn, each from anywhere in a random game: the opening,
+    the middle and the end alike (answers take longest in the middle)."""
     rules = get_rules(slug)
     rng = random.Random(seed)
     found: list[Any] = [rules.initial_state()]
     while len(found) < count:
         state = rules.initial_state()
-        plies = rng.randrange(1, 60)
-        for _ in range(plies):
-            if rules.outcome(state) is not None:
-                break
+        starts = []
+        while rules.outcome(state) is None:
+            if getattr(state, "moves_left", 5) in (4, 5):  # a turn starts here
+                starts.append(state)
             state = rules.play(state, _random_move(rules, state, rng))
-        before = rules.to_move(state) if rules.outcome(state) is None else 0
-        if before and getattr(state, "moves_left", 5) in (4, 5):
-            found.append(state)
+        found.append(rng.choice(starts))
     return found
 
 
