@@ -10,6 +10,8 @@ workers may run: the move carries the ply it expects, so only one of two answers
 from __future__ import annotations
 
 import logging
+import os
+import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -78,6 +80,25 @@ def think_ms(turn: Turn, now: int, queued: float) -> float | None:
     return max(10.0, share / max(1.0, queued))
 
 
+def _exit_with(parent: int) -> None:
+    """Runs in each thinking process as it starts: it ends once the worker that started it
+    is gone. A worker killed outright (SIGKILL) cannot stop its pool, and an idle thinking
+    process would otherwise wait for work forever."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-worker", daemon=True).start()
+
+
+def _thinking_pool(processes: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(
+        max_workers=processes, initializer=_exit_with, initargs=(os.getpid(),)
+    )
+
+
 class Worker:
     """Plays every bot's moves. `processes` think at once; the loop looks for work every
     `poll` seconds when idle."""
@@ -85,7 +106,7 @@ class Worker:
     def __init__(self, processes: int = 1, poll: float = 0.1) -> None:
         self.processes = max(1, processes)
         self.poll = poll
-        self.pool = ProcessPoolExecutor(max_workers=self.processes)
+        self.pool = _thinking_pool(self.processes)
         self.known: dict[int, tuple[int, Turn | None]] = {}  # game -> (version, turn)
         self.thinking: dict[Future[Choice], Turn] = {}
         self.bots: dict[int, tuple[int, User]] = {}  # user id -> (level, user)
@@ -198,7 +219,7 @@ class Worker:
             except BrokenProcessPool:
                 logger.warning("bot: a thinking process died; starting the pool again")
                 self.pool.shutdown(wait=True, cancel_futures=True)
-                self.pool = ProcessPoolExecutor(max_workers=self.processes)
+                self.pool = _thinking_pool(self.processes)
                 self.thinking.clear()
                 return played
             except Exception:

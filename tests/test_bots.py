@@ -190,8 +190,25 @@ def test_a_bot_thinks_within_a_share_of_its_real_time_clock() -> None:
     assert think_ms(turn(86_400_000, control="1d"), now=1_000, queued=1) is None
 
 
+def children(pid: int) -> list[int]:
+    """The processes `pid` started (Linux: every thread's list in /proc)."""
+    return [
+        int(child)
+        for task in Path(f"/proc/{pid}/task").iterdir()
+        for child in (task / "children").read_text().split()
+    ]
+
+
+def alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in status  # a zombie has exited, only not yet reaped
+
+
 @pytest.mark.postgres(reason="a worker process and the test share the database")
-def test_a_worker_process_killed_mid_think_loses_nothing_and_a_new_one_resumes(
+def test_a_worker_process_killed_mid_think_loses_nothing_leaves_no_thinker_and_a_new_one_resumes(
     tmp_path: Path,
 ) -> None:
     alice = make_user("alice")
@@ -210,8 +227,15 @@ def test_a_worker_process_killed_mid_think_loses_nothing_and_a_new_one_resumes(
         assert time.monotonic() < deadline, (tmp_path / "bots.log").read_text()
         time.sleep(0.05)
     time.sleep(0.25)  # thinking now: the worker finds the game within its 0.1 s poll
+    thinkers = children(first.pid)
+    assert thinkers, "the worker should think in a process of its own"
     first.send_signal(signal.SIGKILL)
     first.wait()
+    # Its thinking process does not outlive it.
+    deadline = time.monotonic() + 10
+    while any(map(alive, thinkers)):
+        assert time.monotonic() < deadline, f"thinking processes {thinkers} outlived the worker"
+        time.sleep(0.1)
     game.refresh_from_db()
     assert game.ply == 1 and game.status == Game.Status.ACTIVE
     second = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
