@@ -73,7 +73,8 @@ def test_every_level_strands_the_enemy_king_when_a_capture_does_it_at_once(numbe
     for seed in range(3):
         choice = think(rules, state, number, seed=seed)
         assert choice.move == "d4-d5"
-        assert rules.outcome(rules.play(state, choice.move)).winner == 1
+        outcome = rules.outcome(rules.play(state, choice.move))
+        assert outcome is not None and outcome.winner == 1
 
 
 @pytest.mark.parametrize("number", [1, 2])
@@ -148,6 +149,33 @@ def test_the_levels_are_one_to_five_and_grow() -> None:
     for wrong in (0, 6, "3", True, None):
         with pytest.raises(ValueError, match="1 to 5"):
             level(wrong)  # type: ignore[arg-type]
+
+
+class CountingRules:
+    """The rules of a game, counting the moves played through them."""
+
+    def __init__(self, slug: str) -> None:
+        self.rules = get_rules(slug)
+        self.played = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.rules, name)
+
+    def play(self, state: Any, move: str) -> Any:
+        self.played += 1
+        return self.rules.play(state, move)
+
+
+@pytest.mark.parametrize(("number", "plies"), [(1, 2), (4, 2), (5, 4)])
+def test_four_rank_s_top_level_plays_out_deeper_than_the_others(number: int, plies: int) -> None:
+    from bots.search.mcts import Search
+
+    rules = CountingRules("four-rank-diffusion")
+    game = policy("four-rank-diffusion")
+    search = Search(rules, game, random.Random(1), 1.0, 0, game.playout_depth(number))
+    value = search.playout(rules.initial_state())
+    assert rules.played == plies
+    assert 0.0 < value < 1.0
 
 
 def test_the_search_imports_no_django() -> None:

@@ -66,9 +66,16 @@ class Node:
 
 class Search:
     def __init__(
-        self, rules: Any, policy: Policy, rng: random.Random, exploration: float, width: int
+        self,
+        rules: Any,
+        policy: Policy,
+        rng: random.Random,
+        exploration: float,
+        width: int,
+        depth: int | None,
     ) -> None:
         self.width = width
+        self.depth = depth
         self.rules = rules
         self.policy = policy
         self.rng = rng
@@ -89,7 +96,7 @@ class Search:
         half played says little)."""
         rules, rng, move_of = self.rules, self.rng, self.policy.rollout_move
         outcome, play, to_move = rules.outcome, rules.play, rules.to_move
-        depth, evaluate = self.policy.depth, self.policy.evaluate
+        depth, evaluate = self.depth, self.policy.evaluate
         plies = 0
         turn_over = False
         while True:
@@ -161,14 +168,17 @@ def think(
     chosen = level if isinstance(level, Level) else level_of(level)
     game = policy_of(rules.slug)
     rng = random.Random(seed)
-    search = Search(rules, game, rng, chosen.exploration, game.width[chosen.number - 1])
+    number = chosen.number
+    search = Search(
+        rules, game, rng, chosen.exploration, game.width[number - 1], game.playout_depth(number)
+    )
     root = search.node(state, None, "")
     if not root.player:
         raise ValueError("the game is over")
     # A clock's share is for a whole answer: Diffusion Chess answers with a turn of moves.
     limit = (chosen.max_ms if max_ms is None else min(chosen.max_ms, max_ms)) * game.ms_share
     deadline = started + limit / 1000
-    budget = game.budget(chosen.number, chosen.playouts)
+    budget = game.budget(number, chosen.playouts)
     playouts = 0
     only_move = len(root.untried) == 1
     while playouts < budget and not only_move:
@@ -176,9 +186,7 @@ def think(
         playouts += 1
         if time.perf_counter() > deadline:
             break
-    temperature = (
-        chosen.temperature if game.temperature is None else game.temperature[chosen.number - 1]
-    )
+    temperature = chosen.temperature if game.temperature is None else game.temperature[number - 1]
     move = root.untried[0] if only_move else _pick(root, temperature, rng)
     return Choice(move, playouts, (time.perf_counter() - started) * 1000)
 
