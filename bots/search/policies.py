@@ -187,7 +187,6 @@ POLICIES: dict[str, Policy] = {
     # the playouts alone won about two games in three against level 4.
     "four-rank-diffusion": Policy(
         evaluate=diffusion_score,
-        depth=2,
         depths=(2, 2, 2, 2, 4),
         playouts=(25, 100, 400, 2000, 16000),
     ),
