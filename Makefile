@@ -73,13 +73,13 @@ CHAOS_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/chaos
 chaos: $(VENV)/.installed-dev
 	DATABASE_URL="$(CHAOS_DATABASE_URL)" \
 	DJANGO_SECRET_KEY="$${DJANGO_SECRET_KEY:-chaos-only-secret-key-not-for-production-0123456789}" \
-		$(BIN)/python manage.py chaos $(CHAOS_ARGS)
+		$(BIN)/python -m devtools chaos $(CHAOS_ARGS)
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict games/rules
-	$(BIN)/mypy config accounts games ratings bots lobby follows
+	$(BIN)/mypy config realtime accounts games ratings bots lobby follows devtools
 
 format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .

@@ -12,7 +12,7 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import services
-from config.errors import ServiceError, http_status
+from realtime.errors import ServiceError, http_status
 
 
 def _refuse(error: ServiceError) -> JsonResponse:

@@ -8,9 +8,9 @@ from channels.layers import get_channel_layer
 from django.db import IntegrityError, transaction
 
 from accounts.models import Block, User
-from config.db import run_soon
-from config.errors import ServiceError
-from config.ws import account_group
+from realtime.db import run_soon
+from realtime.errors import ServiceError
+from realtime.ws import account_group
 
 # No 0/O or 1/I/L: guest names get read aloud and typed into challenges.
 GUEST_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"

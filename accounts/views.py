@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import services
 from accounts.forms import NotificationsForm, SignUpForm
-from config import limits
+from realtime import limits
 
 BACKEND = "django.contrib.auth.backends.ModelBackend"
 TOO_MANY_ACCOUNTS = "Too many new accounts from your address lately: try again in an hour."

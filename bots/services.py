@@ -16,11 +16,11 @@ from django.db.models import Q
 from accounts.models import User
 from bots.models import Bot
 from bots.search import LEVELS
-from config.errors import ServiceError
 from games import services as games
 from games.engine import normalized_options
 from games.models import Game
 from games.rules import InvalidOptions
+from realtime.errors import ServiceError
 
 BOT_NAME = "Computer-{level}"  # "computer" names are reserved (accounts/usernames.py)
 SIDES = ("first", "second", "random")

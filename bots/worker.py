@@ -25,10 +25,10 @@ from django.dispatch import Signal
 from accounts.models import User
 from bots.models import Bot
 from bots.search.mcts import Choice, think_json
-from config.errors import ServiceError, is_outage
 from games import clocks
 from games import services as games
 from games.models import Game
+from realtime.errors import ServiceError, is_outage
 
 logger = logging.getLogger(__name__)
 

@@ -11,11 +11,8 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from config import benchstats  # noqa: E402
-from config.auth import AuthMiddlewareStack  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
-
-benchstats.enable()
+from realtime.auth import AuthMiddlewareStack  # noqa: E402
 
 application = ProtocolTypeRouter(
     {

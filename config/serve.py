@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
-    # Only the benchmark of the bare stack (config/bare_asgi.py) serves another application.
+    # Only the benchmarks serve another application (devtools/asgi.py, devtools/bare_asgi.py).
     parser.add_argument("--application", default=APPLICATION, help=argparse.SUPPRESS)
     known, extra = parser.parse_known_args(argv)
     from daphne.cli import CommandLineInterface

@@ -12,7 +12,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from config.channel_layers import DEFAULT_MAX_CONNECTIONS, build_channel_layers
+from realtime.channel_layers import DEFAULT_MAX_CONNECTIONS, build_channel_layers
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -68,16 +68,16 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.csp.ContentSecurityPolicyMiddleware",
     # Outermost of ours: every /api/ answer is JSON, errors included.
-    "config.api_errors.ApiErrorMiddleware",
+    "realtime.api_errors.ApiErrorMiddleware",
     # Before any view looks a name or token up: PostgreSQL cannot compare text with NUL.
-    "config.nul_guard.RefuseNulMiddleware",
+    "realtime.nul_guard.RefuseNulMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # After authentication: API requests are counted per user.
-    "config.limits.ApiRateLimitMiddleware",
+    "realtime.limits.ApiRateLimitMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -136,7 +136,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_boo
         "max_size": int(os.environ.get("DATABASE_POOL_MAX", "20")),
         "timeout": 10,
     }
-# Threads that run database work for websocket consumers (see config/db.py).
+# Threads that run database work for websocket consumers (see realtime/db.py).
 DB_THREADS = int(
     os.environ.get("DB_THREADS", "1" if DATABASES["default"]["ENGINE"].endswith("sqlite3") else "8")
 )
@@ -178,7 +178,7 @@ CHANNEL_LAYERS = build_channel_layers(
     max_connections=int(os.environ.get("REDIS_MAX_CONNECTIONS", DEFAULT_MAX_CONNECTIONS)),
     prefix=os.environ.get("CHANNEL_LAYER_PREFIX", "diffusion"),
 )
-# --- Limits per client (config/limits.py) -----------------------------------------------
+# --- Limits per client (realtime/limits.py) -----------------------------------------------
 # Counted in the cache: Redis when REDIS_URL is set, so every server process counts the same;
 # the embedded default is one process and counts in its memory. Rates are "count/period"
 # (s, m, h, d, with an optional multiplier: "10/15m").
@@ -210,7 +210,7 @@ API_REQUESTS_PER_CLIENT = os.environ.get("API_REQUESTS_PER_CLIENT", "120/m")
 # them through (Daphne is also started with --websocket-max-message-size).
 WEBSOCKET_MAX_MESSAGE_BYTES = int(os.environ.get("WEBSOCKET_MAX_MESSAGE_BYTES", "16384"))
 
-# --- Presence (config/presence.py) ---------------------------------------------------------
+# --- Presence (realtime/presence.py) ---------------------------------------------------------
 # Each server process vouches for its sockets' rows this often; rows nobody vouched for in
 # PRESENCE_EXPIRY_SECONDS belong to a dead process and are removed (counts, claims and seeks
 # then recover). The expiry leaves room for a process stalled by load.
@@ -279,7 +279,7 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "filters": {"one_line_outages": {"()": "config.log_filters.ConnectionErrorsInOneLine"}},
+    "filters": {"one_line_outages": {"()": "realtime.log_filters.ConnectionErrorsInOneLine"}},
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",

@@ -3,9 +3,8 @@ from django.http import HttpRequest, HttpResponsePermanentRedirect
 from django.templatetags.static import static
 from django.urls import include, path
 
-from config import benchstats
-from config.health import healthz
 from lobby.links import challenge_link
+from realtime.health import healthz
 
 
 def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
@@ -25,6 +24,3 @@ urlpatterns = [
     path("", include("accounts.urls")),
     path("", include("lobby.urls")),
 ]
-
-if benchstats.ENABLED:
-    urlpatterns.append(path("bench/stats", benchstats.stats))

@@ -15,11 +15,11 @@ from django.core.mail import send_mail
 from django.db import transaction
 
 from accounts.models import User
-from config.errors import ServiceError
 from follows.models import Follow, FollowMail
 from games.models import Game
 from games.selectors import title_for
 from lobby.services import feed
+from realtime.errors import ServiceError
 
 logger = logging.getLogger(__name__)
 

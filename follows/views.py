@@ -12,8 +12,8 @@ from django.shortcuts import redirect
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
-from config.errors import ServiceError, http_status
 from follows import services
+from realtime.errors import ServiceError, http_status
 
 
 def _refuse(error: ServiceError) -> JsonResponse:

@@ -6,9 +6,9 @@ class GamesConfig(AppConfig):
     verbose_name = "Games"
 
     def ready(self) -> None:
-        from config import presence
         from games import services
         from games.models import GameConnection
+        from realtime import presence
 
         presence.register(
             GameConnection,

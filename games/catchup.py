@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 
-from config.db import db_call
 from games.models import Game
+from realtime.db import db_call
 
 if TYPE_CHECKING:
     from games.consumers import GameConsumer

@@ -17,13 +17,13 @@ from urllib.parse import parse_qs
 
 from django.conf import settings
 
-from config import presence as process_presence
-from config.db import db_call
-from config.errors import ServiceError
-from config.protocol import Message, encode
-from config.ws import JsonConsumer
 from games import catchup, presence, protocol, selectors, services
 from games.models import Game
+from realtime import presence as process_presence
+from realtime.db import db_call
+from realtime.errors import ServiceError
+from realtime.protocol import Message, encode
+from realtime.ws import JsonConsumer
 
 logger = logging.getLogger(__name__)
 

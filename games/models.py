@@ -177,7 +177,7 @@ class GameConnection(models.Model):
     # The client's address as the server sees it (behind a proxy, from X-Forwarded-For).
     address = models.CharField(max_length=64, blank=True, default="", db_index=True)
     # The server process holding the socket, and when it last vouched for it
-    # (config/presence.py removes rows of processes that died).
+    # (realtime/presence.py removes rows of processes that died).
     server = models.CharField(max_length=80, blank=True, db_index=True)
     seen_at = models.DateTimeField(default=timezone.now, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -1,7 +1,7 @@
 """Who is on a game's sockets, across every server process, and the `crowd` messages.
 
 Connections live in the database (GameConnection) so every process counts the same crowd;
-config/presence.py keeps them honest when a process dies. Crowd messages are not game events
+realtime/presence.py keeps them honest when a process dies. Crowd messages are not game events
 (no version): a newer one simply replaces an older one,
 so bursts of arrivals are coalesced into one message per game per interval.
 """
@@ -15,9 +15,9 @@ from typing import Any
 
 from channels.layers import get_channel_layer
 
-from config import presence
-from config.db import db_call, run_soon
 from games.models import GameConnection
+from realtime import presence
+from realtime.db import db_call, run_soon
 
 logger = logging.getLogger(__name__)
 

@@ -7,8 +7,8 @@ from typing import Annotated, Any
 
 import msgspec
 
-from config.protocol import Body, Message, RequestId
 from games.engine import MAX_MOVE_LENGTH
+from realtime.protocol import Body, Message, RequestId
 
 Notation = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_MOVE_LENGTH)]
 Ply = Annotated[int, msgspec.Meta(ge=0)]
@@ -392,7 +392,7 @@ def _bench() -> None:  # pragma: no cover - prints figures
     import json
     import timeit
 
-    from config.protocol import decode, decoder
+    from realtime.protocol import decode, decoder
 
     raw = b'{"type": "move", "move": "I", "ply": 12, "id": "c17"}'
     reader = decoder(CLIENT_MESSAGES)

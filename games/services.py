@@ -20,9 +20,6 @@ from django.db import models, transaction
 from django.utils import timezone
 
 from accounts.models import User
-from config.db import run_soon
-from config.errors import ServiceError
-from config.protocol import encode
 from games import clocks, lifecycle, presence, selectors, store
 from games.clocks import now_ms
 from games.engine import (
@@ -34,6 +31,9 @@ from games.engine import (
 )
 from games.models import ChatLine, Game, GameConnection, GameEvent, MoveNotice, Vacation
 from games.rules import IllegalMove, InvalidOptions, game_info
+from realtime.db import run_soon
+from realtime.errors import ServiceError
+from realtime.protocol import encode
 
 logger = logging.getLogger(__name__)
 

@@ -8,11 +8,11 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from config.errors import ServiceError, http_status
-from config.protocol import decode, decoder
 from games import selectors, services
 from games.models import Game
 from games.protocol import MoveBody, VacationBody
+from realtime.errors import ServiceError, http_status
+from realtime.protocol import decode, decoder
 
 MOVE_BODY = decoder(MoveBody)
 VACATION_BODY = decoder(VacationBody)

@@ -14,12 +14,12 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET, require_POST
 
 from bots import services as bots
-from config.errors import ServiceError, http_status
-from config.protocol import decode, decoder
 from lobby import protocol, selectors
 from lobby.services import challenges, seeks
 from lobby.services.challenges import challenge_payload
 from lobby.services.seeks import seek_payload
+from realtime.errors import ServiceError, http_status
+from realtime.protocol import decode, decoder
 
 T = TypeVar("T")
 

@@ -7,11 +7,11 @@ class LobbyConfig(AppConfig):
 
     def ready(self) -> None:
         from bots import worker
-        from config import presence
         from games import lifecycle
         from lobby.models import LobbyConnection
         from lobby.services import computer, seeks
         from lobby.services import presence as lobby_presence
+        from realtime import presence
 
         lifecycle.games_started.connect(seeks.announce_games, dispatch_uid="lobby-announce")
         worker.ticked.connect(computer.worker_tick, dispatch_uid="lobby-computer-fallback")

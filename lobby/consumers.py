@@ -15,14 +15,14 @@ import msgspec
 from channels.layers import get_channel_layer
 
 from bots import services as bots
-from config import presence
-from config.db import db_call
-from config.errors import ServiceError
-from config.protocol import Message
-from config.ws import JsonConsumer
 from lobby import matchmaker, protocol, selectors
 from lobby.services import challenges, computer, feed, seeks
 from lobby.services import presence as lobby_presence
+from realtime import presence
+from realtime.db import db_call
+from realtime.errors import ServiceError
+from realtime.protocol import Message
+from realtime.ws import JsonConsumer
 
 logger = logging.getLogger(__name__)
 

@@ -6,10 +6,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from config.errors import ServiceError
 from games.selectors import title_for
 from lobby.models import Challenge
 from lobby.services import challenges
+from realtime.errors import ServiceError
 
 
 @require_http_methods(["GET", "POST"])

@@ -15,8 +15,8 @@ import logging
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 
-from config.db import db_call
 from lobby.services import seeks
+from realtime.db import db_call
 
 logger = logging.getLogger(__name__)
 

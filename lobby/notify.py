@@ -9,9 +9,9 @@ from typing import Any, ClassVar
 
 from django.conf import settings
 
-from config.ws import CLOSE_TOO_MANY_SOCKETS, JsonConsumer
 from lobby import protocol
 from lobby.services import feed
+from realtime.ws import CLOSE_TOO_MANY_SOCKETS, JsonConsumer
 
 # Sockets of each user on this process: the cap of MAX_SOCKETS_PER_USER holds for these too
 # (they have no presence rows to count across processes).

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from config.protocol import Body, Message, RequestId
+from realtime.protocol import Body, Message, RequestId
 
 MAX_GAMES_PER_SEEK = 8
 MAX_REASON_LENGTH = 100

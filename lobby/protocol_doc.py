@@ -3,7 +3,7 @@
 Its tables "Every frame the server sends" (socket, type) and "Error codes" are read once;
 `check_text` says whether a frame is one of them and matches its typed model. The tests
 check every frame they receive with it, and so does the fault-injection suite
-(`manage.py chaos`): a frame the document does not describe is a failure.
+(`python -m devtools chaos`): a frame the document does not describe is a failure.
 """
 
 from __future__ import annotations

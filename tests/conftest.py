@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 import pytest
 from django.test import override_settings
 
-from config.channel_layers import build_channel_layers
+from realtime.channel_layers import build_channel_layers
 
 # Every frame a test receives is checked against docs/PROTOCOL.md.
 pytest_plugins = ["tests.protocol_check"]
@@ -144,7 +144,7 @@ def _forget_the_lobby_snapshot() -> None:
 def _no_flood_cooldowns() -> None:
     """Each test starts with nobody refused for flooding (user ids come back from test to
     test)."""
-    from config.ws import COOLDOWN
+    from realtime.ws import COOLDOWN
 
     COOLDOWN.until.clear()
 

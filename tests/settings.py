@@ -10,6 +10,9 @@ os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-secret-key-not-for-product
 
 from config.settings import *  # noqa: F403
 
+# The tooling app (benchmarks, fault injection) is tested with the product.
+INSTALLED_APPS = [*INSTALLED_APPS, "devtools"]  # noqa: F405
+
 # Templates render {% static %} without a collectstatic manifest.
 STORAGES = {
     **STORAGES,  # noqa: F405

@@ -1,7 +1,11 @@
-"""The apps form a tree: accounts at the bottom, games above it, then ratings, bots (the
-computer opponents), the lobby and follows on top; config's
-infrastructure modules (errors, protocol edge, sockets, database threads, presence) know no
-app. Read from the source, so a new import that runs back up fails here."""
+"""The house, read from the source so a new import that runs back up fails here.
+
+From the ground up: realtime (errors, the protocol edge, sockets, database threads, presence,
+channel layers, limits) knows no app; accounts, then games, then ratings and bots (the
+computer opponents), the lobby and follows on top; config (settings, URLs, socket routing,
+ASGI, the server's launcher) is the roof and may import any of them. The tooling (devtools:
+benchmarks, load generators, fault injection) stands beside the house: it may import the
+product, and nothing of the product imports it."""
 
 from __future__ import annotations
 
@@ -11,15 +15,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-# config's wiring (settings, URLs, routing, ASGI) sits above every app; the rest below them.
-CONFIG_WIRING = {"settings.py", "urls.py", "routing.py", "asgi.py", "benchservers.py"}
+APPS = ["accounts", "games", "ratings", "bots", "lobby", "follows"]
+PRODUCT = ["realtime", *APPS, "config"]
 FORBIDDEN = {
-    "accounts": {"games", "ratings", "bots", "lobby", "follows"},
-    "games": {"ratings", "bots", "lobby", "follows"},
-    "ratings": {"bots", "lobby", "follows"},
-    "bots": {"lobby", "follows"},
-    "lobby": {"follows"},
-    "config": {"accounts", "games", "ratings", "bots", "lobby", "follows"},
+    "realtime": {*APPS, "config", "devtools"},
+    "accounts": {"games", "ratings", "bots", "lobby", "follows", "config", "devtools"},
+    "games": {"ratings", "bots", "lobby", "follows", "config", "devtools"},
+    "ratings": {"bots", "lobby", "follows", "config", "devtools"},
+    "bots": {"lobby", "follows", "config", "devtools"},
+    "lobby": {"follows", "config", "devtools"},
+    "follows": {"config", "devtools"},
+    "config": {"devtools"},
 }
 
 
@@ -35,12 +41,12 @@ def imported_packages(path: Path) -> set[str]:
 
 
 def modules(package: str) -> list[Path]:
-    return [
-        path
-        for path in (ROOT / package).rglob("*.py")
-        if "migrations" not in path.parts
-        and not (package == "config" and path.name in CONFIG_WIRING)
-    ]
+    return [path for path in (ROOT / package).rglob("*.py") if "migrations" not in path.parts]
+
+
+def test_every_product_package_has_its_place() -> None:
+    packages = {path.parent.name for path in ROOT.glob("*/__init__.py")}
+    assert packages - {"tests", "devtools"} == set(PRODUCT)
 
 
 @pytest.mark.parametrize("package", sorted(FORBIDDEN))
@@ -51,6 +57,17 @@ def test_no_import_runs_back_up_the_tree(package: str) -> None:
     }
     wrong = {path: names for path, names in wrong.items() if names}
     assert not wrong, f"{package} must not import {sorted(FORBIDDEN[package])}: {wrong}"
+
+
+def test_the_product_names_no_tooling_module_even_as_text() -> None:
+    """Settings name apps and middleware as strings, which an import check does not see."""
+    named = [
+        str(path.relative_to(ROOT))
+        for package in PRODUCT
+        for path in modules(package)
+        if "devtools." in path.read_text() or '"devtools"' in path.read_text()
+    ]
+    assert not named
 
 
 def test_the_rule_engines_import_no_django() -> None:

@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bots.search import LEVELS, ladder, level, think
+from bots.search import LEVELS, level, think
 from bots.search.policies import chess_score, policy
+from devtools import ladder
 from games.rules import get_rules
 from tests.rules.test_chess import position
 

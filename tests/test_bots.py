@@ -17,10 +17,10 @@ from accounts.models import User
 from bots import services as bots
 from bots.models import Bot
 from bots.worker import Worker, think_ms
-from config.errors import ServiceError
 from games import services
 from games.models import Game, GameEvent
 from games.rules import get_rules
+from realtime.errors import ServiceError
 from tests.games_helpers import make_user
 from tests.servers import ROOT, shared_test_env
 

@@ -1,5 +1,5 @@
-"""The fault-injection suite's quick form (`manage.py chaos --quick`): every part of it, with
-small counts, against two real server processes; `make chaos` runs the full counts."""
+"""The fault-injection suite's quick form (`python -m devtools chaos --quick`): every part of
+it, with small counts, against two real server processes; `make chaos` runs the full counts."""
 
 from __future__ import annotations
 
@@ -34,12 +34,12 @@ def test_every_part_of_the_quick_fault_injection_suite_passes(tmp_path: Path) ->
         env = {
             **os.environ,
             "DATABASE_URL": url,
-            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DJANGO_SETTINGS_MODULE": "devtools.settings",
             "DJANGO_SECRET_KEY": "test-only-secret-key-not-for-production-use-0123456789",
         }
         env.pop("REDIS_URL", None)
         done = subprocess.run(
-            [sys.executable, "manage.py", "chaos", "--quick"],
+            [sys.executable, "-m", "devtools", "chaos", "--quick"],
             cwd=ROOT,
             env=env,
             capture_output=True,

@@ -15,12 +15,12 @@ from django.core import mail
 from django.db import close_old_connections
 
 from accounts.models import User
-from config.errors import ServiceError
 from games import clocks, services
 from games.consumers import GameConsumer
 from games.management.commands.sweeper import sweep
 from games.models import Game, GameConnection, GameEvent
 from lobby.services import seeks
+from realtime.errors import ServiceError
 from tests.games_helpers import make_user, open_socket
 
 START = datetime(2026, 11, 23, 12, 0, 0, tzinfo=UTC)

@@ -10,11 +10,11 @@ from django.core import mail
 from django.test import Client
 
 from accounts.models import User
-from config.errors import ServiceError
 from follows import services
 from follows.models import Follow, FollowMail
 from games import lifecycle
 from games import services as game_services
+from realtime.errors import ServiceError
 from tests.games_helpers import make_user, session_for
 from tests.wsutil import connected
 

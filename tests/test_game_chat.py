@@ -8,9 +8,9 @@ import pytest
 import time_machine
 
 from accounts.models import Block, User
-from config.errors import ServiceError
 from games import selectors, services
 from games.models import ChatLine, Game
+from realtime.errors import ServiceError
 from tests.games_helpers import make_user, new_game
 
 pytestmark = pytest.mark.django_db

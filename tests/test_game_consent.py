@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from accounts.models import User
-from config.errors import ServiceError
 from games import selectors, services
 from games.engine import client_moves, pick_client_move, rules_for
 from games.models import Game, GameEvent
+from realtime.errors import ServiceError
 from tests.games_helpers import make_user, new_game
 
 pytestmark = pytest.mark.django_db

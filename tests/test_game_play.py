@@ -185,8 +185,8 @@ def test_the_text_view_prints_the_board_and_the_moves(
 
 
 def test_the_server_says_until_when_a_game_may_be_aborted(db: None) -> None:
-    from config.errors import ServiceError
     from games import selectors, services
+    from realtime.errors import ServiceError
 
     game = new_game()
     assert selectors.snapshot(game)["abortable"] is True

@@ -6,10 +6,10 @@ import pytest
 from channels.db import database_sync_to_async
 
 from accounts.models import User
-from config.errors import ServiceError
 from games import selectors, services
 from games.engine import rules_for
 from games.models import Game
+from realtime.errors import ServiceError
 from tests.games_helpers import make_user, next_of_type, open_socket
 
 pytestmark = pytest.mark.django_db

@@ -11,11 +11,11 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
 from accounts.models import User
-from config.ws import CLOSE_FLOODING
 from games import presence, services
 from games.engine import client_moves, pick_client_move, rules_for
 from games.models import Game, GameConnection, GameEvent
 from games.selectors import MAX_REPLAY
+from realtime.ws import CLOSE_FLOODING
 from tests.games_helpers import (
     drain_crowd,
     game_row,
@@ -407,8 +407,8 @@ async def test_a_socket_opening_while_the_database_is_away_is_told_so_and_closed
     # It crashed the consumer (a 1011 close, "Exception inside application" in the log).
     from django.db import OperationalError
 
-    from config.ws import CLOSE_TRY_AGAIN
     from games import selectors
+    from realtime.ws import CLOSE_TRY_AGAIN
     from tests.wsutil import communicator
 
     game = await db(new_game)()
@@ -432,7 +432,7 @@ async def test_a_socket_whose_sign_in_cannot_be_looked_up_is_told_to_come_back(
     # must not let the player in as a visitor either.
     from django.db import OperationalError
 
-    from config import auth
+    from realtime import auth
     from tests.wsutil import communicator
 
     game = await db(new_game)()

@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.test import Client, override_settings
 
-from config.channel_layers import build_channel_layers
+from realtime.channel_layers import build_channel_layers
 from tests.conftest import redis_layers
 
 # Transactional: the health check closes stale connections the way production does, which

@@ -1,4 +1,4 @@
-"""Limits per client: failed log-ins, new accounts and API requests (config/limits.py)."""
+"""Limits per client: failed log-ins, new accounts and API requests (realtime/limits.py)."""
 
 from __future__ import annotations
 

@@ -18,10 +18,10 @@ import websockets
 from channels.db import database_sync_to_async
 from django.db import connections
 
-from config.errors import ServiceError
 from games import services
 from games.models import Game, GameConnection, GameEvent
 from lobby.models import LobbyConnection
+from realtime.errors import ServiceError
 from tests.games_helpers import new_game, next_of_type, open_socket, session_for
 from tests.servers import ROOT, daphnes, shared_test_env
 

@@ -12,10 +12,10 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from accounts.models import User
-from config.errors import ServiceError
 from games.models import Game
 from lobby.models import Challenge, LobbyEvent, Seek
 from lobby.services import challenges, seeks
+from realtime.errors import ServiceError
 from tests.games_helpers import make_user, session_for
 from tests.wsutil import communicator, receive
 

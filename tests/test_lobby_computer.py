@@ -145,7 +145,7 @@ def test_the_worker_hands_over_seeks_left_without_a_socket(settings: Any) -> Non
 
 
 def test_a_seek_asks_for_a_level_the_computer_has() -> None:
-    from config.errors import ServiceError
+    from realtime.errors import ServiceError
 
     alice = make_user("alice")
     with pytest.raises(ServiceError) as refused:

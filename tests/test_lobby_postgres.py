@@ -12,8 +12,8 @@ import pytest
 import websockets
 
 from accounts.models import User
+from devtools.management.commands.wsburst import burst
 from games.models import Game
-from lobby.management.commands.wsburst import burst
 from lobby.models import Seek
 from lobby.services import seeks
 from tests.games_helpers import make_user, session_for

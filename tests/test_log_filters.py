@@ -1,4 +1,4 @@
-"""An outage is one log line per event; a bug keeps its traceback (config/log_filters.py)."""
+"""An outage is one log line per event; a bug keeps its traceback (realtime/log_filters.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import logging
 
 import redis.exceptions
 
-from config.log_filters import ConnectionErrorsInOneLine
+from realtime.log_filters import ConnectionErrorsInOneLine
 
 
 def logged(error: BaseException) -> str:

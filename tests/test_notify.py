@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from config.ws import CLOSE_TOO_MANY_SOCKETS
 from lobby.services import challenges
+from realtime.ws import CLOSE_TOO_MANY_SOCKETS
 from tests.games_helpers import make_user, session_for
 from tests.wsutil import connected, frames_until_close
 

@@ -12,13 +12,13 @@ from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from accounts.models import User
-from config import presence
-from config.errors import ServiceError
 from games import services
 from games.models import Game, GameConnection, GameEvent
 from lobby.models import LobbyConnection, Seek
 from lobby.selectors import online_count
 from lobby.services import feed, seeks
+from realtime import presence
+from realtime.errors import ServiceError
 from tests.games_helpers import make_user, open_socket, session_for
 from tests.wsutil import communicator
 

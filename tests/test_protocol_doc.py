@@ -84,7 +84,7 @@ def test_every_error_code_in_the_source_is_documented() -> None:
 
 
 def test_every_http_status_in_the_document_is_the_one_the_server_answers() -> None:
-    from config.errors import http_status
+    from realtime.errors import http_status
 
     text = (ROOT / "docs" / "PROTOCOL.md").read_text().split("\n## Error codes\n", 1)[1]
     rows = re.findall(r"^\| `([a-z_]+)` \| ([^|]*) \|", text, re.M)
@@ -113,9 +113,9 @@ def test_every_message_a_socket_accepts_is_described_in_its_section(
 ) -> None:
     import typing
 
-    from config.protocol import tag_of
     from games import protocol as games
     from lobby import protocol as lobby
+    from realtime.protocol import tag_of
 
     text = (ROOT / "docs" / "PROTOCOL.md").read_text()
     section = text.split(heading, 1)[1].split(next_heading, 1)[0]
@@ -131,9 +131,9 @@ def test_every_message_a_socket_accepts_is_described_in_its_section(
 def test_the_documents_frame_table_and_the_frame_models_agree(socket: str) -> None:
     import typing
 
-    from config.protocol import tag_of
     from games import protocol as games
     from lobby import protocol as lobby
+    from realtime.protocol import tag_of
 
     frames = (games if socket == "game" else lobby).SERVER_FRAMES
     modelled = {tag_of(kind) for kind in typing.get_args(frames)}

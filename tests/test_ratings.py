@@ -13,7 +13,6 @@ from django.test import Client
 
 from accounts.models import Block, User
 from accounts.services import do_create_guest
-from config.errors import ServiceError
 from games import services
 from games.models import Game
 from lobby import matching
@@ -23,6 +22,7 @@ from ratings import selectors
 from ratings.glicko import Glicko, after_game
 from ratings.models import Rating, RatingChange
 from ratings.services import rate_game
+from realtime.errors import ServiceError
 from tests.games_helpers import make_user, session_for
 from tests.wsutil import communicator, receive
 

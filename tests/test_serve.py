@@ -46,7 +46,7 @@ def test_a_server_process_collects_garbage_seldom_and_serves_the_chosen_applicat
     try:
         serve.main(["--port", "8123"])
         assert started == {"application": serve.APPLICATION, "thresholds": (50_000, 20, 10)}
-        serve.main(["--application", "config.bare_asgi:application"])
-        assert started["application"] == "config.bare_asgi:application"
+        serve.main(["--application", "devtools.bare_asgi:application"])
+        assert started["application"] == "devtools.bare_asgi:application"
     finally:
         gc.set_threshold(*before)

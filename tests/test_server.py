@@ -18,8 +18,8 @@ import pytest
 import websockets
 from channels_redis.pubsub import RedisPubSubChannelLayer
 
-from config.channel_layers import redis_host
 from lobby.consumers import LOBBY_GROUP
+from realtime.channel_layers import redis_host
 from tests import live
 from tests.conftest import require_redis
 from tests.servers import (

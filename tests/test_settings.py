@@ -99,7 +99,7 @@ def test_database_url_selects_postgresql() -> None:
 def test_redis_url_selects_the_pubsub_layer_without_redis_py_8s_read_timeout() -> None:
     settings = settings_with(DJANGO_SECRET_KEY="k", REDIS_URL="redis://cache:6379/1")
     layer = settings["CHANNEL_LAYERS"]["default"]
-    assert layer["BACKEND"] == "config.channel_layers.PubSubChannelLayer"
+    assert layer["BACKEND"] == "realtime.channel_layers.PubSubChannelLayer"
     (host,) = layer["CONFIG"]["hosts"]
     assert host["address"] == "redis://cache:6379/1"
     assert host["socket_timeout"] is None

@@ -10,7 +10,7 @@ from channels.db import database_sync_to_async
 from django.test import Client
 
 from accounts.models import User
-from config.ws import CLOSE_SIGNED_OUT
+from realtime.ws import CLOSE_SIGNED_OUT
 from tests.games_helpers import make_user, new_game
 from tests.wsutil import connected
 

@@ -14,7 +14,7 @@ import websockets
 from channels.db import database_sync_to_async
 
 from config import serve
-from config.ws import CLOSE_TOO_MANY_SOCKETS
+from realtime.ws import CLOSE_TOO_MANY_SOCKETS
 from tests.games_helpers import new_game, session_for
 from tests.servers import Server, free_port, running, shared_test_env
 from tests.wsutil import connected, receive

@@ -11,9 +11,9 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.models import Block, User
-from config.errors import ServiceError
 from games import clocks, selectors, services
 from games.models import Game, GameEvent
+from realtime.errors import ServiceError
 from tests.games_helpers import make_user
 
 pytestmark = pytest.mark.django_db

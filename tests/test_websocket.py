@@ -11,8 +11,8 @@ from channels.layers import get_channel_layer
 from django.test import Client
 
 from accounts.models import User
-from config.ws import CLOSE_FLOODING, FloodGuard
 from lobby.consumers import LOBBY_GROUP
+from realtime.ws import CLOSE_FLOODING, FloodGuard
 from tests.wsutil import communicator, frames_until_close, receive
 
 
@@ -191,7 +191,7 @@ async def test_a_flooder_is_refused_at_the_handshake_for_a_while_and_others_are_
     settings: Any,
 ) -> None:
     # Closed for flooding, a script reconnected at once and flooded again, over and over.
-    from config.ws import COOLDOWN
+    from realtime.ws import COOLDOWN
 
     settings.FLOOD_COOLDOWN_SECONDS = 30
     COOLDOWN.until.clear()

@@ -10,8 +10,6 @@ when it walks or is swapped by a capture.
 from __future__ import annotations
 
 import random
-import statistics
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import pairwise
 from typing import Any, NamedTuple, TypeGuard
@@ -885,38 +883,6 @@ def _cell_list(value: object, what: str) -> list[int]:
     if list(value) != sorted(set(value)):
         raise ValueError(f"{what} must be sorted as strings, each cell once")
     return [_cell(name, what) for name in value]
-
-
-def bench(seconds: float = 3.0, seed: int = 1) -> dict[str, float]:
-    """Speed: client_moves of the opening (median ms) and random playouts for `seconds`."""
-    rules = DiffusionChessRules()
-    opening = rules.initial_state()
-    timings = []
-    for _ in range(21):
-        started = time.perf_counter()
-        rules.client_moves(opening)
-        timings.append((time.perf_counter() - started) * 1000)
-    rng = random.Random(seed)
-    moves = turns = games = 0
-    started = time.perf_counter()
-    deadline = started + seconds
-    while time.perf_counter() < deadline:
-        state = opening
-        while not state.result:
-            after = rules.play(state, rules.random_move(state, rng))
-            turns += after.turn != state.turn
-            moves += 1
-            state = after
-        turns += 1  # the turn the game ended in
-        games += 1
-    elapsed = time.perf_counter() - started
-    return {
-        "client_moves_ms": statistics.median(timings),
-        "turns_per_s": turns / elapsed,
-        "moves_per_s": moves / elapsed,
-        "games_per_s": games / elapsed,
-        "moves_per_game": moves / max(games, 1),
-    }
 
 
 register(

@@ -13,7 +13,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Block, User
-from config.errors import ServiceError
 from games import services as game_services
 from games.engine import normalized_options
 from games.models import Game
@@ -21,6 +20,7 @@ from games.rules import InvalidOptions
 from lobby.models import Challenge
 from lobby.services import feed
 from lobby.services.seeks import check_time_control
+from realtime.errors import ServiceError
 
 LIFETIME = timedelta(hours=24)
 MAX_REASON_LENGTH = 100

@@ -15,10 +15,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from bots import services as bots
-from config.errors import ServiceError
 from lobby.models import Seek
 from lobby.services import feed
 from lobby.services.seeks import _lock_matchmaking
+from realtime.errors import ServiceError
 
 # A pass hands at most this many seeks to the computer (the next pass takes the rest).
 FALLBACK_BATCH = 50

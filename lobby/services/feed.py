@@ -10,8 +10,8 @@ from typing import Any
 from channels.layers import get_channel_layer
 from django.db import transaction
 
-from config.db import calling_loop, run_soon
 from lobby.models import LobbyEvent, LobbyVersion
+from realtime.db import calling_loop, run_soon
 
 logger = logging.getLogger(__name__)
 

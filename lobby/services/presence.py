@@ -1,4 +1,4 @@
-"""Who is in the lobby, across every server process (config/presence.py keeps the rows honest
+"""Who is in the lobby, across every server process (realtime/presence.py keeps the rows honest
 when a process dies): the online count, and real-time seeks that end with their owner's last
 lobby socket."""
 
@@ -9,11 +9,11 @@ from typing import Any
 
 from channels.layers import get_channel_layer
 
-from config import presence
-from config.db import run_soon
 from lobby import selectors
 from lobby.models import LobbyConnection
 from lobby.services import feed, seeks
+from realtime import presence
+from realtime.db import run_soon
 
 logger = logging.getLogger(__name__)
 

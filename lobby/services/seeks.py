@@ -17,7 +17,6 @@ from django.db.models import Case, Value, When
 
 from accounts.models import User
 from bots import services as bots
-from config.errors import ServiceError
 from games import clocks
 from games import services as game_services
 from games.engine import normalized_options
@@ -28,6 +27,7 @@ from lobby.models import Seek
 from lobby.services import feed
 from ratings import selectors as rating_selectors
 from ratings.models import Speed
+from realtime.errors import ServiceError
 
 MAX_OPEN_SEEKS = 3
 MAX_GAMES_PER_SEEK = 8

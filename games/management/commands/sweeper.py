@@ -4,7 +4,7 @@
 
 A long-running process (`make run` starts one beside the server; docker runs it as its own
 service). With a shared channel layer (Redis) it also removes the presence rows of server
-processes that died (config/presence.py), so counts and claims recover even when no other
+processes that died (realtime/presence.py), so counts and claims recover even when no other
 process is up.
 Consumers of connected players check their game's deadline themselves; this is
 the authority for everything else. Ending a game on time is idempotent: the game row is
@@ -23,9 +23,9 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.core.management.base import BaseCommand
 from django.db import close_old_connections
 
-from config import presence
-from config.errors import is_outage
 from games import lifecycle, services
+from realtime import presence
+from realtime.errors import is_outage
 
 logger = logging.getLogger(__name__)
 

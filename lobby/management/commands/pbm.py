@@ -7,8 +7,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import User
-from config.errors import ServiceError
 from lobby.services.challenges import parse_pbm_command, pbm_challenge
+from realtime.errors import ServiceError
 
 
 class Command(BaseCommand):

@@ -14,9 +14,9 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from config.protocol import schema
 from games import protocol as games
 from lobby import protocol as lobby
+from realtime.protocol import schema
 
 SCHEMA_FILE = Path(settings.BASE_DIR) / "docs" / "protocol.schema.json"
 

@@ -1,0 +1,19 @@
+"""`python -m devtools <command> [options]`: Django's manage.py with the tooling installed.
+
+The product's manage.py does not know these commands, so a production image without this
+package lacks nothing it uses.
+"""
+
+import os
+import sys
+
+
+def main() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "devtools.settings")
+    from django.core.management import execute_from_command_line
+
+    execute_from_command_line(["python -m devtools", *sys.argv[1:]])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,202 @@
+"""The strength ladder and thinking times, measured by playing games through the rules API.
+
+    python -m devtools.ladder [--games 200] [--first 0] [--jobs 2] [--seed 1]
+        [--levels 1,2,3,4,5] [slug ...]
+
+For every game: level 1 against a player choosing uniformly at random, then level k against
+level k-1 for k = 2..5, sides alternated, each game from its own seed (the figures repeat).
+Prints the running score every ten games, each pairing's score for the stronger side (a
+draw counts half) and the thinking time per move of each level (median and max). A long
+pairing can be played in parts: `--games 100 --first 100` plays games 100 to 199, the
+second half of a 200-game run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+from bots.search.mcts import think
+from games.rules import available_games, get_rules
+
+RANDOM = 0  # a "level" that plays uniformly at random among the legal moves
+
+
+@dataclass
+class Game:
+    winner: int | None  # 1 or 2, None for a draw
+    plies: int = 0
+    ms: dict[int, list[float]] = field(default_factory=dict)  # per level: each move's time
+
+
+def random_move(rules: object, state: object, rng: random.Random) -> str:
+    drawn = getattr(rules, "random_move", None)
+    if drawn is not None:
+        return str(drawn(state, rng))
+    return rng.choice(list(rules.legal_moves(state)))  # type: ignore[attr-defined]
+
+
+def play(slug: str, south: int, north: int, seed: int, max_plies: int = 2000) -> Game:
+    """One game between two levels (RANDOM for the random player)."""
+    rules = get_rules(slug)
+    state = rules.initial_state()
+    rng = random.Random(seed)
+    game = Game(winner=None)
+    for ply in range(max_plies):
+        outcome = rules.outcome(state)
+        if outcome is not None:
+            game.winner = outcome.winner
+            game.plies = ply
+            return game
+        player = south if rules.to_move(state) == 1 else north
+        if player == RANDOM:
+            move = random_move(rules, state, rng)
+        else:
+            choice = think(rules, state, player, seed=seed * 100_003 + ply)
+            game.ms.setdefault(player, []).append(choice.ms)
+            move = choice.move
+        state = rules.play(state, move)
+    game.plies = max_plies
+    return game  # unfinished after max_plies: scored as a draw
+
+
+@dataclass
+class Pairing:
+    """What `games` games between two levels came to."""
+
+    strong: int
+    weak: int
+    games: int = 0
+    points: float = 0.0  # of the stronger level: a win 1, a draw 1/2
+    first_player_wins: int = 0
+    plies: list[int] = field(default_factory=list)
+    ms: dict[int, list[float]] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def score(self) -> float:
+        return self.points / self.games if self.games else 0.0
+
+    def line(self) -> str:
+        against = "random" if self.weak == RANDOM else f"level {self.weak}"
+        return (
+            f"  level {self.strong} v {against:8} {self.score:6.1%} of {self.games}"
+            f" (first player won {self.first_player_wins}, median {statistics.median(self.plies)}"
+            f" plies, {self.seconds:.0f} s)"
+        )
+
+
+def _one(task: tuple[str, int, int, int]) -> tuple[float, Game]:
+    slug, strong, weak, seed = task
+    strong_south = seed % 2 == 0
+    south, north = (strong, weak) if strong_south else (weak, strong)
+    game = play(slug, south, north, seed)
+    strong_side = 1 if strong_south else 2
+    score = 0.5 if game.winner is None else float(game.winner == strong_side)
+    return score, game
+
+
+def pairing(
+    slug: str,
+    strong: int,
+    weak: int,
+    games: int,
+    seed: int,
+    jobs: int,
+    first: int = 0,
+    progress: Callable[[str], None] | None = None,
+) -> Pairing:
+    """`games` games of level `strong` against `weak` (RANDOM: a random player), sides
+    alternated, each from its own seed: games `first` to `first + games - 1`, so a long
+    pairing can be played in parts that add up to the same games. `progress` hears the
+    running score every ten games."""
+    started = time.perf_counter()
+    tasks = [(slug, strong, weak, seed * 10_000 + index) for index in range(first, first + games)]
+    result = Pairing(strong, weak)
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for score, game in pool.map(_one, tasks):
+            result.games += 1
+            result.points += score
+            result.first_player_wins += game.winner == 1
+            result.plies.append(game.plies)
+            for number, values in game.ms.items():
+                result.ms.setdefault(number, []).extend(values)
+            if progress is not None and result.games % 10 == 0 and result.games < games:
+                progress(
+                    f"    games {first}-{first + result.games - 1}: level {strong}"
+                    f" {result.points:g} of {result.games}"
+                    f" ({time.perf_counter() - started:.0f} s)"
+                )
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def ladder(
+    slug: str,
+    games: int,
+    seed: int,
+    jobs: int,
+    levels: list[int],
+    write: Callable[[str], None],
+    first: int = 0,
+) -> list[Pairing]:
+    """Level k against level k-1 (level 1 against random) for each k in `levels`, writing
+    the running score, each pairing's line as it ends and then the thinking times per move."""
+    part = f" (games {first}-{first + games - 1})" if first else ""
+    write(f"{slug}: {games} games per pairing{part}, sides alternated")
+    results = []
+    times: dict[int, list[float]] = {}
+    for strong in levels:
+        result = pairing(slug, strong, strong - 1, games, seed, jobs, first, write)
+        results.append(result)
+        write(result.line())
+        for number, values in result.ms.items():
+            times.setdefault(number, []).extend(values)
+    for number in sorted(times):
+        values = times[number]
+        write(
+            f"  level {number} thinks {statistics.median(values):7.1f} ms median,"
+            f" {max(values):7.1f} ms max over {len(values)} moves"
+        )
+    return results
+
+
+def levels(text: str) -> list[int]:
+    """`--levels 4,5`: the stronger level of each pairing to play."""
+    chosen = [int(part) for part in text.split(",") if part.strip()]
+    if not chosen or not all(1 <= number <= 5 for number in chosen):
+        raise ValueError(text)
+    return chosen
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=200, help="per pairing (default 200)")
+    parser.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--first", type=int, default=0, help="first game's number (default 0)")
+    parser.add_argument(
+        "--levels", type=levels, default=[1, 2, 3, 4, 5], help="the stronger levels: 4,5"
+    )
+    parser.add_argument("games_", nargs="*", metavar="slug", help="default: every game")
+    args = parser.parse_args()
+    slugs = args.games_ or [game["slug"] for game in available_games()]
+    for slug in slugs:
+        ladder(
+            slug,
+            args.games,
+            args.seed,
+            args.jobs,
+            args.levels,
+            lambda line: print(line, flush=True),
+            args.first,
+        )
+
+
+if __name__ == "__main__":
+    main()

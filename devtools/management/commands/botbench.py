@@ -1,0 +1,153 @@
+"""Benchmarks of the computer opponents; each prints its figures.
+
+    python -m devtools botbench ladder [slug ...] [--games 200] [--jobs 2] [--levels 1,2,3,4,5]
+    python -m devtools botbench times [slug ...] [--positions 20]
+    python -m devtools botbench load [--games 100] [--level 3] [--control 3+2] [--seconds 300]
+
+`ladder`: level 1 against a random player, then level k against level k-1, sides alternated
+(devtools.ladder). `times`: thinking time per move at every level on one core, over
+positions of random games (Diffusion Chess: per whole turn). `load`: `--games` games at once
+against the computer at `--level` with real-time clocks, on the configured database, the
+worker (`manage.py bots`) started as its own process and the people played by this command
+(a random legal move after a human-like pause); it keeps that many games going, and reports
+the bots' losses on time, their answer times and their lowest clock.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from bots.search import LEVELS, think
+from devtools import ladder as ladder_bench
+from games.rules import available_games, get_rules
+
+
+def _random_move(rules: Any, state: Any, rng: random.Random) -> str:
+    drawn = getattr(rules, "random_move", None)
+    if drawn is not None:
+        return str(drawn(state, rng))
+    return rng.choice(list(rules.legal_moves(state)))
+
+
+def _positions(slug: str, count: int, seed: int) -> list[Any]:
+    """Positions at the start of a turn, each from anywhere in a random game: the opening,
+    the middle and the end alike (answers take longest in the middle)."""
+    rules = get_rules(slug)
+    rng = random.Random(seed)
+    found: list[Any] = [rules.initial_state()]
+    while len(found) < count:
+        state = rules.initial_state()
+        starts = []
+        while rules.outcome(state) is None:
+            if getattr(state, "moves_left", 5) in (4, 5):  # a turn starts here
+                starts.append(state)
+            state = rules.play(state, _random_move(rules, state, rng))
+        found.append(rng.choice(starts))
+    return found
+
+
+def _answer_ms(rules: Any, state: Any, number: int, seed: int) -> float:
+    """Time to answer: one move, or a whole turn where a player moves several times."""
+    player = rules.to_move(state)
+    started = time.perf_counter()
+    while rules.outcome(state) is None and rules.to_move(state) == player:
+        state = rules.play(state, think(rules, state, number, seed=seed).move)
+        seed += 1
+    return (time.perf_counter() - started) * 1000
+
+
+class Command(BaseCommand):
+    help = "Benchmarks of the computer opponents (strength ladder, thinking time, load)."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("bench", choices=["ladder", "times", "load"])
+        parser.add_argument("slugs", nargs="*", help="games (default: all)")
+        parser.add_argument("--games", type=int, default=None)
+        parser.add_argument("--jobs", type=int, default=2)
+        parser.add_argument("--top", type=int, default=5)
+        parser.add_argument(
+            "--levels", type=ladder_bench.levels, help="ladder: the stronger levels (4,5)"
+        )
+        parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument("--first", type=int, default=0, help="ladder: first game's number")
+        parser.add_argument("--positions", type=int, default=20)
+        parser.add_argument("--level", type=int, default=3)
+        parser.add_argument("--control", default="3+2")
+        parser.add_argument("--seconds", type=float, default=300.0)
+        parser.add_argument("--human-ms", type=float, default=1500.0, help="mean pause")
+        parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        slugs = options["slugs"] or [game["slug"] for game in available_games()]
+        if options["bench"] == "ladder":
+            self.ladder(slugs, options)
+        elif options["bench"] == "times":
+            self.times(slugs, options)
+        else:
+            from devtools.loadbench import LoadBench
+
+            bench = LoadBench(
+                games=options["games"] or 100,
+                level=options["level"],
+                control=options["control"],
+                slugs=slugs,
+                human_ms=options["human_ms"],
+                seed=options["seed"],
+            )
+            worker = subprocess.Popen(
+                [sys.executable, "manage.py", "bots", "--processes", str(options["processes"])],
+                env=os.environ.copy(),
+            )
+            try:
+                report = bench.run(options["seconds"], lambda line: self.stdout.write(line))
+            finally:
+                worker.send_signal(signal.SIGTERM)
+                worker.wait(timeout=30)
+            for line in report:
+                self.stdout.write(line)
+
+    def ladder(self, slugs: list[str], options: dict[str, Any]) -> None:
+        levels = options["levels"] or list(range(1, options["top"] + 1))
+        for slug in slugs:
+            ladder_bench.ladder(
+                slug,
+                options["games"] or 200,
+                options["seed"],
+                options["jobs"],
+                levels,
+                self._line,
+                options["first"],
+            )
+
+    def _line(self, line: str) -> None:
+        self.stdout.write(line)
+        self.stdout.flush()
+
+    def times(self, slugs: list[str], options: dict[str, Any]) -> None:
+        if options["positions"] < 1:
+            raise CommandError("--positions must be at least 1")
+        self.stdout.write("thinking time per answer on one core (ms): median / max")
+        self.stdout.write(
+            f"{'game':22}" + "".join(f"{'level ' + str(n.number):>16}" for n in LEVELS)
+        )
+        for slug in slugs:
+            rules = get_rules(slug)
+            positions = _positions(slug, options["positions"], options["seed"])
+            cells = []
+            for entry in LEVELS:
+                values = [
+                    _answer_ms(rules, state, entry.number, seed)
+                    for seed, state in enumerate(positions)
+                ]
+                cells.append(f"{statistics.median(values):7.0f} /{max(values):6.0f}")
+            self.stdout.write(f"{slug:22}" + "".join(f"{cell:>16}" for cell in cells))
+            self.stdout.flush()

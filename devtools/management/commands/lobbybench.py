@@ -1,0 +1,156 @@
+"""Matchmaking under load: N users seek at once through real lobby sockets.
+
+    python -m devtools lobbybench --users 400 --procs 2
+
+Starts PROCS Daphne processes on this environment's database and channel layer, connects
+every user's lobby socket (spread over the processes), then all users send a compatible
+seek at the same moment. Prints pairings per second, the time from a pair's second seek to
+both users hearing `game_started` (p50/p99), and any double pairing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import time
+from collections import Counter
+from typing import Any
+
+from django.core.management.base import BaseCommand
+from django.db.models import Q
+from django.test import Client
+
+from accounts.models import User
+from devtools.servers import (
+    check_shared_services,
+    no_collector_pauses,
+    start_servers,
+    stop_servers,
+)
+from games.models import Game
+from lobby.models import Seek
+
+SEEK = [{"slug": "diffusion", "options": {}}]
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else 0.0
+
+
+class Command(BaseCommand):
+    help = "Drive N users seeking at once through lobby sockets and report pairing speed."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--users", type=int, default=200)
+        parser.add_argument("--procs", type=int, default=2)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        import websockets  # noqa: F401  (dev extra)
+
+        count = options["users"] - options["users"] % 2
+        check_shared_services(options["procs"])
+        run = f"lb{int(time.time()) % 100000}"
+        users = [
+            User.objects.create_user(username=f"{run}u{i}", password=None) for i in range(count)
+        ]
+        cookies = {}
+        for user in users:
+            browser = Client()
+            browser.force_login(user)
+            cookies[user.pk] = f"sessionid={browser.cookies['sessionid'].value}"
+        servers = start_servers(options["procs"])
+        try:
+            with no_collector_pauses():
+                sent, heard, errors, wall = asyncio.run(
+                    self._drive(users, cookies, [s.port for s in servers])
+                )
+            memory = [server.peak_memory_mb() for server in servers]
+        finally:
+            stop_servers(servers)
+        self._report(users, sent, heard, errors, wall, memory, options["procs"])
+
+    async def _drive(
+        self, users: list[User], cookies: dict[int, str], ports: list[int]
+    ) -> tuple[dict[int, float], dict[int, tuple[int, float]], list[str], float]:
+        import websockets
+
+        gate = asyncio.Semaphore(50)
+
+        async def connect(index: int, user: User) -> Any:
+            port = ports[index % len(ports)]
+            async with gate:
+                socket = await websockets.connect(
+                    f"ws://127.0.0.1:{port}/ws/lobby/",
+                    origin=websockets.Origin(f"http://127.0.0.1:{port}"),
+                    additional_headers={"Cookie": cookies[user.pk]},
+                    open_timeout=60,
+                    ping_interval=None,  # the measurement must not race keepalive pings
+                )
+                await socket.recv()  # the snapshot
+            return socket
+
+        sockets = await asyncio.gather(*(connect(i, u) for i, u in enumerate(users)))
+        await asyncio.sleep(1.5)  # let the arrivals' `online` updates settle
+        sent: dict[int, float] = {}
+        heard: dict[int, tuple[int, float]] = {}
+        errors: list[str] = []
+
+        async def one(user: User, socket: Any) -> None:
+            sent[user.pk] = time.perf_counter()
+            await socket.send(json.dumps({"type": "seek", "games": SEEK}))
+            while True:
+                message = json.loads(await asyncio.wait_for(socket.recv(), 120))
+                if message["type"] == "game_started" and "you" in message:
+                    heard[user.pk] = (message["game_id"], time.perf_counter())
+                    return
+                if message["type"] == "error":
+                    errors.append(f"{message['code']}: {message['message']}")
+                    return
+
+        started = time.perf_counter()
+        await asyncio.gather(*(one(u, s) for u, s in zip(users, sockets, strict=True)))
+        wall = time.perf_counter() - started
+        await asyncio.gather(*(s.close() for s in sockets))
+        return sent, heard, errors, wall
+
+    def _report(
+        self,
+        users: list[User],
+        sent: dict[int, float],
+        heard: dict[int, tuple[int, float]],
+        errors: list[str],
+        wall: float,
+        memory: list[float],
+        procs: int,
+    ) -> None:
+        ids = [u.pk for u in users]
+        by_game: dict[int, list[int]] = {}
+        for user_id, (game_id, _) in heard.items():
+            by_game.setdefault(game_id, []).append(user_id)
+        latencies = [
+            (max(heard[u][1] for u in pair) - max(sent[u] for u in pair)) * 1000
+            for pair in by_game.values()
+            if len(pair) == 2
+        ]
+        games = Game.objects.filter(Q(player1_id__in=ids) | Q(player2_id__in=ids))
+        seats = Counter([g.player1_id for g in games] + [g.player2_id for g in games])
+        doubles = sum(1 for n in seats.values() if n > 1)
+        left_open = Seek.objects.filter(user_id__in=ids, status=Seek.Status.OPEN).count()
+        self.stdout.write(f"users {len(users)}  processes {procs}  games {games.count()}")
+        self.stdout.write(
+            f"pairings per second {len(by_game) / wall:.0f}  (all paired in {wall:.2f} s)"
+        )
+        if latencies:
+            self.stdout.write(
+                f"second seek -> both told ms: p50 {statistics.median(latencies):.1f}  "
+                f"p99 {percentile(latencies, 0.99):.1f}  max {max(latencies):.1f}"
+            )
+        self.stdout.write(
+            f"double pairings {doubles}  users without a game {len(users) - len(heard)}  "
+            f"seeks left open {left_open}  errors {len(errors)}"
+        )
+        for error in sorted(set(errors))[:5]:
+            self.stdout.write(f"  error: {error}")
+        self.stdout.write("peak memory per process MB: " + ", ".join(f"{m:.0f}" for m in memory))

@@ -1,0 +1,156 @@
+"""Daphne processes for the benchmark commands (loadtest, stackfloor, lobbybench, wsburst)."""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import CommandError
+
+from config import serve
+
+STARTUP_SECONDS = 60
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    """The value at `fraction` (0..1) of the sorted values; NaN for none."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
+
+
+def busy_jiffies() -> tuple[int, int]:
+    """(busy, total) CPU time of the whole machine so far, from /proc/stat."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    return sum(fields) - idle, sum(fields)
+
+
+def cores_busy(before: tuple[int, int], after: tuple[int, int]) -> float:
+    """The share of the machine's CPU time that was busy between two busy_jiffies()."""
+    return (after[0] - before[0]) / max(1, after[1] - before[1])
+
+
+@contextmanager
+def no_collector_pauses() -> Iterator[None]:
+    """No garbage collection in the load generator while it measures.
+
+    With thousands of sockets in one process its own collections pause it for up to 270 ms
+    (measured), and every frame that arrives meanwhile is timed late: the servers' latency
+    would include the load generator's pauses. A run lasts seconds; the garbage waits.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.unfreeze()
+
+
+def usage(servers: list[BenchServer]) -> dict[str, float]:
+    """The servers' counters summed."""
+    total: dict[str, float] = {}
+    for server in servers:
+        for key, value in server.stats().items():
+            total[key] = total.get(key, 0) + value
+    return total
+
+
+@dataclass
+class BenchServer:
+    port: int
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def stats(self) -> dict[str, float]:
+        """The process's counters (devtools/stats.py): statements run, CPU seconds."""
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/bench/stats", timeout=10) as r:
+            return dict(json.loads(r.read()))
+
+    def peak_memory_mb(self) -> float:
+        """The process's peak resident memory (VmHWM), read before it is stopped."""
+        try:
+            status = Path(f"/proc/{self.process.pid}/status").read_text()
+        except OSError:
+            return float("nan")
+        for line in status.splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def check_shared_services(procs: int) -> None:
+    if procs > 1 and not settings.REDIS_URL:
+        raise CommandError("More than one process needs a shared layer: set REDIS_URL.")
+    if procs > 1 and settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+        raise CommandError("More than one process needs PostgreSQL: set DATABASE_URL.")
+
+
+def start_servers(
+    procs: int, *extra: str, application: str = "devtools.asgi:application"
+) -> list[BenchServer]:
+    """Start `procs` Daphne processes on this environment's settings, serving the product with
+    the benchmark's counters (devtools/asgi.py) unless told otherwise; wait until they answer.
+    `extra` goes to config.serve's command line."""
+    servers = []
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": os.environ["DJANGO_SETTINGS_MODULE"],
+        # The load generator is one address holding thousands of sockets.
+        "MAX_SOCKETS_PER_ADDRESS": "0",
+    }
+    for _ in range(procs):
+        port = free_port()
+        log = Path(tempfile.mkstemp(prefix=f"bench-{port}-", suffix=".log")[1])
+        with log.open("wb") as sink:
+            process = subprocess.Popen(
+                serve.command("127.0.0.1", port, "--application", application, *extra),
+                cwd=settings.BASE_DIR,
+                env=env,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        servers.append(BenchServer(port=port, process=process, log=log))
+    for server in servers:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{server.port}/healthz", timeout=2)
+                break
+            except OSError as error:
+                if server.process.poll() is not None or time.monotonic() > deadline:
+                    stop_servers(servers)
+                    raise CommandError(f"server failed:\n{server.log.read_text()}") from error
+                time.sleep(0.2)
+    return servers
+
+
+def stop_servers(servers: list[BenchServer]) -> None:
+    for server in servers:
+        if server.process.poll() is None:
+            os.killpg(server.process.pid, signal.SIGTERM)
+    for server in servers:
+        try:
+            server.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.process.pid, signal.SIGKILL)

@@ -1,0 +1,66 @@
+"""Every answer under /api/ is JSON, errors included.
+
+Views answer the refusals they know ({"error": {"code", "message"}}); this middleware covers
+the rest in one place, so a client of the API never receives an HTML page or a traceback:
+an unexpected exception (logged with its traceback) is `server_error` 500, an unknown path
+`not_found` 404, a wrong method `method_not_allowed` 405 and a CSRF refusal `csrf_failed` 403.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+
+from realtime.errors import UNAVAILABLE, is_outage
+
+logger = logging.getLogger(__name__)
+
+API_PREFIX = "/api/"
+
+# Status -> (code, message) for error answers that did not come from our views.
+PLAIN = {
+    400: ("bad_request", "The request could not be read."),
+    403: ("csrf_failed", "Send the CSRF token (cookie csrftoken) in the X-CSRFToken header."),
+    404: ("not_found", "There is no such API endpoint."),
+    405: ("method_not_allowed", "This endpoint does not take that HTTP method."),
+    500: ("server_error", "Something went wrong on the server."),
+}
+
+
+def error(status: int, code: str, message: str) -> JsonResponse:
+    return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+
+
+class ApiErrorMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if not request.path.startswith(API_PREFIX) or response.status_code < 400:
+            return response
+        if response.get("Content-Type", "").startswith("application/json"):
+            return response
+        code, message = PLAIN.get(response.status_code, PLAIN[500])
+        return error(response.status_code, code, message)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not request.path.startswith(API_PREFIX):
+            if is_outage(exception):
+                logger.warning(
+                    "%s %s: database unreachable (%s)", request.method, request.path, exception
+                )
+                return render(request, "503.html", {"message": UNAVAILABLE}, status=503)
+            return None  # Django's own pages (500.html, 404.html)
+        if isinstance(exception, Http404):
+            return error(404, *PLAIN[404])
+        if is_outage(exception):
+            logger.warning(
+                "API %s %s: database unreachable (%s)", request.method, request.path, exception
+            )
+            return error(503, "unavailable", UNAVAILABLE)
+        logger.exception("API %s %s failed", request.method, request.path)
+        return error(500, *PLAIN[500])

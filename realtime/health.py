@@ -1,0 +1,78 @@
+"""GET /healthz: a real round trip to the database and to the channel layer."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import Any
+
+from channels.layers import get_channel_layer
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+
+from realtime.db import db_call
+
+CHECK_TIMEOUT_SECONDS = 3.0
+
+
+def _query_database() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        (value,) = cursor.fetchone()
+    if value != 1:
+        raise RuntimeError(f"SELECT 1 returned {value!r}")
+
+
+async def _check(probe: Any) -> dict[str, Any]:
+    started = time.perf_counter()
+    try:
+        await asyncio.wait_for(probe(), CHECK_TIMEOUT_SECONDS)
+    except TimeoutError:
+        return {"ok": False, "error": f"no answer within {CHECK_TIMEOUT_SECONDS:g} s"}
+    except Exception as error:  # any failure is a health fact to report, not to raise
+        return {"ok": False, "error": f"{type(error).__name__}: {error}"}
+    return {"ok": True, "ms": round((time.perf_counter() - started) * 1000, 1)}
+
+
+async def _database_round_trip() -> None:
+    await db_call(_query_database)()
+
+
+async def _channel_layer_round_trip() -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        raise RuntimeError("no channel layer is configured")
+    channel = await layer.new_channel("healthz.")
+    token = time.time_ns()
+    await layer.send(channel, {"type": "healthz.ping", "token": token})
+    try:
+        message = await layer.receive(channel)
+    finally:
+        await _release(layer, channel)
+    if message.get("token") != token:
+        raise RuntimeError("the channel layer returned a different message")
+
+
+async def _release(layer: Any, channel: str) -> None:
+    # The Pub/Sub layer unsubscribes a channel only when a receive on it is cancelled (its
+    # consumers' way of leaving); without this every health check would leak a subscription.
+    waiter = asyncio.ensure_future(layer.receive(channel))
+    await asyncio.sleep(0)
+    waiter.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await waiter
+
+
+async def healthz(request: HttpRequest) -> JsonResponse:
+    database, channel_layer = await asyncio.gather(
+        _check(_database_round_trip), _check(_channel_layer_round_trip)
+    )
+    layer = get_channel_layer()
+    healthy = database["ok"] and channel_layer["ok"]
+    body = {
+        "status": "ok" if healthy else "unavailable",
+        "database": {"vendor": connection.vendor, **database},
+        "channel_layer": {"backend": type(layer).__name__ if layer else None, **channel_layer},
+    }
+    return JsonResponse(body, status=200 if healthy else 503)

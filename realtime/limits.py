@@ -1,0 +1,81 @@
+"""Limits on what one client may ask of the site: failed log-ins, new accounts, API requests.
+
+Counts live in the default cache (Redis when REDIS_URL is set, shared by every server
+process) in fixed windows, through django-ratelimit's counters. The figures are settings
+(LOGIN_FAILURES_PER_ACCOUNT, LOGIN_FAILURES_PER_ADDRESS, NEW_ACCOUNTS_PER_ADDRESS,
+API_REQUESTS_PER_CLIENT); docs/SECURITY.md lists them.
+
+django_ratelimit is not an installed app: its system check refuses the in-memory cache,
+which is right for the embedded default's single process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django_ratelimit.core import get_usage
+
+from realtime.api_errors import API_PREFIX, error
+
+
+def address(request: HttpRequest) -> str:
+    """The client's address as this server sees it (a proxy in front must pass it on)."""
+    return str(request.META.get("REMOTE_ADDR", ""))
+
+
+def _usage(request: HttpRequest, group: str, value: str, rate: str, increment: bool) -> bool:
+    """Whether `value` has used up `rate` in `group` (counting this request if `increment`)."""
+    usage = get_usage(
+        request, group=group, key=lambda _group, _request: value, rate=rate, increment=increment
+    )
+    if usage is None:  # no rate: unlimited
+        return False
+    return bool(usage["count"] >= usage["limit"] if not increment else usage["should_limit"])
+
+
+def login_locked(request: HttpRequest, username: str) -> bool:
+    """Too many failed log-ins lately for this account, or from this address."""
+    return _usage(
+        request, "login-account", username.lower(), settings.LOGIN_FAILURES_PER_ACCOUNT, False
+    ) or _usage(
+        request, "login-address", address(request), settings.LOGIN_FAILURES_PER_ADDRESS, False
+    )
+
+
+def login_failed(request: HttpRequest, username: str) -> None:
+    """Count a failed log-in against the account and the address."""
+    _usage(request, "login-account", username.lower(), settings.LOGIN_FAILURES_PER_ACCOUNT, True)
+    _usage(request, "login-address", address(request), settings.LOGIN_FAILURES_PER_ADDRESS, True)
+
+
+def new_account_refused(request: HttpRequest) -> bool:
+    """Count a new account (a guest or a sign-up) from this address; True if over the limit."""
+    return _usage(request, "new-account", address(request), settings.NEW_ACCOUNTS_PER_ADDRESS, True)
+
+
+def api_request_refused(request: HttpRequest) -> bool:
+    """Count an API request of this user (or, signed out, this address); True if over."""
+    user = getattr(request, "user", None)
+    client = f"user:{user.pk}" if user is not None and user.is_authenticated else address(request)
+    return _usage(request, "api", client, settings.API_REQUESTS_PER_CLIENT, True)
+
+
+class ApiRateLimitMiddleware:
+    """At most API_REQUESTS_PER_CLIENT requests under /api/ per user (or address): beyond
+    it, `rate_limited` 429 with Retry-After, and the request is not run."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path.startswith(API_PREFIX) and api_request_refused(request):
+            response = error(
+                429,
+                "rate_limited",
+                f"Too many requests (at most {settings.API_REQUESTS_PER_CLIENT}): slow down.",
+            )
+            response["Retry-After"] = "60"
+            return response
+        return self.get_response(request)

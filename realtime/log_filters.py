@@ -1,0 +1,49 @@
+"""Log filters: an outage is one line per event, a bug keeps its traceback.
+
+While Redis or PostgreSQL is unreachable, channels_redis's receive loop and our broadcasts log
+an error every time they try; with tracebacks, a short outage buried the log in pages of
+library frames. A connection failure is an operational event whose type and message say
+everything, so it is logged as one line; every other exception keeps its traceback. So is a
+task cancelled while the server stops (channels_redis cleaning up its subscriptions): a
+stopping server is not a bug.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import redis.exceptions
+
+from realtime.errors import is_outage
+
+CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
+    ConnectionError,
+    TimeoutError,
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    asyncio.CancelledError,
+)
+
+
+def _connection_failure(error: BaseException | None) -> BaseException | None:
+    """The connection error behind `error` (itself or a cause), if that is what it is."""
+    seen = 0
+    while error is not None and seen < 10:
+        if isinstance(error, CONNECTION_ERRORS) or is_outage(error):
+            return error
+        error = error.__cause__ or error.__context__
+        seen += 1
+    return None
+
+
+class ConnectionErrorsInOneLine(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and record.exc_info[1] is not None:
+            failure = _connection_failure(record.exc_info[1])
+            if failure is not None:
+                record.msg = f"{record.getMessage()} ({type(failure).__name__}: {failure})"
+                record.args = None
+                record.exc_info = None
+                record.exc_text = None
+        return True

@@ -1,0 +1,223 @@
+"""Presence that outlives no process: connection rows carry the process that holds them and
+when it last vouched for them.
+
+Every open socket is a row (games' GameConnection, lobby's LobbyConnection) so that all
+server processes count the same crowd. A clean disconnect deletes its row, but a process
+that dies (kill -9, a crashed host) cannot. So each process stamps its rows every
+HEARTBEAT seconds, and any process (and the sweeper) removes rows nobody has stamped for
+EXPIRY seconds, then lets the owning app react (a player counts as gone, seeks close, counts
+drop). A process that was merely stalled past the expiry puts its rows back at its next
+stamp and the app hears that they returned.
+
+Apps register their table in AppConfig.ready(); this module knows no app.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import operator
+import os
+import secrets
+import socket
+import threading
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import models, transaction
+from django.utils import timezone
+
+from realtime.db import db_call
+
+logger = logging.getLogger(__name__)
+
+# This process: rows it holds carry this id.
+SERVER_ID = f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+def heartbeat_seconds() -> float:
+    return float(getattr(settings, "PRESENCE_HEARTBEAT_SECONDS", 10.0))
+
+
+def expiry_seconds() -> float:
+    return float(getattr(settings, "PRESENCE_EXPIRY_SECONDS", 30.0))
+
+
+Rows = list[Any]
+
+
+@dataclass
+class Table:
+    """A connection table: rows with `channel_name`, `server` and `seen_at` fields."""
+
+    model: type[models.Model]
+    # Called outside the reaping transaction with the rows that were removed / put back.
+    on_reaped: Callable[[Rows], None]
+    on_revived: Callable[[Rows], None]
+    # channel name -> the row's other fields, for the sockets this process holds open
+    held: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Sockets that closed while their row could not be deleted (the database was away): the
+    # heartbeat deletes them, since it vouches for every row of this process.
+    gone: set[str] = field(default_factory=set)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_tables: dict[type[models.Model], Table] = {}
+
+
+def register(
+    model: type[models.Model],
+    *,
+    on_reaped: Callable[[Rows], None],
+    on_revived: Callable[[Rows], None],
+) -> None:
+    _tables[model] = Table(model=model, on_reaped=on_reaped, on_revived=on_revived)
+
+
+def arrive(model: type[models.Model], channel_name: str, **fields: Any) -> None:
+    """Record an open socket of this process (in a database thread)."""
+    table = _tables[model]
+    with table.lock:
+        table.held[channel_name] = fields
+    model._default_manager.update_or_create(
+        channel_name=channel_name,
+        defaults={**fields, "server": SERVER_ID, "seen_at": timezone.now()},
+    )
+
+
+def open_sockets(user_id: int | None, address: str) -> tuple[int, int]:
+    """How many sockets the user and the address have open, on every server process (the
+    rows are shared), one query per table; a count not asked for (None, "") is 0."""
+    counted = {}
+    if user_id is not None:
+        counted["user"] = models.Q(user_id=user_id)
+    if address:
+        counted["address"] = models.Q(address=address)
+    totals = dict.fromkeys(("user", "address"), 0)
+    if not counted:
+        return 0, 0
+    for table in _tables.values():
+        either = functools.reduce(operator.or_, counted.values())
+        counts = table.model._default_manager.filter(either).aggregate(
+            **{name: models.Count("pk", filter=q) for name, q in counted.items()}
+        )
+        for name in counted:
+            totals[name] += counts[name]
+    return totals["user"], totals["address"]
+
+
+def leave(model: type[models.Model], channel_name: str) -> None:
+    """Forget a closed socket of this process (in a database thread)."""
+    table = _tables[model]
+    with table.lock:
+        table.held.pop(channel_name, None)
+        table.gone.add(channel_name)  # until its row is known to be deleted
+    model._default_manager.filter(channel_name=channel_name).delete()
+    with table.lock:
+        table.gone.discard(channel_name)
+
+
+def stamp() -> None:
+    """Vouch for this process's rows; put back any that were reaped while it stalled."""
+    now = timezone.now()
+    for table in _tables.values():
+        revived = _revive(table, _missing(table, now), now)
+        if revived:
+            logger.warning("presence: %d connection(s) of this process came back", len(revived))
+            table.on_revived(revived)
+
+
+def _missing(table: Table, now: Any) -> dict[str, dict[str, Any]]:
+    """Stamp the table's rows of this process; the sockets it holds that have no row."""
+    manager = table.model._default_manager
+    with table.lock:
+        gone = set(table.gone)
+    if gone:
+        manager.filter(channel_name__in=gone).delete()
+        with table.lock:
+            table.gone -= gone
+    with table.lock:
+        held = dict(table.held)
+    updated = manager.filter(server=SERVER_ID).update(seen_at=now)
+    if updated >= len(held):
+        return {}
+    present = set(
+        manager.filter(channel_name__in=list(held)).values_list("channel_name", flat=True)
+    )
+    return {name: fields for name, fields in held.items() if name not in present}
+
+
+def _revive(table: Table, missing: dict[str, dict[str, Any]], now: Any) -> Rows:
+    """Put back the rows of sockets this process still holds. A socket that closed since
+    `missing` was read must not come back: its row would be stamped for ever, a phantom
+    spectator. `leave` forgets a socket under the same lock, before deleting its row."""
+    manager = table.model._default_manager
+    revived = []
+    for channel_name, fields in missing.items():
+        with table.lock:
+            if channel_name not in table.held:
+                continue
+            row, _ = manager.update_or_create(
+                channel_name=channel_name,
+                defaults={**fields, "server": SERVER_ID, "seen_at": now},
+            )
+        revived.append(row)
+    return revived
+
+
+def reap() -> int:
+    """Remove the rows no live process vouches for; how many went."""
+    cutoff = timezone.now() - timedelta(seconds=expiry_seconds())
+    removed = 0
+    for table in _tables.values():
+        manager = table.model._default_manager
+        with transaction.atomic():
+            # Two reapers (processes, the sweeper) never both take the same rows.
+            rows = list(
+                manager.select_for_update(skip_locked=True).filter(seen_at__lt=cutoff)[:1000]
+            )
+            if rows:
+                manager.filter(pk__in=[row.pk for row in rows]).delete()
+        if rows:
+            logger.warning(
+                "presence: removed %d %s row(s) of dead processes",
+                len(rows),
+                table.model.__name__,
+            )
+            table.on_reaped(rows)
+            removed += len(rows)
+    return removed
+
+
+def beat() -> None:
+    """One heartbeat: stamp this process's rows, then reap the dead ones."""
+    stamp()
+    reap()
+
+
+async def _run() -> None:
+    while True:
+        await asyncio.sleep(heartbeat_seconds())
+        try:
+            await db_call(beat)()
+        except Exception:
+            logger.exception("presence heartbeat failed")
+
+
+# One per event loop: a server has one; tests start a loop per test.
+_beaters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[None]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def ensure_heartbeat() -> None:
+    """Start this process's heartbeat (on the running loop) if it is not running yet."""
+    loop = asyncio.get_running_loop()
+    task = _beaters.get(loop)
+    if task is None or task.done():
+        _beaters[loop] = loop.create_task(_run())

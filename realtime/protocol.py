@@ -1,0 +1,119 @@
+"""The one edge where client messages become typed values (msgspec).
+
+Each app lists its messages as tagged `Struct`s (games/protocol.py, lobby/protocol.py); the
+sockets and the HTTP views decode through `decode` here, so a message is validated the same
+way whichever door it came in by, and a refusal is always a ServiceError with the protocol's
+code. msgspec was chosen by measurement: decoding and validating the move message takes
+0.26 µs against 1.66 µs for pydantic and 3.3 µs for json.loads plus hand-written checks
+(`python -m games.protocol` prints the figures).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, TypeVar
+
+import msgspec
+
+from realtime.errors import ServiceError
+
+MAX_ID_LENGTH = 64
+
+# A request's id: echoed in the answer so clients can match it to what they sent.
+RequestId = int | Annotated[str, msgspec.Meta(max_length=MAX_ID_LENGTH)] | None
+
+
+class Message(msgspec.Struct, tag_field="type", kw_only=True, frozen=True):
+    """A message from a client; its class name's tag is the `type` field."""
+
+    id: RequestId = None
+
+
+class Body(msgspec.Struct, kw_only=True, frozen=True):
+    """An HTTP request body (no `type`: the URL says what it is)."""
+
+
+class _IdOnly(msgspec.Struct):
+    id: RequestId = None
+
+
+T = TypeVar("T")
+
+_encoder = msgspec.json.Encoder()
+
+
+def encode(frame: Any) -> str:
+    """A frame as JSON text. Events are encoded once, stored as this text and sent on every
+    socket as it is."""
+    return _encoder.encode(frame).decode()
+
+
+def decoder(kinds: Any) -> msgspec.json.Decoder[Any]:
+    """A decoder for a message type, or a union of tagged message types."""
+    return msgspec.json.Decoder(kinds)
+
+
+def _humane(error: str) -> str:
+    """msgspec's wording, with the field named the way the protocol document names it."""
+    error = re.sub(r"Expected `str` of length <= (\d+)", r"Text of at most \1 characters", error)
+    error = re.sub(r"Expected `str` of length >= 1", "Non-empty text", error)
+    error = re.sub(r"Expected `(array|object)` of length <= (\d+)", r"At most \2 items", error)
+    return error.replace("Object missing required field", "Missing the field")
+
+
+def decode(data: str | bytes, reader: msgspec.json.Decoder[T], accepted: str = "") -> T:
+    """Decode and validate `data`; ServiceError(bad_json | bad_message | unknown_type)."""
+    try:
+        message = reader.decode(data)
+    except RecursionError:
+        raise ServiceError("bad_json", "That message is nested too deeply.") from None
+    except msgspec.ValidationError as error:  # before DecodeError: it is one
+        text = str(error)
+        unknown = re.match(r"Invalid value '(.{0,40}).*' - at `\$\.type`$", text)
+        if unknown and accepted:
+            raise ServiceError(
+                "unknown_type",
+                f"Unknown message type {unknown.group(1)!r}; this socket accepts: {accepted}.",
+                **_echo(data),
+            ) from None
+        raise ServiceError("bad_message", _humane(text), **_echo(data)) from None
+    except msgspec.DecodeError:
+        raise ServiceError("bad_json", "That message is not valid JSON.") from None
+    # A NUL can only arrive escaped; PostgreSQL refuses it in text, so it never gets that far.
+    escaped_nul = b"\\u0000" if isinstance(data, bytes) else "\\u0000"
+    if escaped_nul in data and _has_nul(message):  # type: ignore[operator]
+        raise ServiceError(
+            "bad_message", "Text in a message may not contain the NUL character.", **_echo(data)
+        )
+    return message
+
+
+def _has_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, msgspec.Struct):
+        return any(_has_nul(getattr(value, field)) for field in value.__struct_fields__)
+    if isinstance(value, dict):
+        return any(_has_nul(key) or _has_nul(item) for key, item in value.items())
+    if isinstance(value, list | tuple):
+        return any(_has_nul(item) for item in value)
+    return False
+
+
+def _echo(data: str | bytes) -> dict[str, Any]:
+    """The request's id, if one can be read from a message that failed validation."""
+    try:
+        request_id = msgspec.json.decode(data, type=_IdOnly).id
+    except (msgspec.MsgspecError, RecursionError):
+        return {}
+    return {} if request_id is None else {"id": request_id}
+
+
+def tag_of(kind: type[msgspec.Struct]) -> str:
+    """The `type` a message class is sent with."""
+    return str(kind.__struct_config__.tag)
+
+
+def schema(kinds: Any) -> dict[str, Any]:
+    """The JSON Schema of a message type or union (published in docs/protocol.schema.json)."""
+    return dict(msgspec.json.schema(kinds))
