@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import msgspec
 
 from games.engine import MAX_MOVE_LENGTH
-from realtime.protocol import Body, Message, RequestId
+from realtime.protocol import Body, Error, Frame, Message, Pong, RequestId
 
 Notation = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_MOVE_LENGTH)]
 Ply = Annotated[int, msgspec.Meta(ge=0)]
@@ -115,10 +115,6 @@ class VacationBody(Body, kw_only=True, frozen=True):
 # --- what the server sends on the game socket ---------------------------------------------
 # Services build these frames as plain JSON-ready dicts; the models are their contract: the
 # published schema comes from them, and every frame a test receives is validated by them.
-
-
-class Frame(msgspec.Struct, tag_field="type", kw_only=True, forbid_unknown_fields=True):
-    """A frame the server sends; `type` is its tag."""
 
 
 class Result(msgspec.Struct, forbid_unknown_fields=True):
@@ -351,16 +347,6 @@ class Ack(Frame, tag="ack", kw_only=True):
     duplicate: bool
 
 
-class Pong(Frame, tag="pong", kw_only=True):
-    id: RequestId = None
-
-
-class Error(Frame, tag="error", kw_only=True):
-    code: str
-    message: str
-    id: RequestId = None
-
-
 SERVER_FRAMES = (
     State
     | MoveEvent
@@ -384,33 +370,3 @@ SERVER_FRAMES = (
     | Pong
     | Error
 )
-
-
-def _bench() -> None:  # pragma: no cover - prints figures
-    """Decode+validate time of the move message at the protocol's edge, against the
-    json.loads and isinstance checks it replaced."""
-    import json
-    import timeit
-
-    from realtime.protocol import decode, decoder
-
-    raw = b'{"type": "move", "move": "I", "ply": 12, "id": "c17"}'
-    reader = decoder(CLIENT_MESSAGES)
-
-    def by_hand() -> object:
-        content = json.loads(raw)
-        assert isinstance(content, dict) and isinstance(content.get("type"), str)
-        assert isinstance(content.get("move"), str) and isinstance(content.get("ply"), int)
-        return content
-
-    runs = 100_000
-    for name, call in (
-        ("json.loads + isinstance checks", by_hand),
-        ("msgspec tagged union (the edge)", lambda: decode(raw, reader)),
-    ):
-        best = min(timeit.repeat(call, number=runs, repeat=5)) / runs * 1e6
-        print(f"{name:36s} {best:6.2f} µs per move message")
-
-
-if __name__ == "__main__":  # pragma: no cover
-    _bench()

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from realtime.protocol import Body, Message, RequestId
+from realtime.protocol import Body, Error, Frame, Message, Pong, RequestId
 
 MAX_GAMES_PER_SEEK = 8
 MAX_REASON_LENGTH = 100
@@ -153,10 +153,6 @@ class CommandBody(Body, kw_only=True, frozen=True):
 # published schema comes from them, and every frame a test receives is validated by them.
 
 
-class Frame(msgspec.Struct, tag_field="type", kw_only=True, forbid_unknown_fields=True):
-    """A frame the server sends; `type` is its tag."""
-
-
 class Account(msgspec.Struct, forbid_unknown_fields=True):
     username: str
     is_guest: bool
@@ -298,16 +294,6 @@ class Ok(Frame, tag="ok", kw_only=True):
     challenge_id: int | None = None
     token: str | None = None
     game_id: int | None = None
-
-
-class Pong(Frame, tag="pong", kw_only=True):
-    id: RequestId = None
-
-
-class Error(Frame, tag="error", kw_only=True):
-    code: str
-    message: str
-    id: RequestId = None
 
 
 SERVER_FRAMES = (

@@ -59,7 +59,7 @@ def _every_frame_is_documented(monkeypatch: pytest.MonkeyPatch) -> Iterator[None
     yield
 
 
-SERVER_PACKAGES = ("config", "accounts", "games", "ratings", "bots", "lobby", "follows")
+SERVER_PACKAGES = ("realtime", "config", "accounts", "games", "ratings", "bots", "lobby", "follows")
 
 
 def code_mentions(name: str, roots: tuple[str, ...] = SERVER_PACKAGES) -> bool:
