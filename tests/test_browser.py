@@ -363,6 +363,8 @@ def test_a_fifth_pit_game_registered_only_in_the_tests_is_drawn_and_played_to_th
             alice = guest(browser, site, problems, "alice")
             bob = guest(browser, site, problems, "bob")
             challenge(alice, bob, "test-pits")
+            # The board is drawn after the snapshot arrives: wait for it, then read it.
+            expect(alice.locator("g.pit")).to_have_count(8)
             names = alice.locator("g.pit").evaluate_all("ns => ns.map(n => n.dataset.pit)")
             assert sorted(names) == ["A", "B", "C", "D", "a", "b", "c", "d"]
             alice.locator("#board").screenshot(path=str(ARTIFACTS / "board-test-pits.png"))
