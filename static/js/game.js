@@ -2,6 +2,7 @@
 // The server decides everything (legal moves, results); this file holds no rules.
 import { renderChess } from "./boards/chess.js";
 import { renderMancala } from "./boards/mancala.js";
+import { CLOSE, isNavigating, openSocket } from "./socket.js";
 
 const root = document.getElementById("game");
 const gameId = Number(root.dataset.gameId);
@@ -9,7 +10,7 @@ const $ = (id) => document.getElementById(id);
 
 const live = {
   v: 0, you: null, game: null, previous: null, lastMove: null,
-  flipped: null, viewing: null, positions: null, socket: null, retry: 500, pending: 0,
+  flipped: null, viewing: null, positions: null, pending: 0,
   // The clock as the server last told it, and the local time when it arrived.
   clock: null, clockAt: 0,
   // Chat: the room's lines as shown, and the newest line id (a reconnect asks for later ones).
@@ -18,49 +19,18 @@ const live = {
   queue: [],
 };
 
-// Set once the page starts navigating away (a form post, a link).
-let navigating = false;
-window.addEventListener("beforeunload", () => {
-  navigating = true;
+const socket = openSocket(`/ws/games/${gameId}/`, {
+  onMessage: receive,
+  // A page that has drawn the game asks only for the events and chat lines it missed.
+  resync: () => (live.game ? { v: live.v, chat: live.chatId } : null),
+  onConnecting: () => setConnection("connecting", "connecting…"),
+  onOpen: () => setConnection("open", "live"),
+  onRetry: () => setConnection("closed", "reconnecting…"),
+  stopOn: { [CLOSE.NO_SUCH_GAME]: () => setConnection("closed", "no such game") },
 });
-window.addEventListener("pageshow", () => {
-  navigating = false;
-});
-
-function connect() {
-  const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const query = live.game ? `?v=${live.v}&chat=${live.chatId}` : "";
-  const socket = new WebSocket(`${scheme}://${location.host}/ws/games/${gameId}/${query}`);
-  live.socket = socket;
-  setConnection("connecting", "connecting…");
-  socket.addEventListener("open", () => {
-    live.retry = 500;
-    setConnection("open", "live");
-  });
-  socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
-  socket.addEventListener("close", (event) => {
-    if (event.code === 4404) {
-      setConnection("closed", "no such game");
-      return;
-    }
-    if (event.code === 4401) {
-      // Signed out (here or by a new password): the page shows who is signed in now,
-      // unless it is already on its way elsewhere (the log-out form itself).
-      if (!navigating) location.reload();
-      return;
-    }
-    setConnection("closed", "reconnecting…");
-    setTimeout(connect, live.retry);
-    live.retry = Math.min(live.retry * 2, 8000);
-  });
-}
 
 function send(message) {
-  if (live.socket && live.socket.readyState === WebSocket.OPEN) {
-    live.socket.send(JSON.stringify(message));
-  } else {
-    say("Not connected: wait a moment.");
-  }
+  if (!socket.send(message)) say("Not connected: wait a moment.");
 }
 
 function setConnection(state, text) {
@@ -195,7 +165,7 @@ function apply(event) {
   } else if (event.type === "rematch") {
     game.rematch_id = event.new_game_id;
     // Both players asked for it: take them to the new game (spectators get a link).
-    if (live.you !== null && !navigating) location.assign(`/games/${event.new_game_id}/`);
+    if (live.you !== null && !isNavigating()) location.assign(`/games/${event.new_game_id}/`);
   }
 }
 
@@ -251,7 +221,7 @@ function drawClocks() {
       // The server ends games on time by itself; if its news has not come a moment after
       // zero, ask for what we missed (once per clock update).
       live.askedAtZero = true;
-      if (live.socket && live.socket.readyState === WebSocket.OPEN) send({ type: "sync", v: live.v });
+      if (socket.isOpen()) send({ type: "sync", v: live.v });
     }
     node.classList.toggle("running", running);
     node.classList.toggle("low", running && !clock.first_move_by && clock.remaining[seat - 1] - passed < 10000);
@@ -728,4 +698,4 @@ window.addEventListener("resize", () => {
   resizing = setTimeout(draw, 100);
 });
 
-connect();
+socket.start();
