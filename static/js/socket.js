@@ -43,86 +43,100 @@ export function jittered(ms) {
 //   firstRetry, longestRetry   the backoff's first wait and its cap (ms), before the jitter
 // Nothing connects before start().
 export function openSocket(path, options) {
-  const {
-    onMessage,
-    resync = () => null,
-    onConnecting = () => {},
-    onOpen = () => {},
-    onRetry = () => {},
-    stopOn = {},
-    firstRetry = 500,
-    longestRetry = 8000,
-  } = options;
-  let socket = null;
-  let retry = firstRetry;
-  let timer = null;
-  let stopped = true;
+  return new PageSocket(path, options);
+}
 
-  function connect() {
-    clearTimeout(timer);
-    const since = resync();
-    const query = since ? `?${new URLSearchParams(since)}` : "";
-    const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const current = new WebSocket(`${scheme}://${location.host}${path}${query}`);
-    const resumed = Boolean(since);
-    socket = current;
-    onConnecting(resumed);
-    current.addEventListener("open", () => {
-      retry = firstRetry;
-      onOpen(resumed);
-    });
-    current.addEventListener("message", (event) => {
-      let message;
-      try {
-        message = JSON.parse(event.data);
-      } catch {
-        return;
-      }
-      onMessage(message);
-    });
-    current.addEventListener("close", (event) => closed(current, event.code));
+class PageSocket {
+  #socket = null;
+  #timer = null;
+  #stopped = true;
+
+  constructor(path, options) {
+    this.path = path;
+    this.options = {
+      resync: () => null,
+      onConnecting: () => {},
+      onOpen: () => {},
+      onRetry: () => {},
+      stopOn: {},
+      firstRetry: 500,
+      longestRetry: 8000,
+      ...options,
+    };
+    this.retry = this.options.firstRetry;
   }
 
-  function closed(current, code) {
+  // Connects now, with the backoff reset: at first, and whenever the page knows the wait is
+  // pointless (it is shown again, or back from the browser's cache).
+  start() {
+    this.#stopped = false;
+    this.retry = this.options.firstRetry;
+    this.#connect();
+  }
+
+  // No more reconnecting, and a close is ignored; the socket itself stays open until the
+  // page goes, so the server does not see the user leave before the next page is there.
+  stop() {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+  }
+
+  isOpen() {
+    return Boolean(this.#socket) && this.#socket.readyState === WebSocket.OPEN;
+  }
+
+  isClosed() {
+    return !this.#socket || this.#socket.readyState === WebSocket.CLOSED;
+  }
+
+  // False, and nothing sent, when the socket is not open: the caller tells the user.
+  send(message) {
+    if (!this.isOpen()) return false;
+    this.#socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  #connect() {
+    clearTimeout(this.#timer);
+    const since = this.options.resync();
+    const query = since ? `?${new URLSearchParams(since)}` : "";
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const socket = new WebSocket(`${scheme}://${location.host}${this.path}${query}`);
+    const resumed = Boolean(since);
+    this.#socket = socket;
+    this.options.onConnecting(resumed);
+    socket.addEventListener("open", () => {
+      this.retry = this.options.firstRetry;
+      this.options.onOpen(resumed);
+    });
+    socket.addEventListener("message", (event) => this.#received(event.data));
+    socket.addEventListener("close", (event) => this.#closed(socket, event.code));
+  }
+
+  #received(data) {
+    let message;
+    try {
+      message = JSON.parse(data);
+    } catch {
+      return;
+    }
+    this.options.onMessage(message);
+  }
+
+  #closed(socket, code) {
     // A socket already replaced (a page back from the browser's cache opens a new one), or a
     // page that said it is leaving: its close changes nothing.
-    if (current !== socket || stopped) return;
+    if (socket !== this.#socket || this.#stopped) return;
     if (code === CLOSE.SESSION_ENDED) {
       if (!navigating) location.reload();
       return;
     }
-    if (Object.hasOwn(stopOn, code)) {
-      stopOn[code]();
+    if (Object.hasOwn(this.options.stopOn, code)) {
+      this.options.stopOn[code]();
       return;
     }
-    onRetry();
-    timer = setTimeout(connect, jittered(retry));
-    retry = Math.min(retry * 2, longestRetry);
+    this.options.onRetry();
+    this.#timer = setTimeout(() => this.#connect(), jittered(this.retry));
+    this.retry = Math.min(this.retry * 2, this.options.longestRetry);
   }
-
-  const isOpen = () => Boolean(socket) && socket.readyState === WebSocket.OPEN;
-
-  return {
-    // Connects now, with the backoff reset: at first, and whenever the page knows the wait
-    // is pointless (it is shown again, or back from the browser's cache).
-    start() {
-      stopped = false;
-      retry = firstRetry;
-      connect();
-    },
-    // No more reconnecting, and a close is ignored; the socket itself stays open until the
-    // page goes, so the server does not see the user leave before the next page is there.
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-    },
-    isOpen,
-    isClosed: () => !socket || socket.readyState === WebSocket.CLOSED,
-    // False, and nothing sent, when the socket is not open: the caller tells the user.
-    send(message) {
-      if (!isOpen()) return false;
-      socket.send(JSON.stringify(message));
-      return true;
-    },
-  };
 }
