@@ -2,6 +2,8 @@
 // The server decides everything (legal moves, results); this file holds no rules.
 import { renderChess } from "./boards/chess.js";
 import { renderMancala } from "./boards/mancala.js";
+import { renderMoves } from "./game/moves.js";
+import { CLOSE, isNavigating, openSocket } from "./socket.js";
 
 const root = document.getElementById("game");
 const gameId = Number(root.dataset.gameId);
@@ -9,58 +11,29 @@ const $ = (id) => document.getElementById(id);
 
 const live = {
   v: 0, you: null, game: null, previous: null, lastMove: null,
-  flipped: null, viewing: null, positions: null, socket: null, retry: 500, pending: 0,
+  flipped: null, viewing: null, positions: null, pending: 0,
   // The clock as the server last told it, and the local time when it arrived.
-  clock: null, clockAt: 0,
+  clock: null, clockAt: 0, askedAtZero: false,
   // Chat: the room's lines as shown, and the newest line id (a reconnect asks for later ones).
-  chat: null, chatId: 0, ratings: null,
+  chat: null, chatId: 0, ratings: null, ratingsAsked: false,
+  // The move being shown seed by seed ({state, current}), and its next step's timer.
+  sowing: null, sowingTimer: null,
   // This player's conditional moves (told to them only).
   queue: [],
 };
 
-// Set once the page starts navigating away (a form post, a link).
-let navigating = false;
-window.addEventListener("beforeunload", () => {
-  navigating = true;
+const socket = openSocket(`/ws/games/${gameId}/`, {
+  onMessage: receive,
+  // A page that has drawn the game asks only for the events and chat lines it missed.
+  resync: () => (live.game ? { v: live.v, chat: live.chatId } : null),
+  onConnecting: () => setConnection("connecting", "connecting…"),
+  onOpen: () => setConnection("open", "live"),
+  onRetry: () => setConnection("closed", "reconnecting…"),
+  stopOn: { [CLOSE.NO_SUCH_GAME]: () => setConnection("closed", "no such game") },
 });
-window.addEventListener("pageshow", () => {
-  navigating = false;
-});
-
-function connect() {
-  const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const query = live.game ? `?v=${live.v}&chat=${live.chatId}` : "";
-  const socket = new WebSocket(`${scheme}://${location.host}/ws/games/${gameId}/${query}`);
-  live.socket = socket;
-  setConnection("connecting", "connecting…");
-  socket.addEventListener("open", () => {
-    live.retry = 500;
-    setConnection("open", "live");
-  });
-  socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
-  socket.addEventListener("close", (event) => {
-    if (event.code === 4404) {
-      setConnection("closed", "no such game");
-      return;
-    }
-    if (event.code === 4401) {
-      // Signed out (here or by a new password): the page shows who is signed in now,
-      // unless it is already on its way elsewhere (the log-out form itself).
-      if (!navigating) location.reload();
-      return;
-    }
-    setConnection("closed", "reconnecting…");
-    setTimeout(connect, live.retry);
-    live.retry = Math.min(live.retry * 2, 8000);
-  });
-}
 
 function send(message) {
-  if (live.socket && live.socket.readyState === WebSocket.OPEN) {
-    live.socket.send(JSON.stringify(message));
-  } else {
-    say("Not connected: wait a moment.");
-  }
+  if (!socket.send(message)) say("Not connected: wait a moment.");
 }
 
 function setConnection(state, text) {
@@ -76,127 +49,162 @@ function say(text, kind = "info") {
 }
 
 // --- messages from the server ---------------------------------------------------------
+// Frames that are not versioned are handled as they come; every other frame is a versioned
+// event of the game (docs/PROTOCOL.md, "Versioned events"), applied in version order.
+
+const FRAMES = {
+  state: receiveState,
+  queue: receiveQueue,
+  crowd: drawCrowd,
+  error: receiveError,
+  chat: (message) => addChat([message.line]),
+  chat_lines: (message) => addChat(message.lines),
+  lag_probe: (message) => send({ type: "lag_reply", t: message.t }), // the server measures the round trip
+  pong: () => {},
+  ack: () => {},
+};
+
+function receive(message) {
+  if (Object.hasOwn(FRAMES, message.type)) FRAMES[message.type](message);
+  else receiveEvent(message);
+}
+
+function receiveState(message) {
+  live.v = message.v;
+  live.you = message.you;
+  live.game = message.game;
+  live.previous = null;
+  setClock(message.game.clock);
+  live.lastMove = lastNotation(message.game.moves);
+  if (live.flipped === null) live.flipped = message.you === 2;
+  if (message.chat) setChat(message.chat);
+  if (message.queue) live.queue = message.queue;
+  draw();
+}
+
+function receiveQueue(message) {
+  live.queue = message.moves;
+  say(message.moves.length ? "Queued." : "Queue cleared.");
+  draw();
+}
 
 const STALE_ERRORS = new Set([
   "game_over", "not_your_turn", "too_late_to_abort", "game_not_over", "opponent_here",
 ]);
 
-function receive(message) {
-  if (message.type === "state") {
-    live.v = message.v;
-    live.you = message.you;
-    live.game = message.game;
-    live.previous = null;
-    setClock(message.game.clock);
-    const moves = message.game.moves;
-    live.lastMove = moves.length ? moves[moves.length - 1].notation : null;
-    if (live.flipped === null) live.flipped = message.you === 2;
-    if (message.chat) setChat(message.chat);
-    if (message.queue) live.queue = message.queue;
-    draw();
-    return;
-  }
-  if (message.type === "queue") {
-    live.queue = message.moves;
-    say(message.moves.length ? "Queued." : "Queue cleared.");
-    draw();
-    return;
-  }
-  if (message.type === "crowd") return drawCrowd(message);
-  if (message.type === "error") {
-    say(message.message, "error");
-    // These refusals prove the page's view is behind the server's: catch up.
-    if (STALE_ERRORS.has(message.code)) send({ type: "sync", v: live.v, chat: live.chatId });
-    return;
-  }
-  if (message.type === "chat") return addChat([message.line]);
-  if (message.type === "chat_lines") return addChat(message.lines);
-  if (message.type === "lag_probe") {
-    send({ type: "lag_reply", t: message.t }); // the server measures the round trip
-    return;
-  }
-  if (message.type === "pong" || message.type === "ack") return;
-  if (typeof message.v !== "number") return;
-  if (message.v <= live.v) return;
-  if (message.v !== live.v + 1) {
-    send({ type: "sync", v: live.v, chat: live.chatId });
-    return;
-  }
-  live.v = message.v;
-  apply(message);
+function receiveError(message) {
+  say(message.message, "error");
+  // These refusals prove the page's view is behind the server's: catch up.
+  if (STALE_ERRORS.has(message.code)) resync();
+}
+
+function resync() {
+  send({ type: "sync", v: live.v, chat: live.chatId });
+}
+
+function receiveEvent(event) {
+  if (typeof event.v !== "number" || event.v <= live.v) return;
+  // A gap: the server sends what was missed, in order.
+  if (event.v !== live.v + 1) return resync();
+  live.v = event.v;
+  if (event.clock !== undefined) setClock(event.clock);
+  // A `vacation` event (or one newer than this page) changes no more than the clock.
+  if (Object.hasOwn(EVENTS, event.type)) EVENTS[event.type](live.game, event);
   draw();
 }
 
-function apply(event) {
-  const game = live.game;
-  if (event.clock !== undefined) setClock(event.clock);
-  if (event.type === "move") {
-    live.previous = game.state;
-    live.lastMove = event.move;
-    game.state = event.state;
-    game.ply = event.ply;
-    game.to_move = event.to_move;
-    game.legal_moves = event.legal_moves;
-    game.status = event.status;
-    game.result = event.result;
-    game.abortable = event.abortable;
-    game.moves.push({ player: event.player, notation: event.move });
-    game.offers = {}; // a move withdraws every offer
-    // The opponent's move either matched the queue's next pair (its answer follows) or
-    // dropped the queue.
-    if (live.you !== null && event.player !== live.you && live.queue.length) {
-      live.queue = live.queue[0] === event.move ? live.queue.slice(2) : [];
-    }
-    if (live.positions) live.positions.push(event.state);
-    if (live.viewing !== null) live.pending += 1;
-    if (live.you !== null && event.player !== live.you) chime();
-    if (event.path && live.viewing === null) animate(live.previous, event.path);
-    say("");
-  } else if (event.type === "end") {
-    game.status = event.status;
-    game.result = event.result;
-    game.legal_moves = [];
-    game.away = {};
-    game.offers = {};
-  } else if (event.type === "takeback") {
-    // The last `undone` moves are gone from the game (their events stay in the history).
-    game.moves.splice(game.moves.length - event.undone, event.undone);
-    game.takebacks = [...(game.takebacks || []), { ply: event.ply, undone: event.undone }];
-    game.state = event.state;
-    game.ply = event.ply;
-    game.to_move = event.to_move;
-    game.legal_moves = event.legal_moves;
-    game.abortable = event.abortable;
-    game.offers = {};
-    live.queue = [];
-    live.previous = null;
-    live.lastMove = game.moves.length ? game.moves[game.moves.length - 1].notation : null;
-    if (live.positions) live.positions.splice(event.ply + 1);
-    if (live.viewing !== null && live.viewing > event.ply) live.viewing = null;
-    say(`${game.players[String(event.by)].username} accepted: ${event.undone === 1 ? "one move" : `${event.undone} moves`} taken back.`);
-  } else if (event.type === "takeback_offer" || event.type === "draw_offer") {
-    game.offers = { ...game.offers, [event.type === "takeback_offer" ? "takeback" : "draw"]: event.by };
-    say("");
-    if (live.you !== null && event.by !== live.you) chime();
-  } else if (event.type === "takeback_declined" || event.type === "draw_declined") {
-    const offers = { ...game.offers };
-    delete offers[event.type === "takeback_declined" ? "takeback" : "draw"];
-    game.offers = offers;
-    const what = event.type === "takeback_declined" ? "takeback" : "draw offer";
-    say(`${game.players[String(event.by)].username} declined the ${what}.`);
-  } else if (event.type === "away") {
+const EVENTS = {
+  move: applyMove,
+  end: applyEnd,
+  takeback: applyTakeback,
+  takeback_offer: (game, event) => applyOffer(game, event, "takeback"),
+  draw_offer: (game, event) => applyOffer(game, event, "draw"),
+  takeback_declined: (game, event) => applyDeclined(game, event, "takeback", "takeback"),
+  draw_declined: (game, event) => applyDeclined(game, event, "draw", "draw offer"),
+  away: (game, event) => {
     game.away = { ...game.away, [String(event.player)]: event.claim_at };
-  } else if (event.type === "back") {
-    const away = { ...game.away };
-    delete away[String(event.player)];
-    game.away = away;
-  } else if (event.type === "rematch_offer") {
+  },
+  back: (game, event) => {
+    game.away = without(game.away, String(event.player));
+  },
+  rematch_offer: (game, event) => {
     game.rematch_offers = [...new Set([...game.rematch_offers, event.by])];
-  } else if (event.type === "rematch") {
+  },
+  rematch: (game, event) => {
     game.rematch_id = event.new_game_id;
     // Both players asked for it: take them to the new game (spectators get a link).
-    if (live.you !== null && !navigating) location.assign(`/games/${event.new_game_id}/`);
+    if (live.you !== null && !isNavigating()) location.assign(`/games/${event.new_game_id}/`);
+  },
+};
+
+const lastNotation = (moves) => (moves.length ? moves[moves.length - 1].notation : null);
+const byOpponent = (player) => live.you !== null && player !== live.you;
+
+function without(object, key) {
+  const copy = { ...object };
+  delete copy[key];
+  return copy;
+}
+
+function setPosition(game, event) {
+  game.state = event.state;
+  game.ply = event.ply;
+  game.to_move = event.to_move;
+  game.legal_moves = event.legal_moves;
+  game.abortable = event.abortable;
+  game.offers = {}; // a move or a takeback withdraws every offer (as does an end)
+}
+
+function applyMove(game, event) {
+  live.previous = game.state;
+  live.lastMove = event.move;
+  setPosition(game, event);
+  game.status = event.status;
+  game.result = event.result;
+  game.moves.push({ player: event.player, notation: event.move });
+  // The opponent's move either matched the queue's next pair (its answer follows) or
+  // dropped the queue.
+  if (byOpponent(event.player) && live.queue.length) {
+    live.queue = live.queue[0] === event.move ? live.queue.slice(2) : [];
   }
+  if (live.positions) live.positions.push(event.state);
+  if (live.viewing !== null) live.pending += 1;
+  if (byOpponent(event.player)) chime();
+  if (event.path && live.viewing === null) animate(live.previous, event.path);
+  say("");
+}
+
+function applyEnd(game, event) {
+  game.status = event.status;
+  game.result = event.result;
+  game.legal_moves = [];
+  game.away = {};
+  game.offers = {};
+}
+
+function applyTakeback(game, event) {
+  // The last `undone` moves are gone from the game (their events stay in the history).
+  game.moves.splice(game.moves.length - event.undone, event.undone);
+  game.takebacks = [...(game.takebacks || []), { ply: event.ply, undone: event.undone }];
+  setPosition(game, event);
+  live.queue = [];
+  live.previous = null;
+  live.lastMove = lastNotation(game.moves);
+  if (live.positions) live.positions.splice(event.ply + 1);
+  if (live.viewing !== null && live.viewing > event.ply) live.viewing = null;
+  const what = event.undone === 1 ? "one move" : `${event.undone} moves`;
+  say(`${game.players[String(event.by)].username} accepted: ${what} taken back.`);
+}
+
+function applyOffer(game, event, kind) {
+  game.offers = { ...game.offers, [kind]: event.by };
+  say("");
+  if (byOpponent(event.by)) chime();
+}
+
+function applyDeclined(game, event, kind, what) {
+  game.offers = without(game.offers, kind);
+  say(`${game.players[String(event.by)].username} declined the ${what}.`);
 }
 
 function drawCrowd(crowd) {
@@ -222,41 +230,54 @@ function format(ms) {
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
 }
 
+// The server's clock now, reckoned from its last numbers and the local time since.
+const serverNow = (clock) => clock.server_time + (Date.now() - live.clockAt);
+
 // The server's numbers, ticked down locally for the side whose clock runs.
 function drawClocks() {
-  const clock = live.clock;
-  const game = live.game;
-  $("time-control").textContent = game && game.time_control ? game.time_control.label : "";
-  if (clock && clock.paused_until && clock.paused_until > clock.server_time + (Date.now() - live.clockAt)) {
-    $("time-control").textContent += ` · clocks paused (vacation) until ${new Date(clock.paused_until).toLocaleString()}`;
-  }
-  for (const seat of [1, 2]) {
-    const node = $(`clock-${seat}`);
-    node.hidden = !clock;
-    if (!clock) continue;
-    const running = clock.running === seat;
-    // A vacation holds every clock of the game until paused_until (server time).
-    const held = clock.paused_until ? Math.max(0, clock.paused_until - clock.server_time) : 0;
-    const passed = running ? Math.max(0, Date.now() - live.clockAt - held) : 0;
-    let text = format(clock.remaining[seat - 1] - passed);
-    if (running && clock.first_move_by) {
-      const left = clock.first_move_by - clock.server_time - passed;
-      text = `first move: ${Math.max(0, Math.ceil(left / 1000))} s`;
-    }
-    node.textContent = text;
-    const left = clock.first_move_by
-      ? clock.first_move_by - clock.server_time - passed
-      : clock.remaining[seat - 1] - passed;
-    if (running && left < -1500 && !live.askedAtZero) {
-      // The server ends games on time by itself; if its news has not come a moment after
-      // zero, ask for what we missed (once per clock update).
-      live.askedAtZero = true;
-      if (live.socket && live.socket.readyState === WebSocket.OPEN) send({ type: "sync", v: live.v });
-    }
-    node.classList.toggle("running", running);
-    node.classList.toggle("low", running && !clock.first_move_by && clock.remaining[seat - 1] - passed < 10000);
-  }
+  drawTimeControl(live.game, live.clock);
+  for (const seat of [1, 2]) drawClock(seat, live.clock);
   drawAway();
+}
+
+function drawTimeControl(game, clock) {
+  const node = $("time-control");
+  node.textContent = game && game.time_control ? game.time_control.label : "";
+  if (clock && clock.paused_until && clock.paused_until > serverNow(clock)) {
+    node.textContent += ` · clocks paused (vacation) until ${new Date(clock.paused_until).toLocaleString()}`;
+  }
+}
+
+function drawClock(seat, clock) {
+  const node = $(`clock-${seat}`);
+  node.hidden = !clock;
+  if (!clock) return;
+  const running = clock.running === seat;
+  const passed = running ? runningFor(clock) : 0;
+  const remaining = clock.remaining[seat - 1] - passed;
+  // Until a player's first move of a real-time game, the countdown is to its deadline.
+  const firstMoveLeft = clock.first_move_by ? clock.first_move_by - clock.server_time - passed : null;
+  node.textContent = running && firstMoveLeft !== null
+    ? `first move: ${Math.max(0, Math.ceil(firstMoveLeft / 1000))} s`
+    : format(remaining);
+  if (running) askIfOverdue(firstMoveLeft ?? remaining);
+  node.classList.toggle("running", running);
+  node.classList.toggle("low", running && firstMoveLeft === null && remaining < 10000);
+}
+
+// How long the running clock has run since the server's numbers came.
+function runningFor(clock) {
+  // A vacation holds every clock of the game until paused_until (server time).
+  const held = clock.paused_until ? Math.max(0, clock.paused_until - clock.server_time) : 0;
+  return Math.max(0, Date.now() - live.clockAt - held);
+}
+
+// The server ends games on time by itself; if its news has not come a moment after zero,
+// ask for what was missed (once per clock update).
+function askIfOverdue(left) {
+  if (left >= -1500 || live.askedAtZero) return;
+  live.askedAtZero = true;
+  if (socket.isOpen()) send({ type: "sync", v: live.v });
 }
 
 function drawAway() {
@@ -267,7 +288,7 @@ function drawAway() {
   box.hidden = !seat;
   if (!seat) return;
   const name = game.players[seat].username;
-  const left = Math.ceil((away[seat] - (live.clock ? live.clock.server_time + (Date.now() - live.clockAt) : Date.now())) / 1000);
+  const left = Math.ceil((away[seat] - (live.clock ? serverNow(live.clock) : Date.now())) / 1000);
   const canClaim = live.you !== null && String(live.you) !== seat;
   $("away-text").textContent = left > 0
     ? `${name} has left the game: ${canClaim ? "you can claim the win" : "the win can be claimed"} in ${left} s.`
@@ -282,7 +303,36 @@ setInterval(drawClocks, 100);
 function draw() {
   const game = live.game;
   if (!game) return;
+  const shown = shownPosition(game);
+  const player = live.you !== null;
+  drawPlayers(game, shown.active);
+  drawBoard(game, shown);
+  drawTurnSignals(shown.myTurn);
+  root.dataset.playing = String(shown.active && player);
+  renderMoves($("moves"), game, { viewing: live.viewing, onPick: viewPosition });
+  drawBrowsing(game, shown.viewingOld);
+  drawBanner(game.result, game.players);
+  drawActions(game, player, shown.active);
+  drawOffers(game, player, shown.active);
+  drawQueue(game, player, shown.active);
+  drawChatControls(game);
+  drawRatings(game);
+  drawClocks();
+  drawRematchLink(game.rematch_id);
+}
+
+// What the board shows: an earlier position the viewer went back to, a move being sown
+// seed by seed, or the game now.
+function shownPosition(game) {
   const active = game.status === "active";
+  const viewingOld = live.viewing !== null;
+  const sowing = !viewingOld && live.sowing ? live.sowing : null;
+  const state = viewingOld ? live.positions[live.viewing] : sowing ? sowing.state : game.state;
+  const myTurn = active && !viewingOld && !sowing && live.you === game.to_move;
+  return { active, viewingOld, sowing, state, myTurn };
+}
+
+function drawPlayers(game, active) {
   for (const seat of ["1", "2"]) {
     const node = $(`player-${seat}`);
     const player = game.players[seat];
@@ -295,12 +345,24 @@ function draw() {
   const [top, bottom] = live.flipped ? ["player-1", "player-2"] : ["player-2", "player-1"];
   players.prepend($(top));
   $(top).after($(bottom));
+}
 
-  const viewingOld = live.viewing !== null;
-  const sowing = !viewingOld && live.sowing ? live.sowing : null;
-  const state = viewingOld ? live.positions[live.viewing] : sowing ? sowing.state : game.state;
-  const myTurn = active && !viewingOld && !sowing && live.you === game.to_move;
-  const view = {
+// The server says how to draw the game (board.renderer): no game is named here.
+function drawBoard(game, shown) {
+  const view = boardView(game, shown);
+  if (game.board.renderer === "grid") {
+    renderChess($("board"), view);
+    $("echo-button").hidden = !(shown.myTurn && game.legal_moves && game.legal_moves.echo);
+    $("move-input").placeholder = "a path, e.g. j3-j4-k4, or echo";
+  } else {
+    renderMancala($("board"), view);
+    $("turn-info").replaceChildren();
+  }
+}
+
+function boardView(game, shown) {
+  const { viewingOld, sowing, state, myTurn } = shown;
+  return {
     slug: game.slug,
     board: game.board,
     state,
@@ -315,110 +377,23 @@ function draw() {
     ply: viewingOld ? live.viewing : game.ply,
     onMove: (move) => send({ type: "move", move, ply: game.ply, id: `m${game.ply}` }),
     onDraft: (move) => { $("move-input").value = move; },
-    // A pit that is not among the legal moves: the server says why (the page knows no rules).
-    onRefused: (move) => {
-      if (viewingOld) say("You are looking at an earlier position: press Live to play.", "error");
-      else if (!active) say("The game is over.", "error");
-      else if (live.you === null) say("You are watching this game.", "error");
-      else if (!myTurn) say(`It is ${game.players[String(game.to_move)].username}'s turn.`, "error");
-      else if (move) send({ type: "move", move, ply: game.ply, id: `r${game.ply}` });
-    },
+    onRefused: (move) => refusedClick(game, shown, move),
     onExplain: (text) => say(text, "error"),
     infoContainer: $("turn-info"),
   };
-  // The server says how to draw the game (board.renderer): no game is named here.
-  if (game.board.renderer === "grid") {
-    renderChess($("board"), view);
-    $("echo-button").hidden = !(myTurn && game.legal_moves && game.legal_moves.echo);
-    $("move-input").placeholder = "a path, e.g. j3-j4-k4, or echo";
-  } else {
-    renderMancala($("board"), view);
-    $("turn-info").replaceChildren();
-  }
-  drawTurnSignals(myTurn);
-  root.dataset.playing = String(active && live.you !== null);
-
-  drawMoves(game, viewingOld);
-
-  const banner = $("banner");
-  if (game.result) {
-    const { winner, reason, termination } = game.result;
-    const who = winner ? `${game.players[String(winner)].username} wins` : termination === "abort" ? "Aborted" : "Draw";
-    banner.textContent = `${who} — ${reason}`;
-    banner.hidden = false;
-  } else {
-    banner.hidden = true;
-  }
-  const player = live.you !== null;
-  // The server says whether the game may still be aborted (or only resigned).
-  $("move-form").hidden = !player || !active;
-  $("resign-button").hidden = !player || !active || game.abortable;
-  $("abort-button").hidden = !player || !active || !game.abortable;
-  $("rematch-button").hidden = !player || active || Boolean(game.rematch_id);
-  $("rematch-button").textContent = game.rematch_offers.includes(live.you)
-    ? "Rematch offered" : game.rematch_offers.length ? "Accept rematch" : "Rematch";
-  drawOffers(game, player, active);
-  drawQueue(game, player, active);
-  drawChatControls(game);
-  drawRatings(game);
-  drawClocks();
-  const link = $("rematch-link");
-  link.hidden = !game.rematch_id;
-  if (game.rematch_id) link.href = `/games/${game.rematch_id}/`;
 }
 
-// The move list: numbered moves, or, when a player makes several moves in a row (a Diffusion
-// Chess turn), one line per turn with the player's colour.
-function drawMoves(game, viewingOld) {
-  const link = (move, index) => {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = "move-link";
-    button.textContent = move.notation;
-    button.title = `move ${index + 1}, ${game.players[String(move.player)].username}`;
-    if (live.viewing === index + 1) button.classList.add("viewing");
-    button.addEventListener("click", () => viewPosition(index + 1));
-    return button;
-  };
-  const turns = [];
-  game.moves.forEach((move, index) => {
-    const last = turns[turns.length - 1];
-    if (last && last.player === move.player) last.moves.push([move, index]);
-    else turns.push({ player: move.player, moves: [[move, index]] });
-  });
-  const grouped = turns.length < game.moves.length;
-  const side = game.board.renderer === "grid" ? { 1: "White", 2: "Black" } : { 1: "South", 2: "North" };
-  const items = grouped
-    ? turns.map((turn, number) => {
-      const item = document.createElement("li");
-      item.className = `turn player-${turn.player}`;
-      const label = document.createElement("span");
-      label.className = "ply";
-      label.textContent = `${number + 1}. ${side[turn.player]}`;
-      item.append(label, ...turn.moves.map(([move, index]) => link(move, index)));
-      return item;
-    })
-    : game.moves.map((move, index) => {
-      const item = document.createElement("li");
-      const number = document.createElement("span");
-      number.className = "ply";
-      number.textContent = `${index + 1}.`;
-      item.append(number, link(move, index));
-      return item;
-    });
-  // Where moves were taken back: a mark after the move the game went back to.
-  const itemOf = (moveIndex) => grouped
-    ? turns.findIndex((turn) => turn.moves.some(([, index]) => index === moveIndex))
-    : moveIndex;
-  for (const takeback of [...(game.takebacks || [])].reverse()) {
-    const mark = document.createElement("li");
-    mark.className = "takeback-mark";
-    mark.textContent = `↶ ${takeback.undone === 1 ? "1 move" : `${takeback.undone} moves`} taken back`;
-    const at = takeback.ply === 0 ? -1 : itemOf(takeback.ply - 1);
-    items.splice(at + 1, 0, mark);
-  }
-  $("moves").classList.toggle("by-turn", grouped);
-  $("moves").replaceChildren(...items);
+// A pit that is not among the legal moves: the server says why (the page knows no rules).
+function refusedClick(game, shown, move) {
+  if (shown.viewingOld) say("You are looking at an earlier position: press Live to play.", "error");
+  else if (!shown.active) say("The game is over.", "error");
+  else if (live.you === null) say("You are watching this game.", "error");
+  else if (!shown.myTurn) say(`It is ${game.players[String(game.to_move)].username}'s turn.`, "error");
+  else if (move) send({ type: "move", move, ply: game.ply, id: `r${game.ply}` });
+}
+
+// The buttons that step through the game's earlier positions.
+function drawBrowsing(game, viewingOld) {
   $("live-button").hidden = !viewingOld;
   $("live-button").textContent = live.pending ? `Live (${live.pending} new)` : "Live";
   const at = viewingOld ? live.viewing : game.ply;
@@ -426,6 +401,31 @@ function drawMoves(game, viewingOld) {
   $("prev-button").disabled = at === 0;
   $("next-button").disabled = !viewingOld;
   $("last-button").disabled = !viewingOld;
+}
+
+function drawBanner(result, players) {
+  const banner = $("banner");
+  banner.hidden = !result;
+  if (!result) return;
+  const { winner, reason, termination } = result;
+  const who = winner ? `${players[String(winner)].username} wins` : termination === "abort" ? "Aborted" : "Draw";
+  banner.textContent = `${who} — ${reason}`;
+}
+
+function drawActions(game, player, active) {
+  // The server says whether the game may still be aborted (or only resigned).
+  $("move-form").hidden = !player || !active;
+  $("resign-button").hidden = !player || !active || game.abortable;
+  $("abort-button").hidden = !player || !active || !game.abortable;
+  $("rematch-button").hidden = !player || active || Boolean(game.rematch_id);
+  $("rematch-button").textContent = game.rematch_offers.includes(live.you)
+    ? "Rematch offered" : game.rematch_offers.length ? "Accept rematch" : "Rematch";
+}
+
+function drawRematchLink(rematchId) {
+  const link = $("rematch-link");
+  link.hidden = !rematchId;
+  if (rematchId) link.href = `/games/${rematchId}/`;
 }
 
 async function viewPosition(ply) {
@@ -449,24 +449,34 @@ function step(delta) {
 
 function drawOffers(game, player, active) {
   const offers = active ? game.offers || {} : {};
-  const name = (seat) => game.players[String(seat)].username;
-  // Your own last move can be taken back until your opponent answers it; the computer's
-  // answer goes back with it (the server checks).
-  const last = game.moves[game.moves.length - 1];
-  const opponent = player ? game.players[String(3 - live.you)] : null;
-  const mine = last && (last.player === live.you
-    || (opponent?.is_bot && game.moves.some((move) => move.player === live.you)));
-  $("takeback-button").hidden = !player || !active || !mine;
-  $("takeback-button").disabled = offers.takeback === live.you;
-  $("takeback-button").textContent = offers.takeback === live.you ? "Takeback asked" : "Take back";
-  $("draw-button").hidden = !player || !active || !game.draws;
-  $("draw-button").disabled = offers.draw === live.you;
-  $("draw-button").textContent = offers.draw === live.you ? "Draw offered" : "Offer a draw";
+  drawOfferButtons(game, offers, player && active);
   // Where the rules allow no draw, say so rather than offer a button that can only fail.
   const noDraws = $("no-draws");
   noDraws.hidden = game.draws !== false || !active;
   noDraws.textContent = "No draws in this game: every game of Diffusion ends with a winner.";
+  drawPendingOffer(game, offers, player);
+}
 
+function drawOfferButtons(game, offers, playing) {
+  $("takeback-button").hidden = !playing || !canTakeBack(game);
+  $("takeback-button").disabled = offers.takeback === live.you;
+  $("takeback-button").textContent = offers.takeback === live.you ? "Takeback asked" : "Take back";
+  $("draw-button").hidden = !playing || !game.draws;
+  $("draw-button").disabled = offers.draw === live.you;
+  $("draw-button").textContent = offers.draw === live.you ? "Draw offered" : "Offer a draw";
+}
+
+// Your own last move can be taken back until your opponent answers it; the computer's
+// answer goes back with it (the server checks).
+function canTakeBack(game) {
+  const last = game.moves[game.moves.length - 1];
+  const opponent = live.you !== null ? game.players[String(3 - live.you)] : null;
+  return last && (last.player === live.you
+    || (opponent?.is_bot && game.moves.some((move) => move.player === live.you)));
+}
+
+// The offer waiting for an answer, a takeback first; the opponent's has the answer buttons.
+function drawPendingOffer(game, offers, player) {
   const box = $("offers");
   const kind = offers.takeback ? "takeback" : offers.draw ? "draw" : null;
   box.hidden = !kind;
@@ -474,13 +484,19 @@ function drawOffers(game, player, active) {
   box.dataset.kind = kind;
   const by = offers[kind];
   const answering = player && by !== live.you;
-  const text = kind === "takeback"
-    ? (by === live.you ? "You asked to take back your last move: waiting for an answer."
-      : `${name(by)} asks to take back their last move.`)
-    : (by === live.you ? "You offered a draw: waiting for an answer." : `${name(by)} offers a draw.`);
-  $("offer-text").textContent = text;
+  $("offer-text").textContent = offerText(kind, by === live.you ? null : game.players[String(by)].username);
   $("offer-accept").hidden = !answering;
   $("offer-decline").hidden = !answering;
+}
+
+// `name` is who made the offer, null for the viewer.
+function offerText(kind, name) {
+  if (kind === "takeback") {
+    return name === null
+      ? "You asked to take back your last move: waiting for an answer."
+      : `${name} asks to take back their last move.`;
+  }
+  return name === null ? "You offered a draw: waiting for an answer." : `${name} offers a draw.`;
 }
 
 function answerOffer(accept) {
@@ -586,10 +602,8 @@ const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 function animate(before, steps) {
   if (reducedMotion.matches || !before || !before.rows) return;
   clearTimeout(live.sowingTimer);
-  const rows = before.rows.map((row) => [...row]);
-  const stores = [...before.stores];
-  const where = new Map();
-  live.game.board.names.forEach((row, r) => row.forEach((name, c) => where.set(name, [r, c])));
+  const board = { rows: before.rows.map((row) => [...row]), stores: [...before.stores], where: new Map() };
+  live.game.board.names.forEach((row, r) => row.forEach((name, c) => board.where.set(name, [r, c])));
   const delay = Math.min(80, 700 / steps.length); // the whole move in under a second
   let index = 0;
   const next = () => {
@@ -598,24 +612,34 @@ function animate(before, steps) {
       draw();
       return;
     }
-    const [kind, place, store] = steps[index];
+    const [kind, place] = steps[index];
+    sow(board, steps[index]);
     index += 1;
-    const at = where.get(place);
-    if (kind === "lift" && at) rows[at[0]][at[1]] = 0;
-    else if (kind === "sow" && at) rows[at[0]][at[1]] += 1;
-    else if (kind === "store") stores[place] += 1;
-    else if (kind === "capture" && at) {
-      stores[store] += rows[at[0]][at[1]];
-      rows[at[0]][at[1]] = 0;
-    } else if (kind === "sweep") {
-      stores[place] += rows.flat().reduce((a, b) => a + b, 0);
-      rows.forEach((row) => row.fill(0));
-    }
-    live.sowing = { state: { ...live.game.state, rows: rows.map((row) => [...row]), stores: [...stores] }, current: kind === "store" || kind === "sweep" ? null : place };
+    live.sowing = {
+      state: { ...live.game.state, rows: board.rows.map((row) => [...row]), stores: [...board.stores] },
+      current: kind === "store" || kind === "sweep" ? null : place,
+    };
     draw();
     live.sowingTimer = setTimeout(next, delay);
   };
   next();
+}
+
+// One step of a move's path, done to the seed counts of `board` ({rows, stores, where}:
+// where maps a pit's name to its row and column).
+function sow(board, [kind, place, store]) {
+  const { rows, stores } = board;
+  const at = board.where.get(place);
+  if (kind === "lift" && at) rows[at[0]][at[1]] = 0;
+  else if (kind === "sow" && at) rows[at[0]][at[1]] += 1;
+  else if (kind === "store") stores[place] += 1;
+  else if (kind === "capture" && at) {
+    stores[store] += rows[at[0]][at[1]];
+    rows[at[0]][at[1]] = 0;
+  } else if (kind === "sweep") {
+    stores[place] += rows.flat().reduce((a, b) => a + b, 0);
+    rows.forEach((row) => row.fill(0));
+  }
 }
 
 // --- your turn, wherever you are: the tab's title and icon, and an optional sound ----------
@@ -656,76 +680,85 @@ function chime() {
 
 // --- controls -----------------------------------------------------------------------------
 
-$("move-form").addEventListener("submit", (event) => {
-  event.preventDefault();
-  const input = $("move-input");
-  const move = input.value.trim();
-  if (!move) return;
-  send({ type: "move", move, ply: live.game.ply, id: `k${live.game.ply}` });
-  input.value = "";
-});
-$("echo-button").addEventListener("click", () => {
-  send({ type: "move", move: "echo", ply: live.game.ply, id: `e${live.game.ply}` });
-});
-$("resign-button").addEventListener("click", () => {
-  if (confirm("Resign this game?")) send({ type: "resign" });
-});
-$("abort-button").addEventListener("click", () => send({ type: "abort" }));
-$("claim-button").addEventListener("click", () => send({ type: "claim" }));
-$("rematch-button").addEventListener("click", () => send({ type: "rematch" }));
-$("takeback-button").addEventListener("click", () => send({ type: "takeback" }));
-$("draw-button").addEventListener("click", () => send({ type: "draw" }));
-$("offer-accept").addEventListener("click", () => answerOffer(true));
-$("offer-decline").addEventListener("click", () => answerOffer(false));
-$("chat-form").addEventListener("submit", (event) => {
-  event.preventDefault();
-  const input = $("chat-input");
-  const text = input.value.trim();
-  if (!text || !live.chat) return;
-  send({ type: "chat", room: live.chat.room, text, id: `c${Date.now()}` });
-  input.value = "";
-});
-$("queue-form").addEventListener("submit", (event) => {
-  event.preventDefault();
-  const moves = $("queue-input").value.split(/[\s,]+/).filter(Boolean);
-  if (!moves.length) return;
-  send({ type: "queue", moves, id: `q${Date.now()}` });
-  $("queue-input").value = "";
-});
-$("queue-clear").addEventListener("click", () => send({ type: "queue", moves: [] }));
-$("chat-mute-box").addEventListener("change", (event) => {
-  if (live.chat) live.chat.muted = event.target.checked;
-  send({ type: "chat_mute", mute: event.target.checked });
-});
-$("flip-button").addEventListener("click", () => {
-  live.flipped = !live.flipped;
-  draw();
-});
-$("live-button").addEventListener("click", () => viewPosition(Infinity));
-$("last-button").addEventListener("click", () => viewPosition(Infinity));
-$("first-button").addEventListener("click", () => viewPosition(0));
-$("prev-button").addEventListener("click", () => step(-1));
-$("next-button").addEventListener("click", () => step(1));
-$("sound-button").addEventListener("click", () => {
-  localStorage.setItem("sound", soundOn() ? "off" : "on");
-  drawSoundButton();
-  chime();
-});
-drawSoundButton();
-document.addEventListener("keydown", (event) => {
-  if (event.target.closest("input, textarea, select") || event.altKey || event.ctrlKey || event.metaKey) return;
-  const keys = { ArrowLeft: () => step(-1), ArrowRight: () => step(1), Home: () => viewPosition(0), End: () => viewPosition(Infinity) };
-  if (keys[event.key]) {
-    event.preventDefault();
-    keys[event.key]();
+const CLICKS = {
+  "echo-button": () => send({ type: "move", move: "echo", ply: live.game.ply, id: `e${live.game.ply}` }),
+  "resign-button": () => {
+    if (confirm("Resign this game?")) send({ type: "resign" });
+  },
+  "abort-button": () => send({ type: "abort" }),
+  "claim-button": () => send({ type: "claim" }),
+  "rematch-button": () => send({ type: "rematch" }),
+  "takeback-button": () => send({ type: "takeback" }),
+  "draw-button": () => send({ type: "draw" }),
+  "offer-accept": () => answerOffer(true),
+  "offer-decline": () => answerOffer(false),
+  "queue-clear": () => send({ type: "queue", moves: [] }),
+  "flip-button": () => {
+    live.flipped = !live.flipped;
+    draw();
+  },
+  "live-button": () => viewPosition(Infinity),
+  "last-button": () => viewPosition(Infinity),
+  "first-button": () => viewPosition(0),
+  "prev-button": () => step(-1),
+  "next-button": () => step(1),
+  "sound-button": () => {
+    localStorage.setItem("sound", soundOn() ? "off" : "on");
+    drawSoundButton();
+    chime();
+  },
+};
+
+// Each form's text box: what it sends once trimmed and not empty.
+const FORMS = {
+  "move-form": ["move-input", (move) => send({ type: "move", move, ply: live.game.ply, id: `k${live.game.ply}` })],
+  "chat-form": ["chat-input", (text) => {
+    if (!live.chat) return false;
+    send({ type: "chat", room: live.chat.room, text, id: `c${Date.now()}` });
+  }],
+  "queue-form": ["queue-input", (text) => {
+    const moves = text.split(/[\s,]+/).filter(Boolean);
+    if (!moves.length) return false;
+    send({ type: "queue", moves, id: `q${Date.now()}` });
+  }],
+};
+
+const KEYS = {
+  ArrowLeft: () => step(-1),
+  ArrowRight: () => step(1),
+  Home: () => viewPosition(0),
+  End: () => viewPosition(Infinity),
+};
+
+function listen() {
+  for (const [id, onClick] of Object.entries(CLICKS)) $(id).addEventListener("click", onClick);
+  for (const [id, [inputId, submit]] of Object.entries(FORMS)) {
+    $(id).addEventListener("submit", (event) => {
+      event.preventDefault();
+      const input = $(inputId);
+      const text = input.value.trim();
+      // A refused submission keeps what was typed.
+      if (text && submit(text) !== false) input.value = "";
+    });
   }
-});
+  $("chat-mute-box").addEventListener("change", (event) => {
+    if (live.chat) live.chat.muted = event.target.checked;
+    send({ type: "chat_mute", mute: event.target.checked });
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.target.closest("input, textarea, select") || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (!Object.hasOwn(KEYS, event.key)) return;
+    event.preventDefault();
+    KEYS[event.key]();
+  });
+  // A turned phone or a resized window may need the other layout of the board.
+  let resizing = null;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizing);
+    resizing = setTimeout(draw, 100);
+  });
+}
 
-// A turned phone or a resized window may need the other layout of the board.
-let resizing = null;
-window.addEventListener("resize", () => {
-  clearTimeout(resizing);
-  resizing = setTimeout(draw, 100);
-});
-
-connect();
+listen();
+drawSoundButton();
+socket.start();

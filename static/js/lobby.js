@@ -24,6 +24,7 @@
 //   #live-games li[data-game-id] a       games in progress; .spectators[data-count]
 // Anonymous visitors get the lists but no forms (#sign-in-first instead).
 import { followedNotice } from "./notices.js";
+import { isNavigating, openSocket } from "./socket.js";
 
 const $ = (id) => document.getElementById(id);
 const root = $("lobby");
@@ -44,9 +45,6 @@ const lobby = {
   games: [], // live games, newest first
   myGames: [],
   online: null,
-  socket: null,
-  retry: 500,
-  timer: null,
   syncing: false,
   requests: new Map(), // request id -> what was asked
   nextId: 1,
@@ -59,76 +57,40 @@ const signedIn = () => root.dataset.signedIn === "true";
 
 // --- the socket -----------------------------------------------------------------------------
 
-// Set once the page starts navigating away (a form post, a link).
-let navigating = false;
-window.addEventListener("beforeunload", () => {
-  navigating = true;
+const socket = openSocket("/ws/lobby/", {
+  onMessage: receive,
+  // A page that has a version asks only for the public events it missed.
+  resync: () => (lobby.v === null ? null : { v: lobby.v }),
+  onConnecting: (resumed) => {
+    lobby.syncing = false;
+    setConnection("connecting", resumed ? "Reconnecting to the lobby…" : "Connecting to the lobby…");
+  },
+  onOpen: (resumed) => {
+    if (!resumed) return; // the snapshot that follows says who is connected
+    // The missed public events come by version; personal news (challenges, games that
+    // started) is not replayed, so read it again.
+    connected();
+    refresh();
+  },
+  onRetry: () => setConnection("closed", "Disconnected from the lobby; reconnecting…"),
+  longestRetry: 15000,
 });
-window.addEventListener("pageshow", () => {
-  navigating = false;
-});
-
-function connect() {
-  clearTimeout(lobby.timer);
-  const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const query = lobby.v === null ? "" : `?v=${lobby.v}`;
-  const socket = new WebSocket(`${scheme}://${location.host}/ws/lobby/${query}`);
-  const reconnecting = lobby.v !== null;
-  lobby.socket = socket;
-  lobby.syncing = false;
-  setConnection("connecting", reconnecting ? "Reconnecting to the lobby…" : "Connecting to the lobby…");
-  socket.addEventListener("open", () => {
-    lobby.retry = 500;
-    if (reconnecting) {
-      // The missed public events come by version; personal news (challenges, games that
-      // started) is not replayed, so read it again.
-      connected();
-      refresh();
-    }
-  });
-  socket.addEventListener("message", (event) => {
-    let message;
-    try {
-      message = JSON.parse(event.data);
-    } catch {
-      return;
-    }
-    receive(message);
-  });
-  socket.addEventListener("close", (event) => {
-    if (lobby.socket !== socket || lobby.leaving) return;
-    if (event.code === 4401) {
-      // Signed out (here or by a new password): the page shows who is signed in now,
-      // unless it is already on its way elsewhere (the log-out form itself).
-      if (!navigating) location.reload();
-      return;
-    }
-    setConnection("closed", "Disconnected from the lobby; reconnecting…");
-    const wait = lobby.retry * (0.75 + Math.random() / 2);
-    lobby.retry = Math.min(lobby.retry * 2, 15000);
-    lobby.timer = setTimeout(connect, wait);
-  });
-}
 
 function connected() {
   const who = me();
   setConnection("open", who ? `Connected to the lobby as ${who}.` : "Connected to the lobby (watching).");
 }
 
-function isOpen() {
-  return lobby.socket && lobby.socket.readyState === WebSocket.OPEN;
-}
-
 // Sends a request with an id; the `ok` or `error` that answers it repeats the id.
 function request(message, meta = {}) {
-  if (!isOpen()) {
+  if (!socket.isOpen()) {
     showError("Not connected to the lobby: try again in a moment.");
     return null;
   }
   hideAlert("lobby-error");
   const id = `r${lobby.nextId++}`;
   lobby.requests.set(id, { ...meta, type: message.type });
-  lobby.socket.send(JSON.stringify({ ...message, id }));
+  socket.send({ ...message, id });
   return id;
 }
 
@@ -190,7 +152,7 @@ function applySnapshot(snapshot, { fromSocket }) {
   if (fromSocket && root.dataset.username && !snapshot.user) {
     // This page was drawn signed in, but the session ended before its socket opened (a
     // logout in another tab): no 4401 will come, so show what a visitor sees now.
-    if (!navigating) location.reload();
+    if (!isNavigating()) location.reload();
     return;
   }
   const waiting = waitingFor();
@@ -235,9 +197,9 @@ function applyPublic(event) {
   if (event.v <= lobby.v) return;
   if (event.v !== lobby.v + 1) {
     // A gap: ask for what we missed (the server answers with the events or a snapshot).
-    if (!lobby.syncing && isOpen()) {
+    if (!lobby.syncing && socket.isOpen()) {
       lobby.syncing = true;
-      lobby.socket.send(JSON.stringify({ type: "sync", v: lobby.v }));
+      socket.send({ type: "sync", v: lobby.v });
     }
     return;
   }
@@ -281,6 +243,7 @@ function gameStarted(gameId) {
   if (!lobby.myGames.includes(gameId)) lobby.myGames.unshift(gameId);
   if (lobby.leaving) return;
   lobby.leaving = true;
+  socket.stop();
   showNotice("Your game is starting…", { href: `/games/${gameId}/`, text: "open it" });
   location.assign(`/games/${gameId}/`);
 }
@@ -723,23 +686,19 @@ function setUpForms() {
 // --- start ------------------------------------------------------------------------------------
 
 setUpForms();
-connect();
+socket.start();
 setInterval(() => {
-  if (document.visibilityState === "visible" && isOpen()) refresh();
+  if (document.visibilityState === "visible" && socket.isOpen()) refresh();
 }, REFRESH_MS);
 setInterval(drawChallenges, 60000); // expiry countdowns
 document.addEventListener("visibilitychange", () => {
   if (document.visibilityState !== "visible" || lobby.leaving) return;
-  if (!lobby.socket || lobby.socket.readyState === WebSocket.CLOSED) {
-    lobby.retry = 500;
-    connect();
-  }
+  if (socket.isClosed()) socket.start();
 });
 window.addEventListener("pageshow", (event) => {
   // Back from a game (bfcache): the page may be stale; the socket was closed.
   if (event.persisted) {
     lobby.leaving = false;
-    lobby.retry = 500;
-    connect();
+    socket.start();
   }
 });

@@ -2,27 +2,17 @@
 // challenge to answer, a seek that paired, a challenge accepted. The server sends the same
 // personal messages as on the lobby socket (docs/PROTOCOL.md, "The notification socket").
 import { action, followedNotice, link, notice } from "./notices.js";
+import { CLOSE, openSocket } from "./socket.js";
 
 const box = document.getElementById("notices");
-let retry = 1000;
-let navigating = false;
-window.addEventListener("beforeunload", () => { navigating = true; });
-
-function connect() {
-  const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const socket = new WebSocket(`${scheme}://${location.host}/ws/notify/`);
-  socket.addEventListener("open", () => { retry = 1000; });
-  socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
-  socket.addEventListener("close", (event) => {
-    if (event.code === 4401) {
-      if (!navigating) location.reload(); // signed out: the page shows it
-      return;
-    }
-    if ([4408, 4429].includes(event.code)) return; // refused: the page works without news
-    setTimeout(connect, retry);
-    retry = Math.min(retry * 2, 30000);
-  });
-}
+// Refused: the page works without news, and asking again would only be refused again.
+const giveUp = () => {};
+const socket = openSocket("/ws/notify/", {
+  onMessage: receive,
+  stopOn: { [CLOSE.TOO_MANY_SOCKETS]: giveUp, [CLOSE.RATE_LIMITED]: giveUp },
+  firstRetry: 1000,
+  longestRetry: 30000,
+});
 
 function receive(message) {
   if (message.type === "game_started" && message.you) {
@@ -71,4 +61,4 @@ async function answer(id, verb) {
   }
 }
 
-if (box) connect();
+if (box) socket.start();

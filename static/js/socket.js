@@ -1,0 +1,142 @@
+// The one way a page keeps a websocket to the server (the game page, the lobby, the news on
+// every other page), so that they all come back after a drop, wait and obey the server's
+// close codes alike (docs/PROTOCOL.md). What a frame means stays with each page.
+
+// The close codes of docs/PROTOCOL.md.
+export const CLOSE = Object.freeze({
+  // The session ended: the cookie no longer signs the page in, so a new socket would be a
+  // visitor's. The page reloads to show who is signed in now.
+  SESSION_ENDED: 4401,
+  NO_SUCH_GAME: 4404,
+  TOO_MANY_SOCKETS: 4408,
+  RATE_LIMITED: 4429,
+  // The database was out of reach: "try again in a moment", which the backoff already does.
+  UNAVAILABLE: 4503,
+});
+
+let navigating = false;
+window.addEventListener("beforeunload", () => {
+  navigating = true;
+});
+window.addEventListener("pageshow", () => {
+  navigating = false;
+});
+
+// Whether the page is already on its way elsewhere (a form post, a link): reloading or
+// redirecting then would undo what the user asked for, such as the log-out form itself.
+export function isNavigating() {
+  return navigating;
+}
+
+// Pages dropped together (a server restart) would otherwise all come back in the same instant.
+export function jittered(ms) {
+  return ms * (0.75 + Math.random() / 2);
+}
+
+// `path` is the socket's address on this host ("/ws/lobby/"). Options:
+//   onMessage(message)   each JSON frame (a frame that is not JSON is dropped)
+//   resync()             what the page has seen, as query parameters ({v: 12}) that make the
+//                        server send only what it missed; null when it has seen nothing yet
+//   onConnecting(resumed), onOpen(resumed)   resumed: resync() gave parameters
+//   onRetry()            the socket dropped and the next try is scheduled
+//   stopOn               {code: callback}: close codes after which the page gives up
+//   firstRetry, longestRetry   the backoff's first wait and its cap (ms), before the jitter
+// Nothing connects before start().
+export function openSocket(path, options) {
+  return new PageSocket(path, options);
+}
+
+class PageSocket {
+  #socket = null;
+  #timer = null;
+  #stopped = true;
+
+  constructor(path, options) {
+    this.path = path;
+    this.options = {
+      resync: () => null,
+      onConnecting: () => {},
+      onOpen: () => {},
+      onRetry: () => {},
+      stopOn: {},
+      firstRetry: 500,
+      longestRetry: 8000,
+      ...options,
+    };
+    this.retry = this.options.firstRetry;
+  }
+
+  // Connects now, with the backoff reset: at first, and whenever the page knows the wait is
+  // pointless (it is shown again, or back from the browser's cache).
+  start() {
+    this.#stopped = false;
+    this.retry = this.options.firstRetry;
+    this.#connect();
+  }
+
+  // No more reconnecting, and a close is ignored; the socket itself stays open until the
+  // page goes, so the server does not see the user leave before the next page is there.
+  stop() {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+  }
+
+  isOpen() {
+    return Boolean(this.#socket) && this.#socket.readyState === WebSocket.OPEN;
+  }
+
+  isClosed() {
+    return !this.#socket || this.#socket.readyState === WebSocket.CLOSED;
+  }
+
+  // False, and nothing sent, when the socket is not open: the caller tells the user.
+  send(message) {
+    if (!this.isOpen()) return false;
+    this.#socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  #connect() {
+    clearTimeout(this.#timer);
+    const since = this.options.resync();
+    const query = since ? `?${new URLSearchParams(since)}` : "";
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const socket = new WebSocket(`${scheme}://${location.host}${this.path}${query}`);
+    const resumed = Boolean(since);
+    this.#socket = socket;
+    this.options.onConnecting(resumed);
+    socket.addEventListener("open", () => {
+      this.retry = this.options.firstRetry;
+      this.options.onOpen(resumed);
+    });
+    socket.addEventListener("message", (event) => this.#received(event.data));
+    socket.addEventListener("close", (event) => this.#closed(socket, event.code));
+  }
+
+  #received(data) {
+    let message;
+    try {
+      message = JSON.parse(data);
+    } catch {
+      return;
+    }
+    this.options.onMessage(message);
+  }
+
+  #closed(socket, code) {
+    // A socket already replaced (a page back from the browser's cache opens a new one), or a
+    // page that said it is leaving: its close changes nothing.
+    if (socket !== this.#socket || this.#stopped) return;
+    if (code === CLOSE.SESSION_ENDED) {
+      if (!navigating) location.reload();
+      return;
+    }
+    if (Object.hasOwn(this.options.stopOn, code)) {
+      this.options.stopOn[code]();
+      return;
+    }
+    this.options.onRetry();
+    this.#timer = setTimeout(() => this.#connect(), jittered(this.retry));
+    this.retry = Math.min(this.retry * 2, this.options.longestRetry);
+  }
+}

@@ -1,0 +1,128 @@
+"""The pages' shared websocket (static/js/socket.js) in a real browser: a page whose socket
+drops comes back on its own, resumes from the version it has seen without reloading, and
+spaces its tries with a random share so that pages dropped together do not return together.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.test_browser import (  # noqa: F401  (fixtures)
+    Problems,
+    Site,
+    browser,
+    challenge,
+    guest,
+    problems,
+    site,
+    wait_for_moves,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.redis]
+
+try:
+    from playwright.sync_api import Browser, Page, expect
+except ImportError:  # pragma: no cover - test_browser.py says how to install it
+    pytest.skip("Playwright is missing", allow_module_level=True)
+
+# Every socket a page opens is recorded (address and time); while `__refuse` is set, a new
+# socket is closed before it connects, as if the server were out of reach.
+RECORD_SOCKETS = """
+(() => {
+  const Native = window.WebSocket;
+  window.__sockets = [];
+  window.__refuse = false;
+  window.WebSocket = class extends Native {
+    constructor(url, protocols) {
+      super(url, protocols);
+      window.__sockets.push({ url: String(url), at: performance.now(), socket: this });
+      if (window.__refuse) this.close();
+    }
+  };
+})();
+"""
+
+
+def sockets(page: Page, path: str = "/ws/games/") -> list[dict[str, Any]]:
+    """The page's sockets to `path` (a signed-in user's page has a news socket too)."""
+    entries = page.evaluate("window.__sockets.map(({ url, at }) => ({ url, at }))")
+    return [entry for entry in entries if path in entry["url"]]
+
+
+def test_a_game_page_whose_socket_drops_catches_up_from_its_version_without_reloading(
+    browser: Browser,  # noqa: F811
+    site: Site,  # noqa: F811
+    problems: Problems,  # noqa: F811
+) -> None:
+    with site.serve():
+        alice = guest(browser, site, problems, "alice")
+        bob = guest(browser, site, problems, "bob")
+        bob.context.add_init_script(RECORD_SOCKETS)
+        challenge(alice, bob, "diffusion")
+        alice.locator("g.pit.playable").first.click()
+        wait_for_moves([alice, bob], 1)
+        bob.evaluate("window.__marker = 'same page'")
+
+        # Bob's socket drops, and his tries fail, while Alice asks for a takeback and writes.
+        bob.evaluate(
+            """() => {
+                window.__refuse = true;
+                window.__sockets.findLast(({ url }) => url.includes("/ws/games/")).socket.close();
+            }"""
+        )
+        expect(bob.locator("#connection")).to_have_attribute(
+            "data-state", re.compile("closed|connecting")
+        )
+        alice.locator("#takeback-button").click()
+        expect(alice.locator("#offers")).to_be_visible()
+        alice.fill("#chat-input", "back soon?")
+        alice.locator("#chat-form button[type=submit]").click()
+        expect(alice.locator("#chat-lines")).to_contain_text("back soon?")
+        assert bob.locator("#offers").is_hidden()
+
+        # The next try connects: it names the version and chat line seen, and the server
+        # sends only what was missed.
+        bob.evaluate("window.__refuse = false")
+        expect(bob.locator("#connection")).to_have_attribute("data-state", "open")
+        expect(bob.locator("#offers")).to_be_visible()
+        expect(bob.locator("#offer-text")).to_contain_text("asks to take back")
+        expect(bob.locator("#chat-lines")).to_contain_text("back soon?")
+        assert re.search(r"/ws/games/\d+/\?v=\d+&chat=\d+$", sockets(bob)[-1]["url"])
+        assert bob.evaluate("window.__marker") == "same page"
+
+        bob.locator("#offer-accept").click()
+        wait_for_moves([alice, bob], 0)
+
+
+def test_pages_dropped_together_space_their_tries_by_a_random_share(
+    browser: Browser,  # noqa: F811
+    site: Site,  # noqa: F811
+    problems: Problems,  # noqa: F811
+) -> None:
+    # Two spectators whose random numbers are the lowest and the highest there are: the
+    # backoff doubles for both, but the one's waits are three quarters of the base and the
+    # other's five quarters (without the random share they would be equal).
+    pages = {}
+    with site.serve():
+        alice = guest(browser, site, problems, "alice")
+        bob = guest(browser, site, problems, "bob")
+        game_id = challenge(alice, bob, "diffusion")
+        for name, draw in (("low", 0), ("high", 0.999999)):
+            context = browser.new_context()
+            context.add_init_script(RECORD_SOCKETS + f"Math.random = () => {draw};")
+            page = problems.watch(name, context.new_page())
+            page.goto(f"{site.url}/games/{game_id}/")
+            expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+            pages[name] = page
+    # The server is gone: each page tries again, and again, further apart each time.
+    waits = {}
+    for name, page in pages.items():
+        page.wait_for_function("() => window.__sockets.length >= 4", timeout=20_000)
+        times = [entry["at"] for entry in sockets(page)]
+        # From the first try after the drop: the waits of 1 and 2 seconds, before the share.
+        waits[name] = (times[2] - times[1]) + (times[3] - times[2])
+    assert waits["low"] < 2_700, waits  # 2250 ms and what the failed tries took
+    assert waits["high"] > 3_300, waits  # 3750 ms
