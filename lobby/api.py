@@ -10,16 +10,15 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import msgspec
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET, require_POST
 
 from bots import services as bots
 from lobby import protocol, selectors
+from lobby.payloads import challenge_payload, seek_payload
 from lobby.services import challenges, seeks
-from lobby.services.challenges import challenge_payload
-from lobby.services.seeks import seek_payload
 from realtime.errors import ServiceError, http_status
-from realtime.protocol import decode, decoder
+from realtime.protocol import decode, decoder, encode
 
 T = TypeVar("T")
 
@@ -53,10 +52,12 @@ def _signed_in(request: HttpRequest) -> Any:
     return request.user
 
 
-def lobby_call(view: Callable[..., dict[str, Any]]) -> Callable[..., JsonResponse]:
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+def lobby_call(view: Callable[..., Any]) -> Callable[..., HttpResponse]:
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         try:
-            return JsonResponse(view(request, *args, **kwargs))
+            # msgspec, not JsonResponse: answers hold the typed views of lobby/protocol.py.
+            answer = encode(view(request, *args, **kwargs))
+            return HttpResponse(answer, content_type="application/json")
         except ServiceError as error:
             return refuse(error)
 
@@ -67,7 +68,7 @@ def lobby_call(view: Callable[..., dict[str, Any]]) -> Callable[..., JsonRespons
 
 @require_GET
 @lobby_call
-def lobby(request: HttpRequest) -> dict[str, Any]:
+def lobby(request: HttpRequest) -> protocol.Lobby:
     """The snapshot the lobby socket sends on connect."""
     return selectors.snapshot(request.user)
 

@@ -21,7 +21,7 @@ from lobby.services import presence as lobby_presence
 from realtime import presence
 from realtime.db import db_call
 from realtime.errors import ServiceError
-from realtime.protocol import Message
+from realtime.protocol import Message, Pong
 from realtime.ws import JsonConsumer
 
 logger = logging.getLogger(__name__)
@@ -50,9 +50,7 @@ async def _send_online(state: dict[str, Any]) -> None:
         while state["dirty"]:
             state["dirty"] = False
             count = await db_call(selectors.online_count)()
-            await get_channel_layer().group_send(
-                LOBBY_GROUP, {"type": "lobby.online", "online": count}
-            )
+            await get_channel_layer().group_send(LOBBY_GROUP, feed.online_message(count))
             await asyncio.sleep(ONLINE_INTERVAL)
     except Exception:
         logger.exception("online count update failed")
@@ -83,7 +81,7 @@ class LobbyConsumer(JsonConsumer):
         self.user = self.scope.get("user")
         self.user_id = _user_id(self.user)
         self.last_v = 0
-        self._held: dict[int, dict[str, Any]] = {}
+        self._held: dict[int, str] = {}  # version -> the event's text
         self._gap_timer: asyncio.TimerHandle | None = None
         presence.ensure_heartbeat()
         # Accept at once: in a reconnection storm the handshake must not wait for the
@@ -127,29 +125,29 @@ class LobbyConsumer(JsonConsumer):
 
     async def _send_snapshot(self) -> None:
         snapshot = await db_call(selectors.snapshot)(self.user)
-        self.last_v = snapshot["v"]
+        self.last_v = snapshot.v
         await self.send_json(snapshot)
 
     async def _replay(self, since: int) -> bool:
-        events = await db_call(feed.events_since)(since)
+        events = await db_call(selectors.events_since)(since)
         if events is None:
             return False
         self.last_v = since  # the client has everything up to here
         await self._deliver(*events)
         return True
 
-    async def _deliver(self, *events: dict[str, Any]) -> None:
+    async def _deliver(self, *events: feed.Stamped) -> None:
         """Send public events in version order. Each process batches its own events, so
         another process's batch can arrive a moment after a later one: a gap is waited for
         briefly before it is filled from the stored feed (else every socket in the lobby
         would query the database at once)."""
         for event in events:
             if event["v"] > self.last_v:
-                self._held.setdefault(event["v"], event)
+                self._held.setdefault(event["v"], event["text"])
         await self._release(fill=False)
 
     async def _release(self, *, fill: bool) -> None:
-        out: list[dict[str, Any]] = []
+        out: list[str] = []
         while self._held:
             following = self.last_v + 1
             if following in self._held:
@@ -159,14 +157,14 @@ class LobbyConsumer(JsonConsumer):
             if not fill:
                 break
             fill = False  # one query per gap: what the database lacks, no layer will bring
-            missing = await db_call(feed.events_since)(self.last_v)
+            missing = await db_call(selectors.events_since)(self.last_v)
             if missing is None:
                 await self._flush(out)
                 out = []
                 await self._send_snapshot()
             else:
                 for event in missing:
-                    self._held.setdefault(event["v"], event)
+                    self._held.setdefault(event["v"], event["text"])
             self._held = {v: e for v, e in self._held.items() if v > self.last_v}
         await self._flush(out)
         if self._gap_timer is not None:
@@ -185,12 +183,13 @@ class LobbyConsumer(JsonConsumer):
         except Exception:
             logger.exception("lobby socket could not fill a gap in the feed")
 
-    async def _flush(self, events: list[dict[str, Any]]) -> None:
-        # One frame per burst: a busy lobby must not cost a frame per event per socket.
+    async def _flush(self, events: list[str]) -> None:
+        # One frame per burst: a busy lobby must not cost a frame per event per socket. The
+        # events come encoded (lobby.services.feed): a batch is their texts joined.
         if len(events) == 1:
-            await self.send_json(events[0])
+            await self.send(text_data=events[0])
         elif events:
-            await self.send_json({"type": "batch", "events": events})
+            await self.send(text_data='{"type":"batch","events":[' + ",".join(events) + "]}")
 
     # --- from the channel layer -------------------------------------------------------------
 
@@ -199,13 +198,13 @@ class LobbyConsumer(JsonConsumer):
 
     async def lobby_announcement(self, message: dict[str, Any]) -> None:
         """A message from the site's operators to everyone in the lobby (not versioned)."""
-        await self.send_json({"type": "announcement", "text": str(message["text"])})
+        await self.send_json(protocol.Announcement(text=str(message["text"])))
 
     async def lobby_personal(self, message: dict[str, Any]) -> None:
-        await self.send_json(message["event"])
+        await self.send(text_data=message["text"])  # encoded once for all (feed.tell)
 
     async def lobby_online(self, message: dict[str, Any]) -> None:
-        await self.send_json({"type": "online", "online": message["online"]})
+        await self.send(text_data=message["text"])  # encoded once for all (feed.online_message)
 
     # --- from the client --------------------------------------------------------------------
 
@@ -215,10 +214,10 @@ class LobbyConsumer(JsonConsumer):
         return await db_call(service)(**kwargs)
 
     async def _ok(self, message: Message, **fields: Any) -> None:
-        await self.send_json({"type": "ok", "id": message.id, **fields})
+        await self.send_json(protocol.Ok(id=message.id, **fields))
 
     async def handle_ping(self, message: protocol.Ping) -> None:
-        await self.send_json({"type": "pong", "id": message.id})
+        await self.send_json(Pong(id=message.id))
 
     async def handle_sync(self, message: protocol.Sync) -> None:
         self.charge(self.sync_cost)
