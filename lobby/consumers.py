@@ -1,6 +1,7 @@
 """The lobby socket /ws/lobby/: a snapshot, then the versioned public feed and personal news.
 
-Thin: each handler calls one service in lobby/services. See docs/PROTOCOL.md.
+Thin: the requests are the operations of lobby.commands, the table the HTTP API serves too;
+this socket adds the snapshot, the feed and `sync`. See docs/PROTOCOL.md.
 """
 
 from __future__ import annotations
@@ -11,17 +12,14 @@ import weakref
 from typing import Any, ClassVar
 from urllib.parse import parse_qs
 
-import msgspec
 from channels.layers import get_channel_layer
 
-from bots import services as bots
-from lobby import matchmaker, protocol, selectors
-from lobby.services import challenges, computer, feed, seeks
+from lobby import commands, matchmaker, protocol, selectors
+from lobby.services import computer, feed
 from lobby.services import presence as lobby_presence
 from realtime import presence
 from realtime.db import db_call
-from realtime.errors import ServiceError
-from realtime.protocol import Message, Pong
+from realtime.protocol import Message
 from realtime.ws import JsonConsumer
 
 logger = logging.getLogger(__name__)
@@ -67,14 +65,7 @@ class LobbyConsumer(JsonConsumer):
     handlers: ClassVar[dict[str, str]] = {
         "ping": "handle_ping",
         "sync": "handle_sync",
-        "seek": "handle_seek",
-        "cancel_seek": "handle_cancel_seek",
-        "challenge": "handle_challenge",
-        "accept": "handle_accept",
-        "decline": "handle_decline",
-        "cancel_challenge": "handle_cancel_challenge",
-        "command": "handle_command",
-        "play_computer": "handle_play_computer",
+        **{tag: "handle_operation" for tag in commands.BY_TAG},
     }
 
     async def connect(self) -> None:
@@ -208,40 +199,30 @@ class LobbyConsumer(JsonConsumer):
 
     # --- from the client --------------------------------------------------------------------
 
-    async def _call(self, service: Any, **kwargs: Any) -> Any:
-        if self.user_id is None:
-            raise ServiceError("not_logged_in", "Log in or play as a guest first.")
-        return await db_call(service)(**kwargs)
-
-    async def _ok(self, message: Message, **fields: Any) -> None:
-        await self.send_json(protocol.Ok(id=message.id, **fields))
-
     async def handle_ping(self, message: protocol.Ping) -> None:
-        await self.send_json(Pong(id=message.id))
+        await self.send_json(protocol.Pong(id=message.id))
 
     async def handle_sync(self, message: protocol.Sync) -> None:
         self.charge(self.sync_cost)
         if message.v > self.last_v or not await self._replay(message.v):
             await self._send_snapshot()
 
-    async def handle_seek(self, message: protocol.Seek) -> None:
-        seek, _ = await self._call(
-            seeks.create_seek,
-            user=self.user,
-            games=msgspec.to_builtins(message.games),
-            time_control=message.time_control,
-            rated=message.rated,
-            rating_range=message.rating_range,
-            computer=message.computer,
-            pair_now=False,
-        )
-        matchmaker.poke()  # `game_started` follows when the seek pairs
-        await self._ok(message, seek_id=seek.pk)
+    async def handle_operation(self, message: Message) -> None:
+        """Any operation of the command table: the same service and checks as over HTTP."""
+        done = await db_call(commands.run)(self.user, message, socket=True)
+        if isinstance(message, protocol.Seek):
+            seek, _ = done.result
+            self._seek_opened(seek.pk, message)
+        await self.send_json(done.answer)
+
+    def _seek_opened(self, seek_id: int, message: protocol.Seek) -> None:
+        """A seek from this socket is paired by the matchmaker (`game_started` follows)."""
+        matchmaker.poke()
         if message.computer is not None:
             # No partner by then: the computer (`game_started` follows in either case).
             asyncio.get_running_loop().call_later(
                 computer.fallback_seconds(),
-                lambda: asyncio.ensure_future(self._hand_to_computer(seek.pk)),
+                lambda: asyncio.ensure_future(self._hand_to_computer(seek_id)),
             )
 
     async def _hand_to_computer(self, seek_id: int) -> None:
@@ -250,60 +231,3 @@ class LobbyConsumer(JsonConsumer):
         except Exception:
             # The bots worker hands it over a few seconds later: log, and let it.
             logger.exception("handing seek %s to the computer failed", seek_id)
-
-    async def handle_play_computer(self, message: protocol.PlayComputer) -> None:
-        game = await self._call(
-            bots.play_computer,
-            user=self.user,
-            slug=message.slug,
-            options=dict(message.options),
-            level=message.level,
-            side=message.side,
-            time_control=message.time_control,
-        )
-        await self._ok(message, game_id=game.pk)  # `game_started` follows too
-
-    async def handle_cancel_seek(self, message: protocol.CancelSeek) -> None:
-        await self._call(seeks.cancel_seek, user=self.user, seek_id=message.seek_id)
-        await self._ok(message)
-
-    async def handle_challenge(self, message: protocol.Challenge) -> None:
-        challenge = await self._call(
-            challenges.create_challenge,
-            challenger=self.user,
-            challenged=message.user,
-            slug=message.slug,
-            options=dict(message.options),
-            side=message.side,
-            time_control=message.time_control,
-            rated=message.rated,
-        )
-        await self._ok(message, challenge_id=challenge.pk, token=challenge.token)
-
-    async def handle_accept(self, message: protocol.Accept) -> None:
-        game = await self._call(
-            challenges.accept_challenge,
-            user=self.user,
-            challenge_id=message.challenge_id,
-            token=message.token,
-        )
-        await self._ok(message, game_id=game.pk)
-
-    async def handle_decline(self, message: protocol.Decline) -> None:
-        await self._call(
-            challenges.decline_challenge,
-            user=self.user,
-            challenge_id=message.challenge_id,
-            reason=message.reason,
-        )
-        await self._ok(message)
-
-    async def handle_cancel_challenge(self, message: protocol.CancelChallenge) -> None:
-        await self._call(
-            challenges.cancel_challenge, user=self.user, challenge_id=message.challenge_id
-        )
-        await self._ok(message)
-
-    async def handle_command(self, message: protocol.Command) -> None:
-        challenge = await self._call(challenges.pbm_challenge, sender=self.user, text=message.text)
-        await self._ok(message, challenge_id=challenge.pk)
