@@ -1,4 +1,5 @@
-"""The lobby over HTTP, for clients without a socket: the same services as /ws/lobby/.
+"""The lobby over HTTP, for clients without a socket: the operations of lobby.commands, the
+same table the socket /ws/lobby/ serves.
 
 Session auth (log in or play as a guest first); browsers send the CSRF token in X-CSRFToken.
 Bodies and answers are JSON; refusals are {"error": {"code", "message"}}.
@@ -7,21 +8,15 @@ Bodies and answers are JSON; refusals are {"error": {"code", "message"}}.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET, require_POST
 
-from bots import services as bots
-from lobby import protocol, selectors
-from lobby.services import challenges, seeks
-from lobby.services.challenges import challenge_payload
-from lobby.services.seeks import seek_payload
+from lobby import commands, selectors
 from realtime.errors import ServiceError, http_status
-from realtime.protocol import decode, decoder
-
-T = TypeVar("T")
+from realtime.protocol import decode, decoder, encode
 
 
 def refuse(error: ServiceError) -> JsonResponse:
@@ -30,125 +25,33 @@ def refuse(error: ServiceError) -> JsonResponse:
     )
 
 
-def _body(request: HttpRequest, kind: type[T]) -> T:
-    """The request body as the typed message `kind`, through the protocol's one edge."""
-    return decode(request.body or b"{}", _decoders[kind])
-
-
-_decoders: dict[type, Any] = {
-    kind: decoder(kind)
-    for kind in (
-        protocol.SeekBody,
-        protocol.ChallengeBody,
-        protocol.DeclineBody,
-        protocol.CommandBody,
-        protocol.ComputerBody,
-    )
-}
-
-
-def _signed_in(request: HttpRequest) -> Any:
-    if not request.user.is_authenticated:
-        raise ServiceError("not_logged_in", "Log in or play as a guest first.")
-    return request.user
-
-
-def lobby_call(view: Callable[..., dict[str, Any]]) -> Callable[..., JsonResponse]:
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
-        try:
-            return JsonResponse(view(request, *args, **kwargs))
-        except ServiceError as error:
-            return refuse(error)
-
-    wrapped.__name__ = view.__name__
-    wrapped.__doc__ = view.__doc__
-    return wrapped
+def _json(answer: Any) -> HttpResponse:
+    # msgspec, not JsonResponse: answers hold the typed views of lobby/protocol.py.
+    return HttpResponse(encode(answer), content_type="application/json")
 
 
 @require_GET
-@lobby_call
-def lobby(request: HttpRequest) -> dict[str, Any]:
+def lobby(request: HttpRequest) -> HttpResponse:
     """The snapshot the lobby socket sends on connect."""
-    return selectors.snapshot(request.user)
+    return _json(selectors.snapshot(request.user))
 
 
-@require_POST
-@lobby_call
-def create_seek(request: HttpRequest) -> dict[str, Any]:
-    body = _body(request, protocol.SeekBody)
-    seek, game = seeks.create_seek(
-        user=_signed_in(request),
-        games=msgspec.to_builtins(body.games),
-        time_control=body.time_control,
-        rated=body.rated,
-        rating_range=body.rating_range,
-        computer=body.computer,
-    )
-    seek.refresh_from_db()
-    return {"seek": seek_payload(seek), "game_id": game.pk if game else None}
+def view(operation: commands.Operation) -> Callable[..., HttpResponse]:
+    """The HTTP door of one operation: the route's parameters and the body (through the
+    protocol's one edge) make the operation's message, as the socket would have sent it."""
+    reader = decoder(operation.body) if operation.body is not None else None
 
+    @require_POST
+    def serve(request: HttpRequest, **route: Any) -> HttpResponse:
+        try:
+            fields = dict(route)
+            if reader is not None:
+                fields.update(msgspec.structs.asdict(decode(request.body or b"{}", reader)))
+            message = operation.message(**fields)
+            return _json(commands.run(request.user, message, socket=False).answer)
+        except ServiceError as error:
+            return refuse(error)
 
-@require_POST
-@lobby_call
-def play_computer(request: HttpRequest) -> dict[str, Any]:
-    """A casual game against the computer, started now."""
-    body = _body(request, protocol.ComputerBody)
-    game = bots.play_computer(
-        user=_signed_in(request),
-        slug=body.slug,
-        options=dict(body.options),
-        level=body.level,
-        side=body.side,
-        time_control=body.time_control,
-    )
-    return {"game_id": game.pk, "you": game.player_number(request.user)}
-
-
-@require_POST
-@lobby_call
-def cancel_seek(request: HttpRequest, seek_id: int) -> dict[str, Any]:
-    seeks.cancel_seek(user=_signed_in(request), seek_id=seek_id)
-    return {"ok": True}
-
-
-@require_POST
-@lobby_call
-def create_challenge(request: HttpRequest) -> dict[str, Any]:
-    body = _body(request, protocol.ChallengeBody)
-    challenge = challenges.create_challenge(
-        challenger=_signed_in(request),
-        challenged=body.user,
-        slug=body.slug,
-        options=dict(body.options),
-        side=body.side,
-        time_control=body.time_control,
-        rated=body.rated,
-    )
-    return {"challenge": challenge_payload(challenge)}
-
-
-@require_POST
-@lobby_call
-def answer_challenge(request: HttpRequest, challenge_id: int, action: str) -> dict[str, Any]:
-    user = _signed_in(request)
-    if action == "accept":
-        game = challenges.accept_challenge(user=user, challenge_id=challenge_id)
-        return {"game_id": game.pk}
-    if action == "decline":
-        challenge = challenges.decline_challenge(
-            user=user,
-            challenge_id=challenge_id,
-            reason=_body(request, protocol.DeclineBody).reason,
-        )
-    else:
-        challenge = challenges.cancel_challenge(user=user, challenge_id=challenge_id)
-    return {"challenge": challenge_payload(challenge)}
-
-
-@require_POST
-@lobby_call
-def command(request: HttpRequest) -> dict[str, Any]:
-    """pbmserv's command form: {"text": "zigzag challenge -pits=8 alice bob"}."""
-    text = _body(request, protocol.CommandBody).text
-    challenge = challenges.pbm_challenge(sender=_signed_in(request), text=text)
-    return {"challenge": challenge_payload(challenge)}
+    serve.__name__ = f"api_{operation.tag}"
+    serve.__doc__ = f"POST /{operation.route}: the lobby's `{operation.tag}` over HTTP."
+    return serve

@@ -1,6 +1,7 @@
 """The lobby socket /ws/lobby/: a snapshot, then the versioned public feed and personal news.
 
-Thin: each handler calls one service in lobby/services. See docs/PROTOCOL.md.
+Thin: the requests are the operations of lobby.commands, the table the HTTP API serves too;
+this socket adds the snapshot, the feed and `sync`. See docs/PROTOCOL.md.
 """
 
 from __future__ import annotations
@@ -11,16 +12,13 @@ import weakref
 from typing import Any, ClassVar
 from urllib.parse import parse_qs
 
-import msgspec
 from channels.layers import get_channel_layer
 
-from bots import services as bots
-from lobby import matchmaker, protocol, selectors
-from lobby.services import challenges, computer, feed, seeks
+from lobby import commands, matchmaker, protocol, selectors
+from lobby.services import computer, feed
 from lobby.services import presence as lobby_presence
 from realtime import presence
 from realtime.db import db_call
-from realtime.errors import ServiceError
 from realtime.protocol import Message
 from realtime.ws import JsonConsumer
 
@@ -50,9 +48,7 @@ async def _send_online(state: dict[str, Any]) -> None:
         while state["dirty"]:
             state["dirty"] = False
             count = await db_call(selectors.online_count)()
-            await get_channel_layer().group_send(
-                LOBBY_GROUP, {"type": "lobby.online", "online": count}
-            )
+            await get_channel_layer().group_send(LOBBY_GROUP, feed.online_message(count))
             await asyncio.sleep(ONLINE_INTERVAL)
     except Exception:
         logger.exception("online count update failed")
@@ -69,21 +65,14 @@ class LobbyConsumer(JsonConsumer):
     handlers: ClassVar[dict[str, str]] = {
         "ping": "handle_ping",
         "sync": "handle_sync",
-        "seek": "handle_seek",
-        "cancel_seek": "handle_cancel_seek",
-        "challenge": "handle_challenge",
-        "accept": "handle_accept",
-        "decline": "handle_decline",
-        "cancel_challenge": "handle_cancel_challenge",
-        "command": "handle_command",
-        "play_computer": "handle_play_computer",
+        **{tag: "handle_operation" for tag in commands.BY_TAG},
     }
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
         self.user_id = _user_id(self.user)
         self.last_v = 0
-        self._held: dict[int, dict[str, Any]] = {}
+        self._held: dict[int, str] = {}  # version -> the event's text
         self._gap_timer: asyncio.TimerHandle | None = None
         presence.ensure_heartbeat()
         # Accept at once: in a reconnection storm the handshake must not wait for the
@@ -127,29 +116,29 @@ class LobbyConsumer(JsonConsumer):
 
     async def _send_snapshot(self) -> None:
         snapshot = await db_call(selectors.snapshot)(self.user)
-        self.last_v = snapshot["v"]
+        self.last_v = snapshot.v
         await self.send_json(snapshot)
 
     async def _replay(self, since: int) -> bool:
-        events = await db_call(feed.events_since)(since)
+        events = await db_call(selectors.events_since)(since)
         if events is None:
             return False
         self.last_v = since  # the client has everything up to here
         await self._deliver(*events)
         return True
 
-    async def _deliver(self, *events: dict[str, Any]) -> None:
+    async def _deliver(self, *events: feed.Stamped) -> None:
         """Send public events in version order. Each process batches its own events, so
         another process's batch can arrive a moment after a later one: a gap is waited for
         briefly before it is filled from the stored feed (else every socket in the lobby
         would query the database at once)."""
         for event in events:
             if event["v"] > self.last_v:
-                self._held.setdefault(event["v"], event)
+                self._held.setdefault(event["v"], event["text"])
         await self._release(fill=False)
 
     async def _release(self, *, fill: bool) -> None:
-        out: list[dict[str, Any]] = []
+        out: list[str] = []
         while self._held:
             following = self.last_v + 1
             if following in self._held:
@@ -159,14 +148,14 @@ class LobbyConsumer(JsonConsumer):
             if not fill:
                 break
             fill = False  # one query per gap: what the database lacks, no layer will bring
-            missing = await db_call(feed.events_since)(self.last_v)
+            missing = await db_call(selectors.events_since)(self.last_v)
             if missing is None:
                 await self._flush(out)
                 out = []
                 await self._send_snapshot()
             else:
                 for event in missing:
-                    self._held.setdefault(event["v"], event)
+                    self._held.setdefault(event["v"], event["text"])
             self._held = {v: e for v, e in self._held.items() if v > self.last_v}
         await self._flush(out)
         if self._gap_timer is not None:
@@ -185,12 +174,13 @@ class LobbyConsumer(JsonConsumer):
         except Exception:
             logger.exception("lobby socket could not fill a gap in the feed")
 
-    async def _flush(self, events: list[dict[str, Any]]) -> None:
-        # One frame per burst: a busy lobby must not cost a frame per event per socket.
+    async def _flush(self, events: list[str]) -> None:
+        # One frame per burst: a busy lobby must not cost a frame per event per socket. The
+        # events come encoded (lobby.services.feed): a batch is their texts joined.
         if len(events) == 1:
-            await self.send_json(events[0])
+            await self.send(text_data=events[0])
         elif events:
-            await self.send_json({"type": "batch", "events": events})
+            await self.send(text_data='{"type":"batch","events":[' + ",".join(events) + "]}")
 
     # --- from the channel layer -------------------------------------------------------------
 
@@ -199,50 +189,40 @@ class LobbyConsumer(JsonConsumer):
 
     async def lobby_announcement(self, message: dict[str, Any]) -> None:
         """A message from the site's operators to everyone in the lobby (not versioned)."""
-        await self.send_json({"type": "announcement", "text": str(message["text"])})
+        await self.send_json(protocol.Announcement(text=str(message["text"])))
 
     async def lobby_personal(self, message: dict[str, Any]) -> None:
-        await self.send_json(message["event"])
+        await self.send(text_data=message["text"])  # encoded once for all (feed.tell)
 
     async def lobby_online(self, message: dict[str, Any]) -> None:
-        await self.send_json({"type": "online", "online": message["online"]})
+        await self.send(text_data=message["text"])  # encoded once for all (feed.online_message)
 
     # --- from the client --------------------------------------------------------------------
 
-    async def _call(self, service: Any, **kwargs: Any) -> Any:
-        if self.user_id is None:
-            raise ServiceError("not_logged_in", "Log in or play as a guest first.")
-        return await db_call(service)(**kwargs)
-
-    async def _ok(self, message: Message, **fields: Any) -> None:
-        await self.send_json({"type": "ok", "id": message.id, **fields})
-
     async def handle_ping(self, message: protocol.Ping) -> None:
-        await self.send_json({"type": "pong", "id": message.id})
+        await self.send_json(protocol.Pong(id=message.id))
 
     async def handle_sync(self, message: protocol.Sync) -> None:
         self.charge(self.sync_cost)
         if message.v > self.last_v or not await self._replay(message.v):
             await self._send_snapshot()
 
-    async def handle_seek(self, message: protocol.Seek) -> None:
-        seek, _ = await self._call(
-            seeks.create_seek,
-            user=self.user,
-            games=msgspec.to_builtins(message.games),
-            time_control=message.time_control,
-            rated=message.rated,
-            rating_range=message.rating_range,
-            computer=message.computer,
-            pair_now=False,
-        )
-        matchmaker.poke()  # `game_started` follows when the seek pairs
-        await self._ok(message, seek_id=seek.pk)
+    async def handle_operation(self, message: Message) -> None:
+        """Any operation of the command table: the same service and checks as over HTTP."""
+        done = await db_call(commands.run)(self.user, message, socket=True)
+        if isinstance(message, protocol.Seek):
+            seek, _ = done.result
+            self._seek_opened(seek.pk, message)
+        await self.send_json(done.answer)
+
+    def _seek_opened(self, seek_id: int, message: protocol.Seek) -> None:
+        """A seek from this socket is paired by the matchmaker (`game_started` follows)."""
+        matchmaker.poke()
         if message.computer is not None:
             # No partner by then: the computer (`game_started` follows in either case).
             asyncio.get_running_loop().call_later(
                 computer.fallback_seconds(),
-                lambda: asyncio.ensure_future(self._hand_to_computer(seek.pk)),
+                lambda: asyncio.ensure_future(self._hand_to_computer(seek_id)),
             )
 
     async def _hand_to_computer(self, seek_id: int) -> None:
@@ -251,60 +231,3 @@ class LobbyConsumer(JsonConsumer):
         except Exception:
             # The bots worker hands it over a few seconds later: log, and let it.
             logger.exception("handing seek %s to the computer failed", seek_id)
-
-    async def handle_play_computer(self, message: protocol.PlayComputer) -> None:
-        game = await self._call(
-            bots.play_computer,
-            user=self.user,
-            slug=message.slug,
-            options=dict(message.options),
-            level=message.level,
-            side=message.side,
-            time_control=message.time_control,
-        )
-        await self._ok(message, game_id=game.pk)  # `game_started` follows too
-
-    async def handle_cancel_seek(self, message: protocol.CancelSeek) -> None:
-        await self._call(seeks.cancel_seek, user=self.user, seek_id=message.seek_id)
-        await self._ok(message)
-
-    async def handle_challenge(self, message: protocol.Challenge) -> None:
-        challenge = await self._call(
-            challenges.create_challenge,
-            challenger=self.user,
-            challenged=message.user,
-            slug=message.slug,
-            options=dict(message.options),
-            side=message.side,
-            time_control=message.time_control,
-            rated=message.rated,
-        )
-        await self._ok(message, challenge_id=challenge.pk, token=challenge.token)
-
-    async def handle_accept(self, message: protocol.Accept) -> None:
-        game = await self._call(
-            challenges.accept_challenge,
-            user=self.user,
-            challenge_id=message.challenge_id,
-            token=message.token,
-        )
-        await self._ok(message, game_id=game.pk)
-
-    async def handle_decline(self, message: protocol.Decline) -> None:
-        await self._call(
-            challenges.decline_challenge,
-            user=self.user,
-            challenge_id=message.challenge_id,
-            reason=message.reason,
-        )
-        await self._ok(message)
-
-    async def handle_cancel_challenge(self, message: protocol.CancelChallenge) -> None:
-        await self._call(
-            challenges.cancel_challenge, user=self.user, challenge_id=message.challenge_id
-        )
-        await self._ok(message)
-
-    async def handle_command(self, message: protocol.Command) -> None:
-        challenge = await self._call(challenges.pbm_challenge, sender=self.user, text=message.text)
-        await self._ok(message, challenge_id=challenge.pk)

@@ -11,6 +11,7 @@ from django.conf import settings
 
 from lobby import protocol
 from lobby.services import feed
+from realtime.protocol import Pong
 from realtime.ws import CLOSE_TOO_MANY_SOCKETS, JsonConsumer
 
 # Sockets of each user on this process: the cap of MAX_SOCKETS_PER_USER holds for these too
@@ -51,7 +52,7 @@ class NotifyConsumer(JsonConsumer):
         await self.channel_layer.group_discard(feed.user_group(user_id), self.channel_name)
 
     async def lobby_personal(self, message: dict[str, Any]) -> None:
-        await self.send_json(message["event"])
+        await self.send(text_data=message["text"])  # encoded once for all (feed.tell)
 
     async def handle_ping(self, message: protocol.Ping) -> None:
-        await self.send_json({"type": "pong", "id": message.id})
+        await self.send_json(Pong(id=message.id))

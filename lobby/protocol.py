@@ -149,8 +149,9 @@ class CommandBody(Body, kw_only=True, frozen=True):
 
 
 # --- what the server sends on the lobby socket --------------------------------------------
-# Services build these frames as plain JSON-ready dicts; the models are their contract: the
-# published schema comes from them, and every frame a test receives is validated by them.
+# Services build these frames (lobby/payloads.py the views of rows inside them) and the feed
+# encodes each once; the published schema comes from them, and every frame a test receives is
+# validated by them.
 
 
 class Account(msgspec.Struct, forbid_unknown_fields=True):
@@ -229,7 +230,8 @@ class SeekRemoved(Frame, tag="seek_removed", kw_only=True):
     seek_id: int
 
 
-class GameStarted(Frame, tag="game_started", kw_only=True):
+# The fields of the other kind are left out, not sent as null: clients test for `you`.
+class GameStarted(Frame, tag="game_started", kw_only=True, omit_defaults=True):
     """Public (versioned, with `game`) or personal (not versioned, with `you`)."""
 
     game_id: int
@@ -267,6 +269,12 @@ class Announcement(Frame, tag="announcement", kw_only=True):
     text: str
 
 
+class SeekFailed(Error, tag="error", kw_only=True, omit_defaults=True):
+    """The `error` that comes as a personal message when the computer cannot take a seek:
+    no request to answer, so no `id`. On the wire it is an `Error` (outside SERVER_FRAMES,
+    so the published schema has the one `error`)."""
+
+
 class FollowedGame(msgspec.Struct, forbid_unknown_fields=True):
     id: int
     name: str
@@ -288,8 +296,10 @@ class Followed(Frame, tag="followed", kw_only=True):
     result: FollowedResult | None
 
 
-class Ok(Frame, tag="ok", kw_only=True):
-    id: RequestId = None
+# Only the fields of the request's answer are sent, and `id` always (null when the request had
+# none): so `id` has no default, which omit_defaults would leave out.
+class Ok(Frame, tag="ok", kw_only=True, omit_defaults=True):
+    id: RequestId
     seek_id: int | None = None
     challenge_id: int | None = None
     token: str | None = None

@@ -1,10 +1,13 @@
-"""Reads for the lobby: its snapshot, the live games list and the pages' listings."""
+"""Reads for the lobby: its snapshot, the stored feed, the live games list and the pages'
+listings. Reads import no service (lobby.services import these): the wire views of rows come
+from lobby.payloads."""
 
 from __future__ import annotations
 
 import time
 from typing import Any
 
+import msgspec
 from django.db.models import Count, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -13,10 +16,10 @@ from accounts.models import User
 from games.models import Game, GameConnection
 from games.rules import available_games
 from games.selectors import title_for
-from lobby.models import Challenge, LobbyConnection, Seek
-from lobby.services import feed
-from lobby.services.challenges import challenge_payload
-from lobby.services.seeks import seek_payload
+from lobby import protocol
+from lobby.models import Challenge, LobbyConnection, LobbyEvent, LobbyVersion, Seek
+from lobby.payloads import challenge_payload, live_game, seek_payload
+from realtime.protocol import encode
 
 LIVE_GAMES_SHOWN = 50
 
@@ -50,82 +53,99 @@ def _active_games(limit: int) -> Any:
     )
 
 
-def live_games() -> list[dict[str, Any]]:
-    games = _active_games(LIVE_GAMES_SHOWN)
-    return [
-        {
-            "id": game.pk,
-            "slug": game.slug,
-            "options": game.options,
-            "players": {"1": game.player1.username, "2": game.player2.username},
-            "ply": game.ply,
-            "spectators": game.spectators,
-        }
-        for game in games
-    ]
+def live_games() -> list[protocol.LiveGame]:
+    return [live_game(game) for game in _active_games(LIVE_GAMES_SHOWN)]
+
+
+# --- the stored feed ------------------------------------------------------------------------
+
+
+def current_version() -> int:
+    return LobbyVersion.objects.filter(pk=1).values_list("version", flat=True).first() or 0
+
+
+# A socket further behind than this gets one snapshot instead of the events.
+MAX_REPLAY = 50
+
+
+def events_since(version: int, limit: int = MAX_REPLAY) -> list[dict[str, Any]] | None:
+    """The public events after `version` as lobby.services.feed stamps them ({"v", "text"}),
+    or None when a snapshot is the better answer."""
+    latest = current_version()
+    if version == latest:
+        return []
+    # A version from the future (a client cannot have seen it) or too far back: a snapshot.
+    if version < 0 or version > latest or latest - version > limit:
+        return None
+    stored = (
+        LobbyEvent.objects.filter(version__gt=version, version__lte=latest)
+        .order_by("version")
+        .values_list("version", "payload")
+    )
+    return [{"v": v, "text": encode(payload)} for v, payload in stored]
 
 
 # The public part of the lobby snapshot is the same for everyone: in a reconnection storm
 # each process builds it once per feed version (and at most this old), not once per socket.
 PUBLIC_SNAPSHOT_SECONDS = 1.0
-_public: tuple[float, dict[str, Any]] | None = None
+_public: tuple[float, protocol.Lobby] | None = None
 
 
-def public_snapshot() -> dict[str, Any]:
-    """The feed version with the seeks, live games and online count as of that version."""
+def public_snapshot() -> protocol.Lobby:
+    """The feed version with the seeks, live games and online count as of that version
+    (a snapshot for nobody: no user, no challenges, no games of theirs)."""
     global _public
-    version = feed.current_version()
+    version = current_version()
     cached = _public
     if cached is not None:
         built_at, public = cached
-        if public["v"] == version and time.monotonic() - built_at < PUBLIC_SNAPSHOT_SECONDS:
+        if public.v == version and time.monotonic() - built_at < PUBLIC_SNAPSHOT_SECONDS:
             return public
     seeks = (
         Seek.objects.filter(status=Seek.Status.OPEN, announced=True)
         .select_related("user")
         .order_by("created_at")
     )
-    public = {
-        "v": version,
-        "seeks": [seek_payload(s) for s in seeks[:200]],
-        "games": live_games(),
-        "online": online_count(),
-    }
+    public = protocol.Lobby(
+        v=version,
+        user=None,
+        seeks=[seek_payload(s) for s in seeks[:200]],
+        challenges=protocol.Challenges(incoming=[], outgoing=[]),
+        games=live_games(),
+        my_games=[],
+        online=online_count(),
+    )
     _public = (time.monotonic(), public)
     return public
 
 
-def snapshot(user: Any) -> dict[str, Any]:
-    signed_in = user is not None and user.is_authenticated
-    challenges: dict[str, list[dict[str, Any]]] = {"incoming": [], "outgoing": []}
-    my_games: list[int] = []
-    if signed_in:
-        # Challenges past their expiry are not offered, even before anyone marks them.
-        pending = Challenge.objects.filter(
-            status=Challenge.Status.PENDING, expires_at__gt=timezone.now()
-        ).select_related("challenger", "challenged")
-        challenges["incoming"] = [
-            challenge_payload(c) for c in pending.filter(challenged=user).order_by("created_at")
-        ]
-        challenges["outgoing"] = [
-            challenge_payload(c) for c in pending.filter(challenger=user).order_by("created_at")
-        ]
-        my_games = list(
-            Game.objects.filter(Q(player1=user) | Q(player2=user), status=Game.Status.ACTIVE)
-            .order_by("-created_at")
-            .values_list("pk", flat=True)[:20]
-        )
+def snapshot(user: Any) -> protocol.Lobby:
     public = public_snapshot()
-    return {
-        "type": "lobby",
-        "v": public["v"],
-        "user": {"username": user.username, "is_guest": user.is_guest} if signed_in else None,
-        "seeks": public["seeks"],
-        "challenges": challenges,
-        "games": public["games"],
-        "my_games": my_games,
-        "online": public["online"],
-    }
+    if user is None or not user.is_authenticated:
+        return public
+    # Challenges past their expiry are not offered, even before anyone marks them.
+    pending = Challenge.objects.filter(
+        status=Challenge.Status.PENDING, expires_at__gt=timezone.now()
+    ).select_related("challenger", "challenged")
+    challenges = protocol.Challenges(
+        incoming=[
+            challenge_payload(c) for c in pending.filter(challenged=user).order_by("created_at")
+        ],
+        outgoing=[
+            challenge_payload(c) for c in pending.filter(challenger=user).order_by("created_at")
+        ],
+    )
+    my_games = list(
+        Game.objects.filter(Q(player1=user) | Q(player2=user), status=Game.Status.ACTIVE)
+        .order_by("-created_at")
+        .values_list("pk", flat=True)[:20]
+    )
+    return msgspec.structs.replace(
+        public,
+        user=protocol.Account(username=user.username, is_guest=user.is_guest),
+        challenges=challenges,
+        my_games=my_games,
+    )
 
 
 # --- pages: the live games page and profiles (server-rendered) ---------------------------

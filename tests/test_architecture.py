@@ -73,3 +73,50 @@ def test_the_product_names_no_tooling_module_even_as_text() -> None:
 def test_the_rule_engines_import_no_django() -> None:
     for path in (ROOT / "games" / "rules").rglob("*.py"):
         assert "django" not in imported_packages(path), path
+
+
+def lobby_imports() -> dict[str, set[str]]:
+    """The lobby's own modules (lobby/*.py, lobby/services/*.py) and which of them each
+    imports, read from the source (`from lobby.services import feed` names lobby.services.feed)."""
+    files = [*(ROOT / "lobby").glob("*.py"), *(ROOT / "lobby" / "services").glob("*.py")]
+    names = {
+        ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): path
+        for path in files
+    }
+    graph: dict[str, set[str]] = {}
+    for name, path in names.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
+        graph[name] = {other for other in found & set(names) if other not in (name, "lobby")}
+    return graph
+
+
+def test_the_lobbys_reads_import_no_service() -> None:
+    """Services read through the selectors and draw rows with the payloads; the reverse arrow
+    made a circle (services -> selectors -> services)."""
+    graph = lobby_imports()
+    for reader in ("lobby.selectors", "lobby.payloads", "lobby.protocol"):
+        writes = sorted(m for m in graph[reader] if m.startswith("lobby.services"))
+        assert not writes, f"{reader} imports {writes}"
+
+
+def test_no_import_circle_inside_the_lobby() -> None:
+    graph = lobby_imports()
+    done: set[str] = set()
+
+    def visit(module: str, path: list[str]) -> None:
+        if module in path:
+            circle = [*path[path.index(module) :], module]
+            raise AssertionError(f"an import circle: {' -> '.join(circle)}")
+        if module in done:
+            return
+        for imported in sorted(graph[module]):
+            visit(imported, [*path, module])
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module, [])

@@ -246,11 +246,11 @@ def test_the_lobby_snapshot_leaves_out_challenges_past_their_expiry(users: dict[
     from lobby.selectors import snapshot
 
     challenges.create_challenge(challenger=users["alice"], challenged="bob", slug="diffusion")
-    assert len(snapshot(users["bob"])["challenges"]["incoming"]) == 1
+    assert len(snapshot(users["bob"]).challenges.incoming) == 1
     with time_machine.travel(timezone.now() + timedelta(hours=24, seconds=1)):
         # Nobody has touched it, so it is still "pending" in the table: not offered anyway.
-        assert snapshot(users["bob"])["challenges"]["incoming"] == []
-        assert snapshot(users["alice"])["challenges"]["outgoing"] == []
+        assert snapshot(users["bob"]).challenges.incoming == []
+        assert snapshot(users["alice"]).challenges.outgoing == []
 
 
 @pytest.mark.parametrize(
@@ -452,16 +452,17 @@ async def test_a_rematch_is_announced_to_both_players_and_on_the_live_list(
         await client.disconnect()
 
 
-def stamped_unsent(monkeypatch: pytest.MonkeyPatch, seek_id: int) -> list[dict[str, Any]]:
+def stamped_unsent(monkeypatch: pytest.MonkeyPatch, seek_id: int) -> list[Any]:
     """A public event stored and versioned as publish() does, whose broadcast never leaves."""
     from django.db import transaction
 
+    from lobby import protocol
     from lobby.services import feed
 
     with monkeypatch.context() as patch:
         patch.setattr(feed, "_send", lambda *args: None)
         with transaction.atomic():
-            return feed.publish({"type": "seek_removed", "seek_id": seek_id})
+            return feed.publish(protocol.SeekRemoved(v=feed.UNSTAMPED, seek_id=seek_id))
 
 
 async def test_a_batch_from_another_process_arriving_late_is_put_back_in_order(
@@ -510,7 +511,7 @@ def test_lobby_snapshots_in_a_storm_share_one_reading_per_feed_version(
 
     seeks.create_seek(user=users["carol"], games=DIFFUSION)
     first = selectors.snapshot(None)
-    assert len(first["seeks"]) == 1
+    assert len(first.seeks) == 1
     # The next anonymous snapshot reads the feed version only: nothing changed.
     with django_assert_max_num_queries(1):
         again = selectors.snapshot(None)
@@ -518,5 +519,5 @@ def test_lobby_snapshots_in_a_storm_share_one_reading_per_feed_version(
     # A new version is a new reading.
     seeks.create_seek(user=users["bob"], games=[{"slug": "zigzag", "options": {}}])
     changed = selectors.snapshot(None)
-    assert changed["v"] > first["v"]
-    assert len(changed["seeks"]) == 2
+    assert changed.v > first.v
+    assert len(changed.seeks) == 2

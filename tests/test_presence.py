@@ -248,7 +248,7 @@ async def test_a_lobby_socket_whose_send_fails_still_removes_its_presence() -> N
     closed["now"] = True
     # A personal message arrives just as the client closes (a challenge accepted, say).
     await get_channel_layer().group_send(
-        feed.user_group(user.pk), {"type": "lobby.personal", "event": {"type": "challenge"}}
+        feed.user_group(user.pk), {"type": "lobby.personal", "text": '{"type": "challenge"}'}
     )
     await client.receive_nothing(timeout=0.2)
     await client.disconnect()
@@ -275,7 +275,7 @@ async def test_a_frame_for_a_socket_that_is_closing_is_dropped_without_an_error(
     assert connected
     assert (await client.receive_json_from())["type"] == "lobby"
     closed["now"] = True
-    await get_channel_layer().group_send(feed.LOBBY_GROUP, {"type": "lobby.online", "online": 9})
+    await get_channel_layer().group_send(feed.LOBBY_GROUP, feed.online_message(9))
     await client.receive_nothing(timeout=0.2)
     await client.disconnect()
     errors = [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]

@@ -17,7 +17,9 @@ from games import services as game_services
 from games.engine import normalized_options
 from games.models import Game
 from games.rules import InvalidOptions
+from lobby import protocol
 from lobby.models import Challenge
+from lobby.payloads import challenge_payload
 from lobby.services import feed
 from lobby.services.seeks import check_time_control
 from realtime.errors import ServiceError
@@ -27,25 +29,6 @@ MAX_REASON_LENGTH = 100
 # Challenges one user may have waiting for an answer: to one person, and in all.
 MAX_PENDING_TO_ONE = 3
 MAX_PENDING = 20
-
-
-def challenge_payload(challenge: Challenge) -> dict[str, Any]:
-    return {
-        "id": challenge.pk,
-        "challenger": challenge.challenger.username,
-        "challenged": challenge.challenged.username if challenge.challenged else None,
-        "slug": challenge.slug,
-        "options": challenge.options,
-        "side": challenge.side,
-        "time_control": challenge.time_control.code,
-        "time_label": challenge.time_control.label,
-        "status": challenge.status,
-        "decline_reason": challenge.decline_reason,
-        "token": challenge.token,
-        "game_id": challenge.game_id,
-        "expires_at": challenge.expires_at.isoformat(),
-        "rated": challenge.rated,
-    }
 
 
 def _audience(challenge: Challenge) -> list[int]:
@@ -120,7 +103,7 @@ def create_challenge(
             expires_at=timezone.now() + LIFETIME,
         )
         feed.tell(
-            _audience(challenge), {"type": "challenge", "challenge": challenge_payload(challenge)}
+            _audience(challenge), protocol.ChallengeNews(challenge=challenge_payload(challenge))
         )
     return challenge
 
@@ -175,8 +158,7 @@ def _problem(challenge: Challenge) -> ServiceError | None:
 
 def _updated(challenge: Challenge) -> None:
     feed.tell(
-        _audience(challenge),
-        {"type": "challenge_updated", "challenge": challenge_payload(challenge)},
+        _audience(challenge), protocol.ChallengeUpdated(challenge=challenge_payload(challenge))
     )
 
 

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from bots import services as bots
+from lobby import protocol
 from lobby.models import Seek
 from lobby.services import feed
 from lobby.services.seeks import _lock_matchmaking
@@ -45,7 +46,7 @@ def hand_to_computer(seek_ids: list[int] | None = None, grace: float = 0) -> int
         if seek_ids is not None:
             query = query.filter(pk__in=seek_ids)
         waiting = list(query.select_related("user").order_by("pk")[:FALLBACK_BATCH])
-        events: list[dict[str, Any]] = []
+        events: list[protocol.FeedEvent] = []
         for seek in waiting:
             choice = seek.games[0]
             try:
@@ -61,14 +62,13 @@ def hand_to_computer(seek_ids: list[int] | None = None, grace: float = 0) -> int
                 # Say why to the seeker, and stop trying: the seek waits for a person.
                 Seek.objects.filter(pk=seek.pk).update(computer_level=None)
                 feed.tell(
-                    [seek.user_id],
-                    {"type": "error", "code": error.code, "message": error.message},
+                    [seek.user_id], protocol.SeekFailed(code=error.code, message=error.message)
                 )
                 continue
             Seek.objects.filter(pk=seek.pk).update(status=Seek.Status.PAIRED, game=game)
             started += 1
             if seek.announced:
-                events.append({"type": "seek_removed", "seek_id": seek.pk})
+                events.append(protocol.SeekRemoved(v=feed.UNSTAMPED, seek_id=seek.pk))
         if events:
             feed.publish(*events)
     return started

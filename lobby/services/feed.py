@@ -1,17 +1,24 @@
-"""The lobby feed: public events with versions in commit order, and personal messages."""
+"""The lobby feed: public events with versions in commit order, and personal messages.
+
+Both are typed frames (lobby/protocol.py), encoded once here: every socket they reach sends
+the same text, and a batch is the texts of its events joined (lobby.consumers).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import weakref
-from typing import Any
+from typing import Any, TypedDict
 
+import msgspec
 from channels.layers import get_channel_layer
 from django.db import transaction
 
+from lobby import protocol
 from lobby.models import LobbyEvent, LobbyVersion
 from realtime.db import calling_loop, run_soon
+from realtime.protocol import Frame, encode
 
 logger = logging.getLogger(__name__)
 
@@ -20,6 +27,22 @@ LOBBY_GROUP = "lobby"
 
 def user_group(user_id: int) -> str:
     return f"user.{user_id}"
+
+
+class Stamped(TypedDict):
+    """A public event as the channel layer carries it: its version and its JSON text."""
+
+    v: int
+    text: str
+
+
+# What a service passes as an event's `v`: publish() replaces it with the event's version.
+UNSTAMPED = 0
+
+
+def online_message(count: int) -> dict[str, Any]:
+    """The channel-layer message that tells every lobby socket the online count, encoded once."""
+    return {"type": "lobby.online", "text": encode(protocol.Online(online=count))}
 
 
 # Public events wait this long in a process before going out together: a burst of seeks and
@@ -31,11 +54,11 @@ class _Batcher:
     """Collects public lobby events on the server's event loop and sends them in batches."""
 
     def __init__(self) -> None:
-        self.events: list[dict[str, Any]] = []
+        self.events: list[Stamped] = []
         self.scheduled = False
         self.sending: set[asyncio.Future[None]] = set()  # keeps running sends referenced
 
-    def add(self, events: list[dict[str, Any]]) -> None:
+    def add(self, events: list[Stamped]) -> None:
         self.events.extend(events)
         if not self.scheduled:
             self.scheduled = True
@@ -63,7 +86,7 @@ def _batcher() -> _Batcher:
     return batcher
 
 
-def _batch(events: list[dict[str, Any]]) -> dict[str, Any]:
+def _batch(events: list[Stamped]) -> dict[str, Any]:
     return {"type": "lobby.batch", "events": events}
 
 
@@ -77,7 +100,7 @@ async def _group_send(messages: list[tuple[str, dict[str, Any]]]) -> None:
         logger.exception("lobby broadcast failed")
 
 
-def _send(public: list[dict[str, Any]], personal: list[tuple[str, dict[str, Any]]]) -> None:
+def _send(public: list[Stamped], personal: list[tuple[str, dict[str, Any]]]) -> None:
     if get_channel_layer() is None:
         return
     batching = calling_loop() is not None
@@ -94,48 +117,29 @@ def _send(public: list[dict[str, Any]], personal: list[tuple[str, dict[str, Any]
     run_soon(send_all)
 
 
-def publish(*events: dict[str, Any]) -> list[dict[str, Any]]:
+def publish(*events: protocol.FeedEvent) -> list[Stamped]:
     """Version public events and send them to every lobby socket after commit.
 
     Call last in the transaction: the version row stays locked until commit, so versions are
     handed out in commit order and a client never sees v7 before v6 exists.
     """
     counter, _ = LobbyVersion.objects.select_for_update().get_or_create(pk=1)
-    stamped = []
+    stamped: list[Stamped] = []
+    rows = []
     for event in events:
         counter.version += 1
-        stamped.append({**event, "v": counter.version})
-    LobbyEvent.objects.bulk_create(
-        LobbyEvent(version=payload["v"], payload=payload) for payload in stamped
-    )
+        frame = msgspec.structs.replace(event, v=counter.version)
+        stamped.append({"v": counter.version, "text": encode(frame)})
+        rows.append(LobbyEvent(version=counter.version, payload=msgspec.to_builtins(frame)))
+    LobbyEvent.objects.bulk_create(rows)
     counter.save(update_fields=["version"])
     transaction.on_commit(lambda: _send(stamped, []))
     return stamped
 
 
-def tell(user_ids: list[int], event: dict[str, Any]) -> None:
-    """Send a personal message to every lobby socket of these users after commit."""
-    messages = [(user_group(uid), {"type": "lobby.personal", "event": event}) for uid in user_ids]
+def tell(user_ids: list[int], frame: Frame | dict[str, Any]) -> None:
+    """Send a personal frame to every lobby socket of these users after commit (encoded
+    once for all of them)."""
+    message = {"type": "lobby.personal", "text": encode(frame)}
+    messages = [(user_group(uid), message) for uid in user_ids]
     transaction.on_commit(lambda: _send([], messages))
-
-
-def current_version() -> int:
-    return LobbyVersion.objects.filter(pk=1).values_list("version", flat=True).first() or 0
-
-
-# A socket further behind than this gets one snapshot instead of the events.
-MAX_REPLAY = 50
-
-
-def events_since(version: int, limit: int = MAX_REPLAY) -> list[dict[str, Any]] | None:
-    latest = current_version()
-    if version == latest:
-        return []
-    # A version from the future (a client cannot have seen it) or too far back: a snapshot.
-    if version < 0 or version > latest or latest - version > limit:
-        return None
-    return list(
-        LobbyEvent.objects.filter(version__gt=version, version__lte=latest)
-        .order_by("version")
-        .values_list("payload", flat=True)
-    )

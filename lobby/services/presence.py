@@ -42,12 +42,12 @@ def _gone(user_ids: list[int]) -> None:
 
 def send_online() -> None:
     """Send the online count to every lobby socket now, from sync code."""
-    count = selectors.online_count()
+    message = feed.online_message(selectors.online_count())
     layer = get_channel_layer()
 
     async def send() -> None:
         try:
-            await layer.group_send(feed.LOBBY_GROUP, {"type": "lobby.online", "online": count})
+            await layer.group_send(feed.LOBBY_GROUP, message)
         except Exception:
             logger.exception("online count update failed")
 

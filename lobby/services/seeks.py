@@ -22,11 +22,11 @@ from games import services as game_services
 from games.engine import normalized_options
 from games.models import Game
 from games.rules import InvalidOptions
-from lobby import matching
+from lobby import matching, protocol
 from lobby.models import Seek
+from lobby.payloads import game_summary, seek_payload, speed_of
 from lobby.services import feed
 from ratings import selectors as rating_selectors
-from ratings.models import Speed
 from realtime.errors import ServiceError
 
 MAX_OPEN_SEEKS = 3
@@ -83,10 +83,6 @@ def seek_view(
     )
 
 
-def speed_of(control: clocks.TimeControl) -> str:
-    return Speed.REALTIME if control.realtime else Speed.CORRESPONDENCE
-
-
 def check_rating_range(value: Any) -> list[int] | None:
     if value is None:
         return None
@@ -109,24 +105,6 @@ def check_time_control(text: Any) -> clocks.TimeControl:
         return clocks.parse(text)
     except clocks.BadTimeControl as error:
         raise ServiceError("invalid_time_control", str(error)) from None
-
-
-def seek_payload(seek: Seek) -> dict[str, Any]:
-    rating, provisional = rating_selectors.rating_of(
-        seek.user_id, seek.games[0]["slug"], speed_of(seek.time_control)
-    )
-    return {
-        "id": seek.pk,
-        "user": seek.user.username,
-        "games": seek.games,
-        "time_control": seek.time_control.code,
-        "time_label": seek.time_control.label,
-        "created_at": seek.created_at.isoformat(),
-        "rated": seek.rated,
-        "rating_range": seek.rating_range,
-        "rating": round(rating),
-        "provisional": provisional,
-    }
 
 
 def create_seek(
@@ -224,11 +202,11 @@ def _pair_queue() -> dict[int, Game]:
             for first, second in [random.sample([a.user, b.user], 2)]
         ]
     )
-    events: list[dict[str, Any]] = []
+    events: list[protocol.FeedEvent] = []
     paired: dict[int, Game] = {}
     for (a, b, _), game in zip(pairs, games, strict=True):
         paired[a.pk] = paired[b.pk] = game
-        events += [{"type": "seek_removed", "seek_id": s.pk} for s in (a, b) if s.announced]
+        events += [_removed(s) for s in (a, b) if s.announced]
     if paired:
         # One statement for the whole pass; the backstop: a seek is paired once or not at all.
         updated = Seek.objects.filter(pk__in=list(paired), status=Seek.Status.OPEN).update(
@@ -240,10 +218,14 @@ def _pair_queue() -> dict[int, Game]:
     fresh = [s for s in waiting if s.pk not in paired and not s.announced]
     if fresh:
         Seek.objects.filter(pk__in=[s.pk for s in fresh]).update(announced=True)
-        events += [{"type": "seek_added", "seek": seek_payload(s)} for s in fresh]
+        events += [protocol.SeekAdded(v=feed.UNSTAMPED, seek=seek_payload(s)) for s in fresh]
     if events:
         feed.publish(*events)
     return paired
+
+
+def _removed(seek: Seek) -> protocol.SeekRemoved:
+    return protocol.SeekRemoved(v=feed.UNSTAMPED, seek_id=seek.pk)
 
 
 def _lock_matchmaking(*, wait: bool) -> bool:
@@ -264,25 +246,19 @@ def announce_games(games: list[Game], **_: Any) -> None:
     with transaction.atomic():
         for game in games:
             for number, user_id in ((1, game.player1_id), (2, game.player2_id)):
-                feed.tell([user_id], {"type": "game_started", "game_id": game.pk, "you": number})
+                feed.tell([user_id], protocol.GameStarted(game_id=game.pk, you=number))
         feed.publish(
-            *({"type": "game_started", "game_id": g.pk, "game": game_summary(g)} for g in games)
+            *(
+                protocol.GameStarted(v=feed.UNSTAMPED, game_id=g.pk, game=game_summary(g))
+                for g in games
+            )
         )
 
 
 def announce_end(game: Game, **_: Any) -> None:
     """Take a finished game off every lobby's live list (games.lifecycle.game_ended)."""
     with transaction.atomic():
-        feed.publish({"type": "game_ended", "game_id": game.pk, "status": game.status})
-
-
-def game_summary(game: Game) -> dict[str, Any]:
-    return {
-        "id": game.pk,
-        "slug": game.slug,
-        "options": game.options,
-        "players": {"1": game.player1.username, "2": game.player2.username},
-    }
+        feed.publish(protocol.GameEnded(v=feed.UNSTAMPED, game_id=game.pk, status=game.status))
 
 
 def cancel_seek(*, user: User, seek_id: int) -> None:
@@ -297,7 +273,7 @@ def cancel_seek(*, user: User, seek_id: int) -> None:
         seek.status = Seek.Status.CANCELLED
         seek.save(update_fields=["status"])
         if seek.announced:
-            feed.publish({"type": "seek_removed", "seek_id": seek.pk})
+            feed.publish(_removed(seek))
 
 
 def cancel_realtime_seeks(*, user_id: int) -> int:
@@ -311,7 +287,7 @@ def cancel_realtime_seeks(*, user_id: int) -> int:
         if not seeks:
             return 0
         Seek.objects.filter(pk__in=[s.pk for s in seeks]).update(status=Seek.Status.CANCELLED)
-        removed = [{"type": "seek_removed", "seek_id": s.pk} for s in seeks if s.announced]
+        removed = [_removed(s) for s in seeks if s.announced]
         if removed:
             feed.publish(*removed)
     return len(seeks)
