@@ -36,6 +36,11 @@ class Stream(Protocol):
         """The last version the socket's client has."""
         ...
 
+    @property
+    def busy(self) -> bool:
+        """Whether the stream is sending now (it brings its client up to date itself)."""
+        ...
+
     async def catch_up(self, version: int) -> None:
         """Send the client what it lacks up to `version`."""
         ...
@@ -92,7 +97,10 @@ async def catch_up_once(loop: asyncio.AbstractEventLoop) -> int:
     current = await db_call(versions)(sorted({stream.game_id for stream in streams}))
     previous = _previous.get(loop, {})
     _previous[loop] = current
-    behind = [s for s in streams if previous.get(s.game_id, 0) > s.last_v]
+    # A busy stream is skipped, not waited for: it is answering a request or delivering an
+    # event, which fills any gap before it, and the next check looks again. Waiting would hold
+    # every other socket of the process behind one request's database call.
+    behind = [s for s in streams if previous.get(s.game_id, 0) > s.last_v and not s.busy]
     for stream in behind:
         try:
             await stream.catch_up(current[stream.game_id])

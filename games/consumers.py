@@ -202,22 +202,23 @@ class GameConsumer(JsonConsumer):
     async def _call(self, service: Any, message: Message, **kwargs: Any) -> None:
         """Run a service for the client and answer it: the one place that reads `Applied`."""
         echo = {} if message.id is None else {"id": message.id}
-        try:
-            applied = await db_call(service)(game_id=self.game_id, user=self.user, **kwargs)
-        except ServiceError as error:
-            await self.send_error(error.code, error.message, **echo)
-            if error.code == "stale_ply":
-                async with self.stream.request() as reply:
-                    await reply.snapshot()
-            return
-        if applied.event is None:
-            await self.send_json({"type": "ack", **echo, "duplicate": applied.duplicate})
-            return
+        # The stream is held from before the service runs until its answer is out: no other
+        # path can send the request's event first (without its id), and its broadcast, which
+        # comes round after, is skipped.
         async with self.stream.request() as reply:
-            if applied.duplicate:
+            try:
+                applied = await db_call(service)(game_id=self.game_id, user=self.user, **kwargs)
+            except ServiceError as error:
+                await self.send_error(error.code, error.message, **echo)
+                if error.code == "stale_ply":
+                    await reply.snapshot()
+                return
+            if applied.event is None:
+                await self.send_json({"type": "ack", **echo, "duplicate": applied.duplicate})
+            elif applied.duplicate:
                 await reply.duplicate(Versioned.of({**applied.event, **echo, "duplicate": True}))
             else:
-                # The mover hears back at once, before the broadcast comes round.
+                # The mover hears back at once, with its id.
                 await reply.event(Versioned.of({**applied.event, **echo}))
 
     async def handle_move(self, message: protocol.Move) -> None:

@@ -67,9 +67,14 @@ class VersionedStream:
         self._send_text = send
         self._snapshot = snapshot
         self._rearm = rearm
-        # Held by whichever path is sending, so the paths take turns and each sees the
-        # others' last_v.
+        # Held by whichever path is sending (or, for a request, from before its service runs
+        # until its event is out), so the paths take turns and each sees the others' last_v.
         self._order = asyncio.Lock()
+
+    @property
+    def busy(self) -> bool:
+        """Whether a path is sending now (and so bringing the client up to date itself)."""
+        return self._order.locked()
 
     # --- the paths ---------------------------------------------------------------------------
 
@@ -97,7 +102,9 @@ class VersionedStream:
 
     @asynccontextmanager
     async def request(self) -> AsyncIterator[Reply]:
-        """Hold the stream while a client's request is answered on it."""
+        """Hold the stream while a client's request runs and is answered: its event cannot
+        go out first by another path (the catch-up, the deadline) without the request's id,
+        and its broadcast, coming after, is skipped."""
         async with self._order:
             yield Reply(self)
 
