@@ -507,3 +507,33 @@ async def test_the_mover_gets_its_own_move_once_with_its_id_whatever_reaches_its
     assert await versions_up_to(p2, 2) == [(2, "c2")]
     assert await versions_up_to(watcher, 2) == [(1, None), (2, None)]
 
+
+async def test_the_catch_up_serves_any_stream_and_passes_over_a_busy_one() -> None:
+    from games import catchup
+
+    class Stream:
+        """Only what the catch-up asks of a socket's stream (catchup.Stream)."""
+
+        def __init__(self, game_id: int) -> None:
+            self.game_id, self.last_v, self.busy = game_id, 0, True
+            self.caught: list[int] = []
+
+        async def catch_up(self, version: int) -> None:
+            self.caught.append(version)
+            self.last_v = version
+
+    game = await db(new_game)()
+    await db(services.play_move)(game_id=game.pk, user=game.player1, move="I", ply=0)
+    stream = Stream(game.pk)
+    catchup.watch(stream)
+    loop = asyncio.get_running_loop()
+    try:
+        # Behind, but busy (answering a request, which brings it up to date): passed over.
+        await catchup.catch_up_once(loop)
+        await catchup.catch_up_once(loop)
+        assert stream.caught == []
+        stream.busy = False
+        await catchup.catch_up_once(loop)
+        assert stream.caught == [1]
+    finally:
+        catchup.forget(stream)
