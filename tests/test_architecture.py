@@ -10,6 +10,7 @@ product, and nothing of the product imports it."""
 from __future__ import annotations
 
 import ast
+import graphlib
 from pathlib import Path
 
 import pytest
@@ -73,3 +74,34 @@ def test_the_product_names_no_tooling_module_even_as_text() -> None:
 def test_the_rule_engines_import_no_django() -> None:
     for path in (ROOT / "games" / "rules").rglob("*.py"):
         assert "django" not in imported_packages(path), path
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module `path` names in an import, including `from package import module` and
+    imports made only for type checking (a loop of those is a loop all the same)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
+    return found
+
+
+def test_no_module_imports_itself_round_a_loop() -> None:
+    # games/catchup.py and games/consumers.py imported each other (one of them only for type
+    # checking): two modules that can neither be read nor changed apart.
+    paths = [path for package in PRODUCT for path in modules(package)]
+    names = {module_name(path) for path in paths}
+    graph = {
+        module_name(path): (imported_modules(path) & names) - {module_name(path)} for path in paths
+    }
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as error:
+        pytest.fail(f"an import loop: {' -> '.join(error.args[1])}")
