@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import Protocol
 
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
@@ -22,14 +22,33 @@ from django.conf import settings
 from games.models import Game
 from realtime.db import db_call
 
-if TYPE_CHECKING:
-    from games.consumers import GameConsumer
-
 logger = logging.getLogger(__name__)
 
-# The game sockets of this process, per event loop (a server has one; tests start a loop per
-# test), and each loop's catching-up task.
-_sockets: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, weakref.WeakSet[Any]] = (
+
+class Stream(Protocol):
+    """What this task needs of a game socket's stream (games.delivery.VersionedStream)."""
+
+    @property
+    def game_id(self) -> int: ...
+
+    @property
+    def last_v(self) -> int:
+        """The last version the socket's client has."""
+        ...
+
+    @property
+    def busy(self) -> bool:
+        """Whether the stream is sending now (it brings its client up to date itself)."""
+        ...
+
+    async def catch_up(self, version: int) -> None:
+        """Send the client what it lacks up to `version`."""
+        ...
+
+
+# The streams of this process's game sockets, per event loop (a server has one; tests start
+# a loop per test), and each loop's catching-up task.
+_sockets: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, weakref.WeakSet[Stream]] = (
     weakref.WeakKeyDictionary()
 )
 _runners: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[None]] = (
@@ -45,18 +64,18 @@ def interval() -> float:
     return float(getattr(settings, "GAME_CATCH_UP_SECONDS", 2.0))
 
 
-def watch(consumer: GameConsumer) -> None:
-    """Keep `consumer` current from now on (its socket is open and has its snapshot)."""
+def watch(stream: Stream) -> None:
+    """Keep `stream` current from now on (its socket is open and has its snapshot)."""
     loop = asyncio.get_running_loop()
-    _sockets.setdefault(loop, weakref.WeakSet()).add(consumer)
+    _sockets.setdefault(loop, weakref.WeakSet()).add(stream)
     runner = _runners.get(loop)
     if runner is None or runner.done():
         _runners[loop] = loop.create_task(_run(loop))
 
 
-def forget(consumer: GameConsumer) -> None:
+def forget(stream: Stream) -> None:
     loop = asyncio.get_running_loop()
-    _sockets.get(loop, weakref.WeakSet()).discard(consumer)
+    _sockets.get(loop, weakref.WeakSet()).discard(stream)
 
 
 def versions(game_ids: list[int]) -> dict[int, int]:
@@ -72,18 +91,21 @@ _previous: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, int]] 
 async def catch_up_once(loop: asyncio.AbstractEventLoop) -> int:
     """Bring up to date every socket of this loop that still lacks an event stored before
     the previous check (a broadcast merely in flight is not a loss); how many there were."""
-    sockets = list(_sockets.get(loop, ()))
-    if not sockets:
+    streams = list(_sockets.get(loop, ()))
+    if not streams:
         return 0
-    current = await db_call(versions)(sorted({socket.game_id for socket in sockets}))
+    current = await db_call(versions)(sorted({stream.game_id for stream in streams}))
     previous = _previous.get(loop, {})
     _previous[loop] = current
-    behind = [s for s in sockets if previous.get(s.game_id, 0) > s.last_v]
-    for socket in behind:
+    # A busy stream is skipped, not waited for: it is answering a request or delivering an
+    # event, which fills any gap before it, and the next check looks again. Waiting would hold
+    # every other socket of the process behind one request's database call.
+    behind = [s for s in streams if previous.get(s.game_id, 0) > s.last_v and not s.busy]
+    for stream in behind:
         try:
-            await socket._catch_up(current[socket.game_id])
+            await stream.catch_up(current[stream.game_id])
         except Exception:  # one socket's trouble must not stop the others'
-            logger.exception("catching up a socket of game %s failed", socket.game_id)
+            logger.exception("catching up a socket of game %s failed", stream.game_id)
     if behind:
         # On the in-memory layer (`make run`) this is how the moves of other processes (the
         # computer's, the sweeper's) arrive at all: routine there, a lost broadcast on Redis.

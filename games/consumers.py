@@ -1,9 +1,8 @@
 """The game socket /ws/games/<id>/: snapshot on connect, moves in, versioned events out.
 
-Thin: each handler decodes a message and calls one service. The consumer tracks the last
-version it sent its client; an event that skips versions (the channel layer may drop one)
-makes it fetch the missing events from the database first, so clients see every version in
-order. See docs/PROTOCOL.md.
+Thin: each handler decodes a message and calls one service. Every versioned event goes out
+through the socket's stream (games/delivery.py), which sends the versions in order, fills
+gaps from the database and sends none twice. See docs/PROTOCOL.md.
 """
 
 from __future__ import annotations
@@ -18,11 +17,12 @@ from urllib.parse import parse_qs
 from django.conf import settings
 
 from games import catchup, presence, protocol, selectors, services
+from games.delivery import Versioned, VersionedStream
 from games.models import Game
 from realtime import presence as process_presence
 from realtime.db import db_call
 from realtime.errors import ServiceError
-from realtime.protocol import Message, encode
+from realtime.protocol import Message
 from realtime.ws import JsonConsumer
 
 logger = logging.getLogger(__name__)
@@ -62,12 +62,11 @@ class GameConsumer(JsonConsumer):
 
     game_id: int
     player: int | None
-    last_v: int
+    stream: VersionedStream
 
     async def connect(self) -> None:
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
         self.user = self.scope.get("user")
-        self.last_v = 0
         self.player = None
         self.joined = False
         self.lag_ms = 0  # half the measured round trip, smoothed
@@ -77,9 +76,7 @@ class GameConsumer(JsonConsumer):
         self._own_lines: deque[int] = deque(maxlen=20)
         self._timer: asyncio.TimerHandle | None = None
         self._prober: asyncio.Task[None] | None = None
-        # Events reach the client in version order whichever task sends them (a broadcast,
-        # the deadline timer, the periodic catch-up): each holds this while it sends.
-        self._order = asyncio.Lock()
+        self.stream = VersionedStream(self.game_id, self._send_text, self._send_state, self._arm)
         process_presence.ensure_heartbeat()
         # Accept at once: in a reconnection storm the handshake must not wait for the
         # database or the channel layer (the client waits for its snapshot instead).
@@ -106,15 +103,12 @@ class GameConsumer(JsonConsumer):
         if self.player is not None:
             await db_call(services.player_returned)(game_id=self.game_id, player=self.player)
             self._prober = asyncio.create_task(self._probe_lag())
-        since = self._version_in_query()
-        if since is None or not await self._replay(since):
-            await self._send_state()
-        else:
+        if await self.stream.resume(self._query_int("v")):
             await self._arm_from_game()
             chat = self._query_int("chat")
             if chat is not None:
                 await self._send_chat_since(chat)
-        catchup.watch(self)
+        catchup.watch(self.stream)
         presence.crowd_changed(self.game_id)
 
     async def disconnect(self, code: int) -> None:
@@ -124,7 +118,7 @@ class GameConsumer(JsonConsumer):
             self._timer.cancel()
         if self._prober is not None:
             self._prober.cancel()
-        catchup.forget(self)
+        catchup.forget(self.stream)
         try:
             await db_call(presence.leave)(channel_name=self.channel_name)
             if self.player is not None:
@@ -134,9 +128,6 @@ class GameConsumer(JsonConsumer):
                 presence.game_group(self.game_id), self.channel_name
             )
             presence.crowd_changed(self.game_id)
-
-    def _version_in_query(self) -> int | None:
-        return self._query_int("v")
 
     def _query_int(self, name: str) -> int | None:
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
@@ -150,12 +141,15 @@ class GameConsumer(JsonConsumer):
 
     # --- sending ----------------------------------------------------------------------------
 
-    async def _send_state(self) -> None:
+    async def _send_text(self, text: str) -> None:
+        await self.send(text_data=text)
+
+    async def _send_state(self) -> int | None:
+        """Send the snapshot (the stream asks for it); the version it shows."""
         game, state = await db_call(self._load_snapshot)()
         if game is None:
             await self.send_error("no_such_game", f"There is no game {self.game_id}.")
-            return
-        self.last_v = game.version
+            return None
         await self.send_json(
             {
                 "type": "state",
@@ -168,6 +162,7 @@ class GameConsumer(JsonConsumer):
         )
         if state is not None:
             self._arm(state.get("clock"))
+        return int(game.version)
 
     def _load_snapshot(self) -> tuple[Game | None, dict[str, Any] | None]:
         game = selectors.load_game(self.game_id)
@@ -175,67 +170,9 @@ class GameConsumer(JsonConsumer):
             return None, None
         return game, selectors.snapshot(game)
 
-    async def _replay(self, since: int) -> bool:
-        """Send the events after `since`; False when a snapshot must be sent instead."""
-        latest = await db_call(self._current_version)()
-        if since > latest:
-            return False  # the client claims a future it cannot have seen
-        events = await db_call(selectors.events_since)(self.game_id, since, latest)
-        if events is None:
-            return False
-        for event in events:
-            await self.send_json(event)
-        self.last_v = latest
-        return True
-
-    def _current_version(self) -> int:
-        return Game.objects.filter(pk=self.game_id).values_list("version", flat=True).first() or 0
-
-    async def _catch_up(self, version: int) -> None:
-        """Send what this socket missed up to `version`: events committed without this
-        process hearing of them (a broadcast the channel layer lost, the in-memory layer of
-        `make run` and its sweeper)."""
-        async with self._order:
-            if version <= self.last_v:
-                return
-            events = await db_call(selectors.events_since)(self.game_id, self.last_v, version)
-            if events is None:
-                await self._send_state()
-                return
-            for event in events:
-                await self._send_in_order(event["v"], encode(event), event)
-
-    async def _deliver(self, event: dict[str, Any], **extra: Any) -> None:
-        """Send one versioned event in order, filling any gap from the database first."""
-        await self._send_event(event["v"], encode({**event, **extra}), event)
-
-    async def _send_event(self, version: int, text: str, timing: dict[str, Any]) -> None:
-        """Send the event `text` of `version` unless the client has it; a `clock` in
-        `timing` (the event or its broadcast) re-arms the deadline timer."""
-        async with self._order:
-            await self._send_in_order(version, text, timing)
-
-    async def _send_in_order(self, version: int, text: str, timing: dict[str, Any]) -> None:
-        """_send_event's work; the caller holds the order lock."""
-        if version <= self.last_v:
-            return
-        if version > self.last_v + 1:
-            missing = await db_call(selectors.events_since)(self.game_id, self.last_v, version - 1)
-            if missing is None:
-                await self._send_state()
-                if version <= self.last_v:
-                    return
-            else:
-                for earlier in missing:
-                    await self.send_json(earlier)
-        self.last_v = version
-        await self.send(text_data=text)
-        if "clock" in timing:
-            self._arm(timing["clock"])
-
     async def game_event(self, message: dict[str, Any]) -> None:
         # The event arrives encoded once for every socket (services.broadcast).
-        await self._send_event(message["v"], message["text"], message)
+        await self.stream.broadcast(Versioned.of(message, message["text"]))
 
     async def game_crowd(self, message: dict[str, Any]) -> None:
         await self.send_json(message["crowd"])
@@ -263,22 +200,26 @@ class GameConsumer(JsonConsumer):
     # --- handlers ---------------------------------------------------------------------------
 
     async def _call(self, service: Any, message: Message, **kwargs: Any) -> None:
+        """Run a service for the client and answer it: the one place that reads `Applied`."""
         echo = {} if message.id is None else {"id": message.id}
-        try:
-            applied = await db_call(service)(game_id=self.game_id, user=self.user, **kwargs)
-        except ServiceError as error:
-            await self.send_error(error.code, error.message, **echo)
-            if error.code == "stale_ply":
-                async with self._order:
-                    await self._send_state()
-            return
-        if applied.event is None:
-            await self.send_json({"type": "ack", **echo, "duplicate": applied.duplicate})
-        elif applied.duplicate:
-            await self.send_json({**applied.event, **echo, "duplicate": True})
-        else:
-            # The mover hears back at once, before the broadcast comes round.
-            await self._deliver(applied.event, **echo)
+        # The stream is held from before the service runs until its answer is out: no other
+        # path can send the request's event first (without its id), and its broadcast, which
+        # comes round after, is skipped.
+        async with self.stream.request() as reply:
+            try:
+                applied = await db_call(service)(game_id=self.game_id, user=self.user, **kwargs)
+            except ServiceError as error:
+                await self.send_error(error.code, error.message, **echo)
+                if error.code == "stale_ply":
+                    await reply.snapshot()
+                return
+            if applied.event is None:
+                await self.send_json({"type": "ack", **echo, "duplicate": applied.duplicate})
+            elif applied.duplicate:
+                await reply.duplicate(Versioned.of({**applied.event, **echo, "duplicate": True}))
+            else:
+                # The mover hears back at once, with its id.
+                await reply.event(Versioned.of({**applied.event, **echo}))
 
     async def handle_move(self, message: protocol.Move) -> None:
         await self._call(
@@ -296,11 +237,8 @@ class GameConsumer(JsonConsumer):
 
     async def handle_sync(self, message: protocol.Sync) -> None:
         self.charge(self.sync_cost)
-        async with self._order:
-            if not await self._replay(message.v):
-                await self._send_state()
-            elif message.chat is not None:
-                await self._send_chat_since(message.chat)
+        if await self.stream.resume(message.v) and message.chat is not None:
+            await self._send_chat_since(message.chat)
 
     async def handle_chat(self, message: protocol.Chat) -> None:
         echo = {} if message.id is None else {"id": message.id}
@@ -403,7 +341,7 @@ class GameConsumer(JsonConsumer):
                 game = (await db_call(services.check_clock)(game_id=self.game_id)).game
             # The game may have ended elsewhere (the sweeper, another process) without this
             # socket hearing of it: catch up by version.
-            await self._catch_up(game.version)
+            await self.stream.catch_up(game.version)
             await self._arm_from_game(game)
         except Exception:
             logger.exception("deadline check of game %s failed", self.game_id)

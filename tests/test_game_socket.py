@@ -448,3 +448,92 @@ async def test_a_socket_whose_sign_in_cannot_be_looked_up_is_told_to_come_back(
     frames, code = await frames_until_close(client)
     assert [(f["type"], f["code"]) for f in frames] == [("error", "unavailable")]
     assert code == 4503
+
+
+async def versions_up_to(client: Any, last: int) -> list[tuple[int, Any]]:
+    """The versioned frames a socket receives until version `last`, as (v, id) pairs: a
+    version sent twice would show up here, as it comes before `last` on an ordered stream."""
+    seen: list[tuple[int, Any]] = []
+    while not seen or seen[-1][0] < last:
+        frame = await client.receive_json_from(timeout=5)
+        if "v" in frame:
+            seen.append((frame["v"], frame.get("id")))
+        else:
+            assert frame["type"] == "crowd", frame
+    return seen
+
+
+@pytest.mark.parametrize("catch_up", [False, True], ids=["broadcast-first", "catch-up-too"])
+async def test_the_mover_gets_its_own_move_once_with_its_id_whatever_reaches_its_socket_first(
+    table: dict[str, Any], monkeypatch: pytest.MonkeyPatch, catch_up: bool
+) -> None:
+    from games import catchup, consumers
+
+    # The move is committed and broadcast, but the mover's socket has not answered yet: it
+    # waits here, between the service's return and the answer, until the test lets it go.
+    committed, go = asyncio.Event(), asyncio.Event()
+    real_db_call = consumers.db_call
+
+    def pausing_db_call(func: Any, *args: Any) -> Any:
+        call = real_db_call(func, *args)
+        if func is not services.play_move:
+            return call
+
+        async def paused(**kwargs: Any) -> Any:
+            applied = await call(**kwargs)
+            committed.set()
+            await go.wait()
+            return applied
+
+        return paused
+
+    monkeypatch.setattr(consumers, "db_call", pausing_db_call)
+    p1, p2, watcher = table["p1"], table["p2"], table["watcher"]
+    await p1.send_json_to({"type": "move", "move": "I", "ply": 0, "id": "c1"})
+    await asyncio.wait_for(committed.wait(), 5)
+    # The broadcast has gone out (the opponent has it): it waits in the mover's queue.
+    assert await versions_up_to(p2, 1) == [(1, None)]
+    if catch_up:
+        # Meanwhile the periodic catch-up looks, twice: the first sees v1 stored, the second
+        # finds every socket still lacking it.
+        # (Bounded: a catch-up that waited for the mover's answer would never end here.)
+        loop = asyncio.get_running_loop()
+        await asyncio.wait_for(catchup.catch_up_once(loop), 5)
+        await asyncio.wait_for(catchup.catch_up_once(loop), 5)
+    go.set()
+    await p2.send_json_to({"type": "move", "move": "A", "ply": 1, "id": "c2"})
+    # Each socket receives each version once, in order; the mover's own with its id.
+    assert await versions_up_to(p1, 2) == [(1, "c1"), (2, None)]
+    assert await versions_up_to(p2, 2) == [(2, "c2")]
+    assert await versions_up_to(watcher, 2) == [(1, None), (2, None)]
+
+
+async def test_the_catch_up_serves_any_stream_and_passes_over_a_busy_one() -> None:
+    from games import catchup
+
+    class Stream:
+        """Only what the catch-up asks of a socket's stream (catchup.Stream)."""
+
+        def __init__(self, game_id: int) -> None:
+            self.game_id, self.last_v, self.busy = game_id, 0, True
+            self.caught: list[int] = []
+
+        async def catch_up(self, version: int) -> None:
+            self.caught.append(version)
+            self.last_v = version
+
+    game = await db(new_game)()
+    await db(services.play_move)(game_id=game.pk, user=game.player1, move="I", ply=0)
+    stream = Stream(game.pk)
+    catchup.watch(stream)
+    loop = asyncio.get_running_loop()
+    try:
+        # Behind, but busy (answering a request, which brings it up to date): passed over.
+        await catchup.catch_up_once(loop)
+        await catchup.catch_up_once(loop)
+        assert stream.caught == []
+        stream.busy = False
+        await catchup.catch_up_once(loop)
+        assert stream.caught == [1]
+    finally:
+        catchup.forget(stream)
