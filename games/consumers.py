@@ -272,13 +272,14 @@ class GameConsumer(JsonConsumer):
                 async with self._order:
                     await self._send_state()
             return
-        if applied.event is None:
+        if applied.text is None:
             await self.send_json({"type": "ack", **echo, "duplicate": applied.duplicate})
         elif applied.duplicate:
-            await self.send_json({**applied.event, **echo, "duplicate": True})
+            await self.send(text_data=applied.reply(message.id, duplicate=True))
         else:
-            # The mover hears back at once, before the broadcast comes round.
-            await self._deliver(applied.event, **echo)
+            # The mover hears back at once, before the broadcast comes round: the stored
+            # text with the request's id, not encoded again.
+            await self._send_event(applied.version, applied.reply(message.id), applied.timing)
 
     async def handle_move(self, message: protocol.Move) -> None:
         await self._call(
