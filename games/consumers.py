@@ -279,7 +279,7 @@ class GameConsumer(JsonConsumer):
         else:
             # The mover hears back at once, before the broadcast comes round: the stored
             # text with the request's id, not encoded again.
-            await self._send_event(applied.version, applied.reply(message.id), applied.timing)
+            await self._send_event(applied.version, applied.reply(message.id), applied.timing or {})
 
     async def handle_move(self, message: protocol.Move) -> None:
         await self._call(

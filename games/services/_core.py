@@ -23,6 +23,10 @@ class Applied:
     frame: protocol.Event | None = None
     text: str | None = None
     duplicate: bool = False
+    # {"clock": the clock as clients see it} for an event that carries one, else {}: the
+    # broadcast and the mover's socket re-arm their deadline timers from it (events.emit
+    # fills it once for both).
+    timing: dict[str, Any] | None = None
 
     @property
     def event(self) -> dict[str, Any] | None:
@@ -34,15 +38,6 @@ class Applied:
     def version(self) -> int:
         assert self.frame is not None, "a duplicate has no new version"
         return self.frame.v
-
-    @property
-    def timing(self) -> dict[str, Any]:
-        """{"clock": the clock as clients see it} for an event that carries one (sockets
-        re-arm their deadline timers from it), else {}."""
-        if self.frame is None or not hasattr(self.frame, "clock"):
-            return {}
-        clock = self.frame.clock
-        return {"clock": None if clock is None else msgspec.structs.asdict(clock)}
 
     def reply(self, request_id: Any = None, *, duplicate: bool = False) -> str:
         """The event's text as the requester gets it: with its request's id (and

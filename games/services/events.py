@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import msgspec
 from channels.layers import get_channel_layer
 from django.db import transaction
 
@@ -21,6 +22,8 @@ from realtime.db import run_soon
 from realtime.protocol import encode
 
 logger = logging.getLogger(__name__)
+
+_NO_CLOCK = object()  # an event kind without a clock field (a None clock is an untimed game)
 
 
 def emit(game: Game, frame: protocol.Event, *, ply: int | None = None) -> Applied:
@@ -34,7 +37,11 @@ def emit(game: Game, frame: protocol.Event, *, ply: int | None = None) -> Applie
     frame.game_id = game.pk
     text = encode(frame)
     store.insert_event(game.pk, game.version, ply, text)
-    applied = Applied(game=game, frame=frame, text=text)
+    clock: Any = getattr(frame, "clock", _NO_CLOCK)
+    timing: dict[str, Any] = {}
+    if clock is not _NO_CLOCK:
+        timing["clock"] = None if clock is None else msgspec.structs.asdict(clock)
+    applied = Applied(game=game, frame=frame, text=text, timing=timing)
     game_id = game.pk
     transaction.on_commit(lambda: _broadcast(game_id, applied))
     return applied
@@ -55,7 +62,7 @@ def broadcast(game_id: int, event: Applied) -> None:
     if layer is None:
         return
     message: dict[str, Any] = {"type": "game.event", "v": event.version, "text": event.text}
-    message.update(event.timing)
+    message.update(event.timing or {})
 
     async def send() -> None:
         try:
