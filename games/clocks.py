@@ -1,7 +1,8 @@
 """Time controls and game clocks: pure logic, times in integer milliseconds since the epoch.
 
 The server is the only authority on time. A game's clock is a small JSON dict stored on
-the game row and changed only inside the move transaction (games/services.py):
+the game row and changed only inside the move transaction (games/transition.py, applied
+under the row lock by games/services/):
 
     {"control": "5+3", "remaining": [ms, ms], "running": 1 | 2 | null, "since": ms,
      "moved": [bool, bool], "lag": [ms, ms]}

@@ -213,13 +213,25 @@ class GameConsumer(JsonConsumer):
                 if error.code == "stale_ply":
                     await reply.snapshot()
                 return
-            if applied.event is None:
+            if applied.text is None:
                 await self.send_json({"type": "ack", **echo, "duplicate": applied.duplicate})
             elif applied.duplicate:
-                await reply.duplicate(Versioned.of({**applied.event, **echo, "duplicate": True}))
+                # A resend: the move's stored event (decoded only for its version).
+                stored = applied.event or {}
+                text = applied.reply(message.id, duplicate=True)
+                await reply.duplicate(Versioned(v=stored["v"], text=text))
             else:
-                # The mover hears back at once, with its id.
-                await reply.event(Versioned.of({**applied.event, **echo}))
+                # The mover hears back at once, with its id: the stored text with the
+                # request's id spliced in, not encoded again.
+                timing = applied.timing or {}
+                await reply.event(
+                    Versioned(
+                        v=applied.version,
+                        text=applied.reply(message.id),
+                        timed="clock" in timing,
+                        clock=timing.get("clock"),
+                    )
+                )
 
     async def handle_move(self, message: protocol.Move) -> None:
         await self._call(

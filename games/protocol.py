@@ -113,8 +113,10 @@ class VacationBody(Body, kw_only=True, frozen=True):
 
 
 # --- what the server sends on the game socket ---------------------------------------------
-# Services build these frames as plain JSON-ready dicts; the models are their contract: the
-# published schema comes from them, and every frame a test receives is validated by them.
+# The versioned events (Event and its kinds) are built typed by the services and the move
+# transition (games/transition.py) and encoded once, when stored; the other frames are still
+# built as dicts by the consumer. Either way these models are the contract: the published
+# schema comes from them, and every frame a test receives is validated by them.
 
 
 class Result(msgspec.Struct, forbid_unknown_fields=True):
@@ -234,9 +236,10 @@ class State(Frame, tag="state", kw_only=True):
     queue: list[str] | None = None  # players only: their conditional moves
 
 
-class Event(Frame, kw_only=True):
+class Event(Frame, kw_only=True, omit_defaults=True):
     """A versioned event; the mover's copy carries its request's id (and `duplicate` when it
-    was a resend)."""
+    was a resend). Optional fields left at their default are not sent (`id`, `duplicate`,
+    a move's `path`): the stored and broadcast event has none of them."""
 
     v: int
     game_id: int

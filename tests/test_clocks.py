@@ -19,6 +19,7 @@ from games import clocks, services
 from games.consumers import GameConsumer
 from games.management.commands.sweeper import sweep
 from games.models import Game, GameConnection, GameEvent
+from games.services import events
 from lobby.services import seeks
 from realtime.errors import ServiceError
 from tests.games_helpers import make_user, open_socket
@@ -496,7 +497,7 @@ async def test_a_game_ended_on_time_by_another_process_reaches_both_players_and_
         # `make run`: the sweeper is its own process on the in-memory layer, so its broadcast
         # never reaches the server's sockets. It wakes first and ends the game.
         with monkeypatch.context() as patch:
-            patch.setattr(services, "broadcast", lambda game_id, event, text=None: None)
+            patch.setattr(events, "broadcast", lambda game_id, event: None)
             row = Game.objects.get(pk=game.pk)
             row.clock = {**row.clock, "since": row.clock["since"] - 5_000}
             row.save(update_fields=["clock"])

@@ -15,6 +15,7 @@ from games import presence, services
 from games.engine import client_moves, pick_client_move, rules_for
 from games.models import Game, GameConnection, GameEvent
 from games.selectors import MAX_REPLAY
+from games.services import events
 from realtime.ws import CLOSE_FLOODING
 from tests.games_helpers import (
     drain_crowd,
@@ -393,7 +394,7 @@ async def test_a_move_whose_broadcast_was_lost_reaches_the_other_sockets_anyway(
     watcher, _ = await open_socket(table["game"].pk)
     with monkeypatch.context() as patch:
         # The channel layer loses the broadcast (Redis restarting at that moment).
-        patch.setattr(services, "broadcast", lambda game_id, event, text=None: None)
+        patch.setattr(events, "broadcast", lambda game_id, event: None)
         await db(services.play_move)(game_id=table["game"].pk, user=table["alice"], move="I", ply=0)
     for client in (p2, watcher):
         move = await next_of_type(client, "move")  # nothing else will come: it is a catch-up

@@ -1,0 +1,86 @@
+"""The only code that changes a game, one module per concern.
+
+Every action follows one pattern (Zulip's check_/do_): lock the game row, check the request
+against the game and the engine, write, bump the version, store the event, and broadcast it
+after commit. Two processes can never both apply a move: the row lock orders them and the
+unique (game, ply) constraint backs it up. A move itself is computed by a pure transition
+(games/transition.py, lila's Progress) that moves.py applies to the locked row.
+
+- `_core`: the locked row, who is asking, `Applied` (what an action returns)
+- `events`: storing a versioned event and broadcasting it after commit
+- `create`: new games; `moves`: playing a move; `queue`: conditional moves
+- `clock`: deadlines and ending on time; `ending`: resign, abort and every end
+- `rematch`; `consent`: takebacks and draws; `chat`; `abandonment`; `vacations`
+- `correspondence`: reminders, forfeits and "your move" e-mails
+
+Callers use the names re-exported here (`from games import services`).
+"""
+
+from games.clocks import now_ms
+from games.services._core import Applied
+from games.services.abandonment import (
+    claim_victory,
+    connections_reaped,
+    connections_revived,
+    player_left,
+    player_returned,
+)
+from games.services.chat import CHAT_BURST, CHAT_MAX, CHAT_WINDOW, mute_chat, post_chat
+from games.services.clock import check_clock, next_deadline, overdue_games
+from games.services.clock import set_deadline as _set_deadline
+from games.services.consent import answer_draw, answer_takeback, offer_draw, offer_takeback
+from games.services.correspondence import (
+    forfeit_stalled,
+    notify_move,
+    remind_stalled,
+    send_move_notices,
+    stalled_games,
+)
+from games.services.create import create_game, create_games, new_game
+from games.services.ending import abort, resign
+from games.services.events import broadcast
+from games.services.moves import MOVE_COLUMNS, play_move
+from games.services.queue import QUEUE_MAX, set_queue
+from games.services.rematch import offer_rematch
+from games.services.vacations import end_vacation, start_vacation
+
+__all__ = [
+    "CHAT_BURST",
+    "CHAT_MAX",
+    "CHAT_WINDOW",
+    "MOVE_COLUMNS",
+    "QUEUE_MAX",
+    "Applied",
+    "_set_deadline",
+    "abort",
+    "answer_draw",
+    "answer_takeback",
+    "broadcast",
+    "check_clock",
+    "claim_victory",
+    "connections_reaped",
+    "connections_revived",
+    "create_game",
+    "create_games",
+    "end_vacation",
+    "forfeit_stalled",
+    "mute_chat",
+    "new_game",
+    "next_deadline",
+    "notify_move",
+    "now_ms",
+    "offer_draw",
+    "offer_rematch",
+    "offer_takeback",
+    "overdue_games",
+    "play_move",
+    "player_left",
+    "player_returned",
+    "post_chat",
+    "remind_stalled",
+    "resign",
+    "send_move_notices",
+    "set_queue",
+    "stalled_games",
+    "start_vacation",
+]

@@ -1,0 +1,93 @@
+"""Chat in a game: the players' room and the spectators' room, rate-limited, mutable."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any
+
+from channels.layers import get_channel_layer
+from django.db import transaction
+from django.utils import timezone
+
+from games import presence, selectors
+from games.models import ChatLine
+from games.services._core import Applied, locked, player_of
+from realtime.db import run_soon
+from realtime.errors import ServiceError
+from realtime.protocol import encode
+
+logger = logging.getLogger(__name__)
+
+CHAT_MAX = 140
+# At most CHAT_BURST lines in CHAT_WINDOW seconds from one user in one game.
+CHAT_BURST = 5
+CHAT_WINDOW = 10
+
+
+def post_chat(*, game_id: int, user: Any, room: str, text: str) -> dict[str, Any]:
+    """Store a chat line and send it to its room; returns the line as clients see it."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        raise ServiceError("not_logged_in", "Log in (or play as a guest) to chat.")
+    text = " ".join(str(text).split())
+    if not text:
+        raise ServiceError("bad_message", "A chat line needs some text.")
+    if len(text) > CHAT_MAX:
+        raise ServiceError("chat_too_long", f"A chat line has at most {CHAT_MAX} characters.")
+    if room not in ChatLine.Room.values:
+        raise ServiceError("bad_message", 'room is "players" or "spectators".')
+    game = selectors.load_game(game_id)
+    if game is None:
+        raise ServiceError("no_such_game", f"There is no game {game_id}.")
+    player = game.player_number(user)
+    if room == ChatLine.Room.PLAYERS and player is None:
+        raise ServiceError("not_a_player", "Only the two players talk in the players' room.")
+    if room == ChatLine.Room.SPECTATORS and player is not None:
+        raise ServiceError(
+            "not_a_spectator", "Players talk to each other in the players' room, not here."
+        )
+    since = timezone.now() - timedelta(seconds=CHAT_WINDOW)
+    recent = ChatLine.objects.filter(game=game, user=user, created_at__gte=since).count()
+    if recent >= CHAT_BURST:
+        raise ServiceError(
+            "chat_too_fast", f"At most {CHAT_BURST} lines in {CHAT_WINDOW} seconds: slow down."
+        )
+    line = ChatLine.objects.create(game=game, room=room, user=user, text=text)
+    frame = {"type": "chat", "room": room, "line": selectors.chat_line(line)}
+    hidden = selectors.chat_hidden_from(game, user.pk, room)
+    transaction.on_commit(lambda: _send_chat(game.pk, frame, hidden))
+    return frame
+
+
+def _send_chat(game_id: int, frame: dict[str, Any], hidden: list[int]) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    message = {
+        "type": "game.chat",
+        "room": frame["room"],
+        "line_id": frame["line"]["id"],
+        "hidden_from": hidden,
+        "text": encode(frame),
+    }
+
+    async def send() -> None:
+        try:
+            await layer.group_send(presence.game_group(game_id), message)
+        except Exception:
+            # The line is stored: a client's next sync (with `chat`) brings it.
+            logger.exception("chat of game %s not sent", game_id)
+
+    run_soon(send)
+
+
+def mute_chat(*, game_id: int, user: Any, mute: bool) -> Applied:
+    """A player hides (or shows again) their opponent's chat in this game."""
+    with transaction.atomic():
+        game = locked(game_id)
+        player = player_of(game, user)
+        muted = set(game.chat_muted)
+        muted = muted | {player} if mute else muted - {player}
+        game.chat_muted = sorted(muted)
+        game.save(update_fields=["chat_muted", "updated_at"])
+    return Applied(game=game)

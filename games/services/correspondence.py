@@ -1,0 +1,163 @@
+"""Long correspondence (pbmserv's 7 and 21 days): reminders and forfeits for stalled games,
+and the "your move" e-mails."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.core.mail import send_mail
+from django.db import transaction
+from django.utils import timezone
+
+from games import selectors
+from games.engine import rules_for
+from games.models import Game, GameConnection, MoveNotice, Vacation
+from games.services._core import locked
+from games.services.ending import finish
+
+logger = logging.getLogger(__name__)
+
+
+def _stalled_since(game: Game) -> datetime:
+    return game.moved_at or game.created_at
+
+
+def _waiting_player(game: Game) -> int:
+    rules = rules_for(game.slug, game.options)
+    return int(rules.to_move(rules.from_json(game.state)))
+
+
+def stalled_games(days: float, now: datetime | None = None) -> list[int]:
+    """Active correspondence and untimed games whose last move is `days` old or more."""
+    now = now or timezone.now()
+    rows = Game.objects.filter(
+        status=Game.Status.ACTIVE, moved_at__lte=now - timedelta(days=days)
+    ).only("pk", "time_control")
+    return [game.pk for game in rows if not game.time_control.realtime]
+
+
+def _stall(game: Game, player: int, now: datetime) -> timedelta:
+    """How long the player to move has not moved, their days on vacation not counted (a
+    vacation stops this countdown too: untimed games have no clock to pause)."""
+    start = _stalled_since(game)
+    user_id = game.player1_id if player == 1 else game.player2_id
+    away = timedelta()
+    for vacation in Vacation.objects.filter(user_id=user_id, ends_at__gt=start, starts_at__lt=now):
+        away += min(vacation.ends_at, now) - max(vacation.starts_at, start)
+    return now - start - away
+
+
+def remind_stalled(now: datetime | None = None) -> int:
+    """E-mail each player who has not moved for REMINDER_DAYS, once per stall; how many."""
+    now = now or timezone.now()
+    sent = 0
+    for game_id in stalled_games(settings.REMINDER_DAYS, now):
+        with transaction.atomic():
+            game = locked(game_id)
+            if game.status != Game.Status.ACTIVE or (
+                game.reminded_at is not None and game.reminded_at > _stalled_since(game)
+            ):
+                continue
+            player = _waiting_player(game)
+            if _stall(game, player, now) < timedelta(days=settings.REMINDER_DAYS):
+                continue
+            game.reminded_at = now
+            game.save(update_fields=["reminded_at"])
+        sent += _remind(game, player)
+    return sent
+
+
+def _remind(game: Game, player: int) -> int:
+    user = game.player1 if player == 1 else game.player2
+    opponent = game.player2 if player == 1 else game.player1
+    if not user.email or not user.email_on_move:
+        return 0
+    name = selectors.title_for(game.slug, game.options)
+    link = f"{settings.SITE_URL.rstrip('/')}/games/{game.pk}/"
+    days = settings.FORFEIT_DAYS
+    try:
+        send_mail(
+            subject=f"Reminder: your move in {name} #{game.pk} against {opponent.username}",
+            message=(
+                f"You have not moved in {name} #{game.pk} against {opponent.username} for "
+                f"{settings.REMINDER_DAYS:g} days. After {days:g} days without a move the game "
+                f"is lost by forfeit.\n\n{link}\n\nGoing away? Take a vacation on your "
+                f"profile: {settings.SITE_URL.rstrip('/')}/@{user.username}/\n"
+            ),
+            from_email=None,
+            recipient_list=[user.email],
+        )
+    except OSError:
+        logger.exception("could not remind %s about game %s", user.username, game.pk)
+        return 0
+    return 1
+
+
+def forfeit_stalled(now: datetime | None = None) -> int:
+    """End by forfeit every game whose player to move has not moved for FORFEIT_DAYS
+    (their days of vacation not counted); how many."""
+    now = now or timezone.now()
+    ended = 0
+    for game_id in stalled_games(settings.FORFEIT_DAYS, now):
+        with transaction.atomic():
+            game = locked(game_id)
+            if game.status != Game.Status.ACTIVE:
+                continue
+            player = _waiting_player(game)
+            if _stall(game, player, now) < timedelta(days=settings.FORFEIT_DAYS):
+                continue
+            user = game.player1 if player == 1 else game.player2
+            finish(
+                game,
+                winner=3 - player,
+                termination=Game.Termination.FORFEIT,
+                reason=f"{user.username} did not move for {settings.FORFEIT_DAYS:g} days",
+            )
+            game.save()
+            ended += 1
+    return ended
+
+
+def send_move_notices(limit: int = 100) -> int:
+    """Send the pending "your move" e-mails (the sweeper calls this every pass); how many
+    were sent. Each notice is taken by one sender only, even with several sweepers."""
+    with transaction.atomic():
+        pending = list(
+            MoveNotice.objects.select_for_update(skip_locked=True).order_by("pk")[:limit]
+        )
+        MoveNotice.objects.filter(pk__in=[notice.pk for notice in pending]).delete()
+    return sum(notify_move(notice.game_id, notice.player) for notice in pending)
+
+
+def notify_move(game_id: int, player: int) -> bool:
+    """E-mail `player` that it is their move, unless a socket of theirs is on the game (they
+    see it already), they have no address, or they turned these e-mails off."""
+    game = Game.objects.select_related("player1", "player2").filter(pk=game_id).first()
+    if game is None or game.status != Game.Status.ACTIVE:
+        return False
+    if GameConnection.objects.filter(game=game, player=player).exists():
+        return False
+    user = game.player1 if player == 1 else game.player2
+    opponent = game.player2 if player == 1 else game.player1
+    if not user.email or not user.email_on_move:
+        return False
+    name = selectors.title_for(game.slug, game.options)
+    link = f"{settings.SITE_URL.rstrip('/')}/games/{game.pk}/"
+    try:
+        send_mail(
+            subject=f"Your move in {name} #{game.pk} against {opponent.username}",
+            message=(
+                f"{opponent.username} has moved in {name} #{game.pk}. It is your move:\n\n"
+                f"{link}\n\nYou have {game.time_control.label}.\n"
+                f"Turn these e-mails off on your profile: "
+                f"{settings.SITE_URL.rstrip('/')}/@{user.username}/\n"
+            ),
+            from_email=None,
+            recipient_list=[user.email],
+        )
+    except OSError:
+        logger.exception("could not e-mail %s about game %s", user.username, game.pk)
+        return False
+    return True

@@ -1,0 +1,72 @@
+"""Storing a game's events and sending them after commit (Zulip's send_event_on_commit).
+
+An event is built typed (games/protocol.py) by the service or the move transition; here it
+gets the game's next version, is encoded to JSON text once, stored as that text (the event
+row; a move's row is also the move's record) and, once the transaction commits, sent to every
+socket on the game as the same text.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import msgspec
+from channels.layers import get_channel_layer
+from django.db import transaction
+
+from games import presence, protocol, store
+from games.models import Game
+from games.services._core import Applied
+from realtime.db import run_soon
+from realtime.protocol import encode
+
+logger = logging.getLogger(__name__)
+
+_NO_CLOCK = object()  # an event kind without a clock field (a None clock is an untimed game)
+
+
+def emit(game: Game, frame: protocol.Event, *, ply: int | None = None) -> Applied:
+    """Give the event the locked game's next version, store it, and send it after commit. A
+    move event passes the move's `ply`: its row is also the move's record.
+
+    Under the lock only the version is assigned, the frame encoded (once: the stored text is
+    what every socket is sent) and the row written; the frame was built before."""
+    game.version += 1
+    frame.v = game.version
+    frame.game_id = game.pk
+    text = encode(frame)
+    store.insert_event(game.pk, game.version, ply, text)
+    clock: Any = getattr(frame, "clock", _NO_CLOCK)
+    timing: dict[str, Any] = {}
+    if clock is not _NO_CLOCK:
+        timing["clock"] = None if clock is None else msgspec.structs.asdict(clock)
+    applied = Applied(game=game, frame=frame, text=text, timing=timing)
+    game_id = game.pk
+    transaction.on_commit(lambda: _broadcast(game_id, applied))
+    return applied
+
+
+def _broadcast(game_id: int, event: Applied) -> None:
+    # `broadcast` is looked up in this module at commit time, so whoever replaces it (a test
+    # losing the broadcast on purpose) replaces it for every action.
+    broadcast(game_id, event)
+
+
+def broadcast(game_id: int, event: Applied) -> None:
+    """Send a stored event to every socket on the game, as the JSON text the sockets send
+    on (encoded once, not once per socket), with the version and clock they act on."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    message: dict[str, Any] = {"type": "game.event", "v": event.version, "text": event.text}
+    message.update(event.timing or {})
+
+    async def send() -> None:
+        try:
+            await layer.group_send(presence.game_group(game_id), message)
+        except Exception:
+            # The move is committed; sockets that miss it resync by version.
+            logger.exception("broadcast of game %s v%s failed", game_id, event.version)
+
+    run_soon(send)
