@@ -46,10 +46,13 @@ run: $(VENV)/.installed .secret_key
 	  WS_MAX_BYTES=$(WS_MAX_BYTES) $(BIN)/python -m config.serve --host $(HOST) --port $(PORT); }
 
 # One suite, run twice: pass 1 on the embedded default (SQLite, in-memory layer) with the
-# real-Redis tests, pass 2 on the real PostgreSQL (server-process and browser tests then run
-# the production shape: PostgreSQL + Redis). Tests bound to one database carry the marker
-# `postgres` or `sqlite` with a reason. The pure rule-engine tests touch no database and
-# run once.
+# real-Redis tests, pass 2 on the real PostgreSQL with only what the database can change (the
+# server-process tests then run the production shape: PostgreSQL + Redis; tests/conftest.py
+# says which run again). Tests bound to one database carry the marker `postgres` or `sqlite`
+# with a reason. The pure rule-engine tests touch no database and run once. Each pass runs on
+# TEST_JOBS workers (pytest-xdist), then the tests marked `alone` (timings under injected
+# faults) one at a time with nothing beside them.
+TEST_JOBS ?= 4
 # The browser tests drive Debian's Chromium (Playwright's own download does not work here).
 chromium:
 	@test -x /usr/bin/chromium || { \
@@ -62,10 +65,14 @@ chromium:
 	    echo "The browser tests need Debian's Chromium: run 'apt-get install chromium' as root"; \
 	    exit 1; }; }
 
+# pytest exits 5 when a selection is empty (no test of a pass is marked `alone`).
 test: $(VENV)/.installed-dev chromium lint
-	$(BIN)/pytest -m "not postgres" $(PYTEST_ARGS)
+	$(BIN)/pytest -m "not postgres and not alone" -n $(TEST_JOBS) $(PYTEST_ARGS)
+	$(BIN)/pytest -m "not postgres and alone" $(PYTEST_ARGS) || test $$? -eq 5
 	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
-		$(BIN)/pytest -m "not sqlite" --ignore=tests/rules $(PYTEST_ARGS)
+		$(BIN)/pytest -m "not sqlite and not alone" --ignore=tests/rules -n $(TEST_JOBS) $(PYTEST_ARGS)
+	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
+		$(BIN)/pytest -m "not sqlite and alone" --ignore=tests/rules $(PYTEST_ARGS) || test $$? -eq 5
 
 # The fault-injection suite against two server processes (about 20 minutes; `make test` runs
 # its quick form). It runs its own Redis, since it kills it, and its own database.

@@ -10,6 +10,11 @@ import sys
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "devtools.settings")
+    if not os.environ.get("DJANGO_SECRET_KEY"):
+        # The same local key as manage.py and `make run` (.secret_key, git-ignored).
+        from manage import local_secret_key
+
+        os.environ["DJANGO_SECRET_KEY"] = local_secret_key()
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(["python -m devtools", *sys.argv[1:]])

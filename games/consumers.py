@@ -165,10 +165,8 @@ class GameConsumer(JsonConsumer):
         return int(game.version)
 
     def _load_snapshot(self) -> tuple[Game | None, dict[str, Any] | None]:
-        game = selectors.load_game(self.game_id)
-        if game is None:
-            return None, None
-        return game, selectors.snapshot(game)
+        loaded = selectors.load_snapshot(self.game_id)
+        return (None, None) if loaded is None else loaded
 
     async def game_event(self, message: dict[str, Any]) -> None:
         # The event arrives encoded once for every socket (services.broadcast).

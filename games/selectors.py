@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -135,6 +136,23 @@ def played(game: Game) -> list[tuple[int, str]]:
 
 def load_game(game_id: int) -> Game | None:
     return Game.objects.select_related("player1", "player2").filter(pk=game_id).first()
+
+
+def load_snapshot(game_id: int) -> tuple[Game, dict[str, Any]] | None:
+    """The game and its snapshot, read as of one moment: the row, its moves and takebacks
+    all of the same version. Read one query after another, a move committed in between put
+    a move into the list that the snapshot's version did not have yet, and the client, which
+    then applied that move's event too, showed it twice."""
+    # Inside a transaction already (a test's), the reads share that one.
+    own_transaction = not connection.in_atomic_block
+    with transaction.atomic():
+        if connection.vendor == "postgresql" and own_transaction:
+            with connection.cursor() as cursor:
+                # Every read of the transaction sees the same snapshot (SQLite's transaction
+                # already does): no lock, so moves are not held up.
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        game = load_game(game_id)
+        return None if game is None else (game, snapshot(game))
 
 
 def events_since(game_id: int, version: int, latest: int) -> list[dict[str, Any]] | None:

@@ -31,10 +31,11 @@ def _game_or_404(game_id: int) -> Game:
 
 @require_GET
 def game_detail(request: HttpRequest, game_id: int) -> JsonResponse:
-    game = selectors.load_game(game_id)
-    if game is None:
+    loaded = selectors.load_snapshot(game_id)
+    if loaded is None:
         return error_response("no_such_game", f"There is no game {game_id}.")
-    return JsonResponse({"v": game.version, "game": selectors.snapshot(game)})
+    game, state = loaded
+    return JsonResponse({"v": game.version, "game": state})
 
 
 @require_GET

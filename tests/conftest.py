@@ -56,15 +56,49 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             pytest.exit(POSTGRES_HELP.format(host=host, port=port), returncode=1)
 
 
+def on_postgresql_pass() -> bool:
+    from django.conf import settings
+
+    return bool(settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql")
+
+
+def depends_on_the_database(item: pytest.Item) -> bool:
+    """Whether a test can tell SQLite from PostgreSQL: it is bound to PostgreSQL, uses the test
+    database (pytest-django refuses database access to any other test), or starts server
+    processes on this pass's database (its module uses tests/servers.py), browsers aside."""
+    if item.get_closest_marker("postgres"):
+        return True
+    if item.get_closest_marker("browser"):
+        # What a page shows cannot tell the databases apart: the browser tests not bound to
+        # PostgreSQL drive the first pass's servers only.
+        return False
+    if item.get_closest_marker("django_db"):
+        return True
+    if {"db", "transactional_db", "live_server"} & set(getattr(item, "fixturenames", ())):
+        return True
+    module = getattr(item, "module", None)
+    return any(
+        getattr(value, "__module__", None) == "tests.servers"
+        for value in vars(module).values()
+        if callable(value)
+    )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if on_postgresql_pass():
+        # The second pass of `make test` runs only what the database can change: a test that
+        # touches no database already ran in the first pass.
+        kept = [item for item in items if depends_on_the_database(item)]
+        config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+        items[:] = kept
     for item in items:
-        for name in ("postgres", "sqlite"):
+        for name in ("postgres", "sqlite", "alone"):
             marker = item.get_closest_marker(name)
             # One suite runs on both databases: a test bound to one must say why.
             if marker is not None and not marker.kwargs.get("reason"):
+                why = "why it runs alone" if name == "alone" else "why it cannot run on both"
                 raise pytest.UsageError(
-                    f"{item.nodeid}: @pytest.mark.{name} needs reason=... (why it cannot run "
-                    "on both databases)"
+                    f"{item.nodeid}: @pytest.mark.{name} needs reason=... ({why})"
                 )
         # A postgres-marked test on another database would pass without proving anything.
         if item.get_closest_marker("postgres"):

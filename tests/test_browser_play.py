@@ -42,6 +42,7 @@ except ImportError:  # pragma: no cover - the dev extra installs it
     pytest.fail("Playwright is missing: run `make dev`", pytrace=False)
 
 SIZES = {"desk": {"width": 1366, "height": 768}, "phone": {"width": 390, "height": 844}}
+MOTION = {"desk": "no-preference", "phone": "reduce"}
 MIN_TARGET = 40  # CSS pixels a side, for a finger
 GAMES = [
     ("diffusion", None),
@@ -119,15 +120,16 @@ def test_every_game_is_played_to_the_end_by_clicking(
     problems: Problems,  # noqa: F811
     size: str,
 ) -> None:
+    # The phones ask for reduced motion (an accessibility setting the game page honours: no
+    # sowing animation), the desks see every sowing: both ways of drawing a move are played.
+    looks = {"viewport": SIZES[size], "reduced_motion": MOTION[size]}
     viewport = SIZES[size]
     with site.serve():
-        alice = guest(browser, site, problems, "alice", viewport=viewport)
-        bob = guest(browser, site, problems, "bob", viewport=viewport)
+        alice = guest(browser, site, problems, "alice", **looks)
+        bob = guest(browser, site, problems, "bob", **looks)
         for slug, options in GAMES:
             game_id = challenge(alice, bob, slug, options)
-            spectator = problems.watch(
-                "spectator", browser.new_context(viewport=viewport).new_page()
-            )
+            spectator = problems.watch("spectator", browser.new_context(**looks).new_page())
             spectator.goto(f"{site.url}/games/{game_id}/")
             expect(spectator.locator("#connection")).to_have_attribute("data-state", "open")
             expect(alice.locator("#board svg")).to_be_visible()

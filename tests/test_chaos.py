@@ -12,7 +12,11 @@ import pytest
 
 from tests.servers import ROOT, scratch_database
 
-pytestmark = [pytest.mark.postgres(reason="the suite kills PostgreSQL sessions"), pytest.mark.redis]
+pytestmark = [
+    pytest.mark.postgres(reason="the suite kills PostgreSQL sessions"),
+    pytest.mark.redis,
+    pytest.mark.alone(reason="it measures round trips under floods and faults"),
+]
 
 PARTS = (
     "frames fuzzed",

@@ -21,6 +21,7 @@ from tests.servers import daphnes, shared_test_env
 
 pytestmark = [
     pytest.mark.postgres(reason="kills PostgreSQL sessions"),
+    pytest.mark.alone(reason="it times the recovery from killed sessions"),
     pytest.mark.redis,
     pytest.mark.django_db(transaction=True),
 ]

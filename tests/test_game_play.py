@@ -201,3 +201,42 @@ def test_the_server_says_until_when_a_game_may_be_aborted(db: None) -> None:
     with pytest.raises(ServiceError) as refused:
         services.abort(game_id=game.pk, user=game.player1)
     assert refused.value.code == "too_late_to_abort"
+
+
+@pytest.mark.postgres(
+    reason="SQLite's transactions take its one write lock at once (IMMEDIATE): no move can "
+    "land while a snapshot is read there"
+)
+@pytest.mark.django_db(transaction=True)
+def test_a_snapshot_has_the_moves_of_its_version_even_when_a_move_lands_while_it_is_read(
+    monkeypatch: Any,
+) -> None:
+    import threading
+
+    from django.db import connection
+
+    from games import selectors, services
+
+    game = new_game()
+    read_moves = selectors.played
+
+    def a_move_lands_first(row: Game) -> list[tuple[int, str]]:
+        # Another connection plays the first move after the snapshot read the game's row,
+        # before it reads the moves.
+        def play() -> None:
+            try:
+                services.play_move(game_id=game.pk, user=game.player1, move="I", ply=0)
+            finally:
+                connection.close()
+
+        other = threading.Thread(target=play)
+        other.start()
+        other.join()
+        return read_moves(row)
+
+    monkeypatch.setattr(selectors, "played", a_move_lands_first)
+    loaded = selectors.load_snapshot(game.pk)
+    assert loaded is not None
+    row, state = loaded
+    assert (row.version, state["moves"]) == (0, [])
+    assert Game.objects.get(pk=game.pk).ply == 1  # the move did land

@@ -25,6 +25,7 @@ from tests.servers import daphnes, free_port, shared_test_env
 
 pytestmark = [
     pytest.mark.postgres(reason="two server processes share one database"),
+    pytest.mark.alone(reason="it times the recovery from a stopped Redis"),
     pytest.mark.redis,
     pytest.mark.django_db(transaction=True),
 ]
