@@ -14,6 +14,7 @@ from contextlib import suppress
 from typing import Any, ClassVar
 from urllib.parse import parse_qs
 
+import msgspec
 from django.conf import settings
 
 from games import catchup, presence, protocol, selectors, services
@@ -22,7 +23,7 @@ from games.models import Game
 from realtime import presence as process_presence
 from realtime.db import db_call
 from realtime.errors import ServiceError
-from realtime.protocol import Message
+from realtime.protocol import Message, encode
 from realtime.ws import JsonConsumer
 
 logger = logging.getLogger(__name__)
@@ -259,8 +260,8 @@ class GameConsumer(JsonConsumer):
         except ServiceError as error:
             await self.send_error(error.code, error.message, **echo)
             return
-        self._own_lines.append(frame["line"]["id"])
-        await self.send_json({**frame, **echo})
+        self._own_lines.append(frame.line.id)
+        await self._send_text(encode(msgspec.structs.replace(frame, id=message.id)))
 
     async def handle_queue(self, message: protocol.Queue) -> None:
         echo = {} if message.id is None else {"id": message.id}

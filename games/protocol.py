@@ -320,7 +320,9 @@ class DrawDeclined(Event, tag="draw_declined", kw_only=True):
     by: int
 
 
-class ChatFrame(Frame, tag="chat", kw_only=True):
+class ChatFrame(Frame, tag="chat", kw_only=True, omit_defaults=True):
+    """A chat line; only the sender's copy carries its request's id."""
+
     room: str
     line: ChatLine
     id: RequestId = None

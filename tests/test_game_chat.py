@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 import time_machine
 
@@ -11,6 +12,7 @@ from accounts.models import Block, User
 from games import selectors, services
 from games.models import ChatLine, Game
 from realtime.errors import ServiceError
+from realtime.protocol import encode
 from tests.games_helpers import make_user, new_game
 
 pytestmark = pytest.mark.django_db
@@ -29,7 +31,8 @@ def cast() -> dict[str, Any]:
 
 
 def say(cast: dict[str, Any], who: str, room: str, text: str) -> dict[str, Any]:
-    return services.post_chat(game_id=cast["game"].pk, user=cast[who], room=room, text=text)
+    frame = services.post_chat(game_id=cast["game"].pk, user=cast[who], room=room, text=text)
+    return dict(msgspec.json.decode(encode(frame)))
 
 
 def seen_by(cast: dict[str, Any], who: str) -> list[tuple[str, str]]:

@@ -10,7 +10,7 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 from django.utils import timezone
 
-from games import presence, selectors
+from games import presence, protocol, selectors
 from games.models import ChatLine
 from games.services._core import Applied, locked, player_of
 from realtime.db import run_soon
@@ -25,8 +25,8 @@ CHAT_BURST = 5
 CHAT_WINDOW = 10
 
 
-def post_chat(*, game_id: int, user: Any, room: str, text: str) -> dict[str, Any]:
-    """Store a chat line and send it to its room; returns the line as clients see it."""
+def post_chat(*, game_id: int, user: Any, room: str, text: str) -> protocol.ChatFrame:
+    """Store a chat line and send it to its room (encoded once); returns its frame."""
     if user is None or not getattr(user, "is_authenticated", False):
         raise ServiceError("not_logged_in", "Log in (or play as a guest) to chat.")
     text = " ".join(str(text).split())
@@ -53,20 +53,20 @@ def post_chat(*, game_id: int, user: Any, room: str, text: str) -> dict[str, Any
             "chat_too_fast", f"At most {CHAT_BURST} lines in {CHAT_WINDOW} seconds: slow down."
         )
     line = ChatLine.objects.create(game=game, room=room, user=user, text=text)
-    frame = {"type": "chat", "room": room, "line": selectors.chat_line(line)}
+    frame = protocol.ChatFrame(room=room, line=protocol.ChatLine(**selectors.chat_line(line)))
     hidden = selectors.chat_hidden_from(game, user.pk, room)
     transaction.on_commit(lambda: _send_chat(game.pk, frame, hidden))
     return frame
 
 
-def _send_chat(game_id: int, frame: dict[str, Any], hidden: list[int]) -> None:
+def _send_chat(game_id: int, frame: protocol.ChatFrame, hidden: list[int]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
     message = {
         "type": "game.chat",
-        "room": frame["room"],
-        "line_id": frame["line"]["id"],
+        "room": frame.room,
+        "line_id": frame.line.id,
         "hidden_from": hidden,
         "text": encode(frame),
     }
