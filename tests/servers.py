@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -164,6 +168,103 @@ def scratch_database(directory: Path) -> Iterator[str]:
     finally:
         with psycopg.connect(admin, autocommit=True) as connection:
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+# Per test process: a database migrated once (PostgreSQL: a template database; SQLite: a
+# file), copied for each test that needs a migrated scratch database, instead of migrating
+# every test's database from nothing (about ten seconds each).
+_migrated: dict[str, str] = {}
+
+
+def _migrate(database_url: str) -> None:
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DJANGO_SECRET_KEY": "scratch-migrate-only-secret-key-not-for-production-0123",
+        "DATABASE_URL": database_url,
+    }
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
+
+
+def _drop_templates(admin: str, names: list[str]) -> None:
+    import psycopg
+
+    with suppress(psycopg.Error), psycopg.connect(admin, autocommit=True) as connection:
+        for name in names:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextmanager
+def migrated_scratch_database(directory: Path) -> Iterator[str]:
+    """scratch_database, already migrated: a copy of one database this process migrated."""
+    if not on_postgresql():
+        seed = _migrated.get("sqlite")
+        if seed is None:
+            seed = str(Path(tempfile.mkdtemp(prefix="migrated-")) / "db.sqlite3")
+            _migrate(f"sqlite:///{seed}")
+            _migrated["sqlite"] = seed
+        shutil.copyfile(seed, directory / "db.sqlite3")
+        yield f"sqlite:///{directory / 'db.sqlite3'}"
+        return
+    import uuid
+
+    import psycopg
+
+    user, host, port = _postgres_server()
+    admin = f"postgresql://{user}@{host}:{port}/postgres"
+    template = _migrated.get("postgres")
+    if template is None:
+        template = f"scratch_template_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f'CREATE DATABASE "{template}"')
+        atexit.register(_drop_templates, admin, [template])
+        _migrate(f"postgres://{user}@{host}:{port}/{template}")
+        _migrated["postgres"] = template
+    name = f"scratch_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+    try:
+        yield f"postgres://{user}@{host}:{port}/{name}"
+    finally:
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _postgres_server() -> tuple[str, str, str | int]:
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    return database["USER"], database["HOST"] or "127.0.0.1", database["PORT"] or 5432
+
+
+_static: dict[str, Path] = {}
+
+
+def collected_static() -> Path:
+    """The site's static files collected once per test process (they are the same for every
+    test): a STATIC_ROOT for the servers tests start."""
+    root = _static.get("root")
+    if root is None:
+        root = Path(tempfile.mkdtemp(prefix="static-"))
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DJANGO_SECRET_KEY": "collectstatic-only-secret-key-not-for-production-0123",
+            "DJANGO_STATIC_ROOT": str(root),
+        }
+        subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+        )
+        _static["root"] = root
+    return root
 
 
 class Visitor:

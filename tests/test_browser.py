@@ -5,11 +5,8 @@ test-artifacts/ (ignored by git) so they can be looked at.
 
 from __future__ import annotations
 
-import os
 import random
 import re
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
@@ -20,7 +17,14 @@ import pytest
 
 from config import serve
 from tests.conftest import require_redis
-from tests.servers import ROOT, Server, free_port, running, scratch_database
+from tests.servers import (
+    ROOT,
+    Server,
+    collected_static,
+    free_port,
+    migrated_scratch_database,
+    running,
+)
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-artifacts"
@@ -38,7 +42,7 @@ except ImportError:  # pragma: no cover - the dev extra installs it
 
 
 class Site:
-    """Daphne on a scratch database of this pass's backend and the real Redis layer;
+    """Daphne on a migrated scratch database of this pass's backend and the real Redis layer;
     restartable."""
 
     def __init__(self, scratch: Path, database_url: str, settings: str = "config.settings") -> None:
@@ -50,15 +54,10 @@ class Site:
             "DJANGO_DEBUG": None,
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
             "DATABASE_URL": database_url,
-            "DJANGO_STATIC_ROOT": str(scratch / "static"),
+            "DJANGO_STATIC_ROOT": str(collected_static()),
             "REDIS_URL": require_redis(),
             "CHANNEL_LAYER_PREFIX": f"browser-{uuid.uuid4().hex[:8]}",
         }
-        environment = {k: v for k, v in {**os.environ, **self.env}.items() if v is not None}
-        for command in (["migrate", "--noinput"], ["collectstatic", "--noinput", "-v", "0"]):
-            subprocess.run(
-                [sys.executable, "manage.py", *command], cwd=ROOT, env=environment, check=True
-            )
         self.runs = 0
 
     @property
@@ -92,7 +91,7 @@ def browser() -> Iterator[Browser]:
 
 @pytest.fixture
 def site(tmp_path: Path) -> Iterator[Site]:
-    with scratch_database(tmp_path) as database_url:
+    with migrated_scratch_database(tmp_path) as database_url:
         yield Site(tmp_path, database_url)
 
 
@@ -357,7 +356,7 @@ def test_a_fifth_pit_game_registered_only_in_the_tests_is_drawn_and_played_to_th
     browser: Browser, tmp_path: Path, problems: Problems
 ) -> None:
     # One registry line on the server (tests/fifth_game.py); the browser has no code for it.
-    with scratch_database(tmp_path) as database_url:
+    with migrated_scratch_database(tmp_path) as database_url:
         site = Site(tmp_path, database_url, settings="tests.fifth_game_settings")
         with site.serve():
             alice = guest(browser, site, problems, "alice")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import scratch_database
+from tests.servers import migrated_scratch_database
 from tests.test_browser import (  # noqa: F401  (fixtures)
     ARTIFACTS,
     Problems,
@@ -195,7 +195,7 @@ def test_a_flag_an_abort_and_a_resignation_reach_both_players_and_a_spectator_li
     tmp_path: Path,
     problems: Problems,  # noqa: F811
 ) -> None:
-    with scratch_database(tmp_path) as database_url:
+    with migrated_scratch_database(tmp_path) as database_url:
         site = Site(tmp_path, database_url, settings="tests.fast_clock_settings")
         with site.serve():
             alice = guest(browser, site, problems, "alice")

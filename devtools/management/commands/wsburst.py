@@ -154,7 +154,7 @@ class Command(BaseCommand):
             check_shared_services(options["procs"])
             application = options["application"]
             servers = start_servers(
-                options["procs"], *(["--application", application] if application else [])
+                options["procs"], **({"application": application} if application else {})
             )
             urls = [f"ws://127.0.0.1:{s.port}{options['path']}" for s in servers]
         else:
