@@ -18,6 +18,7 @@ from accounts.models import User
 from follows.models import Follow, FollowMail
 from games.models import Game
 from games.selectors import title_for
+from lobby import protocol
 from lobby.services import feed
 from realtime.errors import ServiceError
 
@@ -116,13 +117,12 @@ def games_started(games: list[Game], **_: Any) -> None:
         view = _game_view(game)
         for follow in follows.select_related("user"):
             player = players[follow.player_id]
-            event: dict[str, Any] = {
-                "type": "followed",
-                "news": "game_started",
-                "player": player.username,
-                "game": view,
-                "result": None,
-            }
+            event = protocol.Followed(
+                news="game_started",
+                player=player.username,
+                game=protocol.FollowedGame(**view),
+                result=None,
+            )
             feed.tell([follow.user_id], event)
             if not game.time_control.realtime:
                 _queue_mail(
@@ -139,13 +139,12 @@ def game_ended(game: Game, **_: Any) -> None:
     follows = Follow.objects.filter(game=game).select_related("user")
     view = _game_view(game)
     for follow in follows:
-        event: dict[str, Any] = {
-            "type": "followed",
-            "news": "game_ended",
-            "player": None,
-            "game": view,
-            "result": result,
-        }
+        event = protocol.Followed(
+            news="game_ended",
+            player=None,
+            game=protocol.FollowedGame(**view),
+            result=None if result is None else protocol.FollowedResult(**result),
+        )
         feed.tell([follow.user_id], event)
         if not game.time_control.realtime:
             reason = result["reason"] if result else "over"

@@ -174,7 +174,7 @@ class GameConsumer(JsonConsumer):
         await self.stream.broadcast(Versioned.of(message, message["text"]))
 
     async def game_crowd(self, message: dict[str, Any]) -> None:
-        await self.send_json(message["crowd"])
+        await self._send_text(message["text"])
 
     async def game_chat(self, message: dict[str, Any]) -> None:
         # One broadcast reaches the whole game: each socket keeps its own room's lines.

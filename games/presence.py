@@ -15,9 +15,11 @@ from typing import Any
 
 from channels.layers import get_channel_layer
 
+from games import protocol
 from games.models import GameConnection
 from realtime import presence
 from realtime.db import db_call, run_soon
+from realtime.protocol import encode
 
 logger = logging.getLogger(__name__)
 
@@ -57,9 +59,8 @@ def leave(*, channel_name: str) -> None:
 
 def send_crowd(game_id: int) -> None:
     """Send the game's crowd now, from sync code (the heartbeat's reaper, the sweeper)."""
-    message = crowd(game_id)
     layer = get_channel_layer()
-    payload = {"type": "game.crowd", "crowd": message}
+    payload = _crowd_message(crowd(game_id))
 
     async def send() -> None:
         try:
@@ -71,14 +72,18 @@ def send_crowd(game_id: int) -> None:
         run_soon(send)
 
 
-def crowd(game_id: int) -> dict[str, Any]:
+def crowd(game_id: int) -> protocol.Crowd:
     rows = GameConnection.objects.filter(game_id=game_id).values_list("player", flat=True)
     players = list(rows)
-    return {
-        "type": "crowd",
-        "spectators": sum(1 for player in players if player is None),
-        "players": {"1": 1 in players, "2": 2 in players},
-    }
+    return protocol.Crowd(
+        spectators=sum(1 for player in players if player is None),
+        players={"1": 1 in players, "2": 2 in players},
+    )
+
+
+def _crowd_message(frame: protocol.Crowd) -> dict[str, Any]:
+    """The group message of a crowd frame: its text, encoded once for every socket."""
+    return {"type": "game.crowd", "text": encode(frame)}
 
 
 def crowd_changed(game_id: int) -> None:
@@ -94,11 +99,10 @@ async def _send_crowds(game_id: int, pending: dict[int, asyncio.Future[None]]) -
         while game_id in _dirty:
             _dirty.discard(game_id)
             await asyncio.sleep(0)  # let the rest of a burst register first
-            message = await db_call(crowd)(game_id)
+            frame = await db_call(crowd)(game_id)
             layer = get_channel_layer()
-            payload = {"type": "game.crowd", "crowd": message}
-            await layer.group_send(game_group(game_id), payload)
-            if message["spectators"] > SMALL_CROWD:
+            await layer.group_send(game_group(game_id), _crowd_message(frame))
+            if frame.spectators > SMALL_CROWD:
                 await asyncio.sleep(CROWD_INTERVAL)
     except Exception:
         logger.exception("crowd update for game %s failed", game_id)

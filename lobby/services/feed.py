@@ -137,7 +137,7 @@ def publish(*events: protocol.FeedEvent) -> list[Stamped]:
     return stamped
 
 
-def tell(user_ids: list[int], frame: Frame | dict[str, Any]) -> None:
+def tell(user_ids: list[int], frame: Frame) -> None:
     """Send a personal frame to every lobby socket of these users after commit (encoded
     once for all of them)."""
     message = {"type": "lobby.personal", "text": encode(frame)}
