@@ -143,11 +143,12 @@ def on_postgresql() -> bool:
 
 
 @contextmanager
-def scratch_database(directory: Path) -> Iterator[str]:
+def scratch_database(directory: Path, template: str | None = None) -> Iterator[str]:
     """A DATABASE_URL for server processes started by a test, on this pass's backend.
 
-    The SQLite pass gets a file in `directory`; the PostgreSQL pass gets a new, empty
-    database on the same server, dropped afterwards. Either way the servers migrate it.
+    The SQLite pass gets a file in `directory`; the PostgreSQL pass gets a new database on
+    the same server (empty, or a copy of `template`), dropped afterwards. Unless it is a copy,
+    the servers migrate it.
     """
     if not on_postgresql():
         yield f"sqlite:///{directory / 'db.sqlite3'}"
@@ -155,14 +156,13 @@ def scratch_database(directory: Path) -> Iterator[str]:
     import uuid
 
     import psycopg
-    from django.conf import settings
 
-    database = settings.DATABASES["default"]
-    user, host, port = database["USER"], database["HOST"] or "127.0.0.1", database["PORT"] or 5432
+    user, host, port = _postgres_server()
     name = f"scratch_{uuid.uuid4().hex[:12]}"
     admin = f"postgresql://{user}@{host}:{port}/postgres"
+    copy = f' TEMPLATE "{template}"' if template else ""
     with psycopg.connect(admin, autocommit=True) as connection:
-        connection.execute(f'CREATE DATABASE "{name}"')
+        connection.execute(f'CREATE DATABASE "{name}"{copy}')
     try:
         yield f"postgres://{user}@{host}:{port}/{name}"
     finally:
@@ -176,19 +176,23 @@ def scratch_database(directory: Path) -> Iterator[str]:
 _migrated: dict[str, str] = {}
 
 
-def _migrate(database_url: str) -> None:
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DJANGO_SECRET_KEY": "scratch-migrate-only-secret-key-not-for-production-0123",
-        "DATABASE_URL": database_url,
-    }
+def _manage(*command: str, **env: str) -> None:
+    """One manage.py command on the product's settings, as a one-off process."""
     subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+        [sys.executable, "manage.py", *command, "--noinput", "-v", "0"],
         cwd=ROOT,
-        env=env,
+        env={
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DJANGO_SECRET_KEY": "test-only-secret-key-not-for-production-use-0123456789",
+            **env,
+        },
         check=True,
     )
+
+
+def _migrate(database_url: str) -> None:
+    _manage("migrate", DATABASE_URL=database_url)
 
 
 def _drop_templates(admin: str, names: list[str]) -> None:
@@ -215,24 +219,18 @@ def migrated_scratch_database(directory: Path) -> Iterator[str]:
 
     import psycopg
 
-    user, host, port = _postgres_server()
-    admin = f"postgresql://{user}@{host}:{port}/postgres"
     template = _migrated.get("postgres")
     if template is None:
+        user, host, port = _postgres_server()
+        admin = f"postgresql://{user}@{host}:{port}/postgres"
         template = f"scratch_template_{uuid.uuid4().hex[:12]}"
         with psycopg.connect(admin, autocommit=True) as connection:
             connection.execute(f'CREATE DATABASE "{template}"')
         atexit.register(_drop_templates, admin, [template])
         _migrate(f"postgres://{user}@{host}:{port}/{template}")
         _migrated["postgres"] = template
-    name = f"scratch_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(admin, autocommit=True) as connection:
-        connection.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
-    try:
-        yield f"postgres://{user}@{host}:{port}/{name}"
-    finally:
-        with psycopg.connect(admin, autocommit=True) as connection:
-            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with scratch_database(directory, template=template) as url:
+        yield url
 
 
 def _postgres_server() -> tuple[str, str, str | int]:
@@ -251,18 +249,7 @@ def collected_static() -> Path:
     root = _static.get("root")
     if root is None:
         root = Path(tempfile.mkdtemp(prefix="static-"))
-        env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "config.settings",
-            "DJANGO_SECRET_KEY": "collectstatic-only-secret-key-not-for-production-0123",
-            "DJANGO_STATIC_ROOT": str(root),
-        }
-        subprocess.run(
-            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
-            cwd=ROOT,
-            env=env,
-            check=True,
-        )
+        _manage("collectstatic", DJANGO_STATIC_ROOT=str(root))
         _static["root"] = root
     return root
 
