@@ -67,10 +67,10 @@ chromium:
 
 # pytest exits 5 when a selection is empty (no test of a pass is marked `alone`).
 test: $(VENV)/.installed-dev chromium lint
-	$(BIN)/pytest -m "not postgres and not alone" -n $(TEST_JOBS) $(PYTEST_ARGS)
+	$(BIN)/pytest -m "not postgres and not alone" -n $(TEST_JOBS) --dist loadscope $(PYTEST_ARGS)
 	$(BIN)/pytest -m "not postgres and alone" $(PYTEST_ARGS) || test $$? -eq 5
 	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
-		$(BIN)/pytest -m "not sqlite and not alone" --ignore=tests/rules -n $(TEST_JOBS) $(PYTEST_ARGS)
+		$(BIN)/pytest -m "not sqlite and not alone" --ignore=tests/rules -n $(TEST_JOBS) --dist loadscope $(PYTEST_ARGS)
 	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
 		$(BIN)/pytest -m "not sqlite and alone" --ignore=tests/rules $(PYTEST_ARGS) || test $$? -eq 5
 

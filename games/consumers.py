@@ -103,12 +103,15 @@ class GameConsumer(JsonConsumer):
         )
         if self.player is not None:
             await db_call(services.player_returned)(game_id=self.game_id, player=self.player)
-            self._prober = asyncio.create_task(self._probe_lag())
         if await self.stream.resume(self._query_int("v")):
             await self._arm_from_game()
             chat = self._query_int("chat")
             if chat is not None:
                 await self._send_chat_since(chat)
+        if self.player is not None:
+            # After the state (or the events since the client's version): a probe is never
+            # the first frame a socket gets.
+            self._prober = asyncio.create_task(self._probe_lag())
         catchup.watch(self.stream)
         presence.crowd_changed(self.game_id)
 

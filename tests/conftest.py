@@ -50,7 +50,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     from django.conf import settings
 
     database = settings.DATABASES["default"]
-    if database["ENGINE"] == "django.db.backends.postgresql":
+    if database["ENGINE"].endswith(".postgresql"):
         host, port = database.get("HOST") or "127.0.0.1", int(database.get("PORT") or 5432)
         if not _port_open(host, port):
             pytest.exit(POSTGRES_HELP.format(host=host, port=port), returncode=1)
@@ -59,7 +59,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def on_postgresql_pass() -> bool:
     from django.conf import settings
 
-    return bool(settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql")
+    return bool(settings.DATABASES["default"]["ENGINE"].endswith(".postgresql"))
 
 
 def depends_on_the_database(item: pytest.Item) -> bool:
@@ -76,12 +76,44 @@ def depends_on_the_database(item: pytest.Item) -> bool:
         return True
     if {"db", "transactional_db", "live_server"} & set(getattr(item, "fixturenames", ())):
         return True
+    return starts_servers(item)
+
+
+def starts_servers(item: pytest.Item) -> bool:
+    """Whether the test's module starts server processes (it uses tests/servers.py)."""
     module = getattr(item, "module", None)
     return any(
         getattr(value, "__module__", None) == "tests.servers"
         for value in vars(module).values()
         if callable(value)
     )
+
+
+# Test files whose tests share one started stack (a module-scoped fixture starting server
+# processes): one worker runs each file whole, instead of every worker starting its own.
+SHARED_SERVER_FILES = ("tests/test_compose.py", "tests/test_server.py")
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`-n N --dist loadscope`: every test is handed out on its own (as with `--dist load`),
+    longest first, except that the files sharing a started stack go whole to one worker.
+    (pytest-xdist's own `loadgroup` does not group on pytest 9: its node-id suffix is lost.)"""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedStacks(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return path if path in SHARED_SERVER_FILES else nodeid
+
+    return SharedStacks(config, log)
+
+
+def long_first(item: pytest.Item) -> int:
+    """The order the workers take tests in: the long ones (browsers, server processes) first,
+    so that no worker is still playing a whole game in a browser after the others are done."""
+    return 0 if item.get_closest_marker("browser") or starts_servers(item) else 1
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -103,12 +135,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # A postgres-marked test on another database would pass without proving anything.
         if item.get_closest_marker("postgres"):
             item.add_marker(pytest.mark.usefixtures("require_postgres"))
+    # Stable: within each kind the files' order stays (the scheduler below hands the tests out
+    # in this order, the files sharing a started stack first).
+    items.sort(key=long_first)
 
 
 @pytest.fixture
 def require_postgres(settings: Any) -> None:
     database = settings.DATABASES["default"]
-    if database["ENGINE"] != "django.db.backends.postgresql":
+    if not database["ENGINE"].endswith(".postgresql"):
         pytest.fail(
             "This test runs only on PostgreSQL: run it with DATABASE_URL pointing at "
             "PostgreSQL (`make test` does this in its second pass).",

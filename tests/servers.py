@@ -139,7 +139,7 @@ def on_postgresql() -> bool:
     """Whether this pass of the suite runs on PostgreSQL (the second pass of `make test`)."""
     from django.conf import settings
 
-    return bool(settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql")
+    return bool(settings.DATABASES["default"]["ENGINE"].endswith(".postgresql"))
 
 
 @contextmanager

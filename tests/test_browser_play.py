@@ -112,12 +112,17 @@ def play_chess_by_clicking(players: list[Page], watchers: list[Page], rng: rando
     return count
 
 
+# One test per game and screen (not one per screen playing every game): the suite's workers
+# share them out, instead of one worker playing every game in turn.
 @pytest.mark.parametrize("size", sorted(SIZES))
+@pytest.mark.parametrize(("slug", "options"), GAMES, ids=[slug for slug, _ in GAMES])
 def test_every_game_is_played_to_the_end_by_clicking(
     browser: Browser,  # noqa: F811
     site: Site,  # noqa: F811
     problems: Problems,  # noqa: F811
     size: str,
+    slug: str,
+    options: dict[str, int] | None,
 ) -> None:
     # Reduced motion (an accessibility setting the game page honours: no sowing animation):
     # hundreds of moves are played here, and animated each waited for its sowing to be shown.
@@ -127,57 +132,53 @@ def test_every_game_is_played_to_the_end_by_clicking(
     with site.serve():
         alice = guest(browser, site, problems, "alice", **looks)
         bob = guest(browser, site, problems, "bob", **looks)
-        for slug, options in GAMES:
-            game_id = challenge(alice, bob, slug, options)
-            spectator = problems.watch("spectator", browser.new_context(**looks).new_page())
-            spectator.goto(f"{site.url}/games/{game_id}/")
-            expect(spectator.locator("#connection")).to_have_attribute("data-state", "open")
-            expect(alice.locator("#board svg")).to_be_visible()
-            expect(alice.locator("g.pit.playable, g.cell.movable").first).to_be_visible()
-            assert_turn_in_title([alice, bob])
-            for page, who in ((alice, "alice"), (bob, "bob"), (spectator, "spectator")):
-                assert_fits_the_width(page, f"{slug} at {size}, {who}")
-            # Nothing to play for the spectator, and no move box either.
-            expect(spectator.locator("#move-form")).to_be_hidden()
-            assert spectator.locator("g.pit.playable, g.cell.movable").count() == 0
-            if size == "phone" and slug != "diffusion-chess":
+        game_id = challenge(alice, bob, slug, options)
+        spectator = problems.watch("spectator", browser.new_context(**looks).new_page())
+        spectator.goto(f"{site.url}/games/{game_id}/")
+        expect(spectator.locator("#connection")).to_have_attribute("data-state", "open")
+        expect(alice.locator("#board svg")).to_be_visible()
+        expect(alice.locator("g.pit.playable, g.cell.movable").first).to_be_visible()
+        assert_turn_in_title([alice, bob])
+        for page, who in ((alice, "alice"), (bob, "bob"), (spectator, "spectator")):
+            assert_fits_the_width(page, f"{slug} at {size}, {who}")
+        # Nothing to play for the spectator, and no move box either.
+        expect(spectator.locator("#move-form")).to_be_hidden()
+        assert spectator.locator("g.pit.playable, g.cell.movable").count() == 0
+        if size == "phone" and slug != "diffusion-chess":
+            assert smallest_target(alice, "g.pit rect.hit") >= MIN_TARGET
+        if size == "phone":
+            # The narrowest phones: 360 px.
+            alice.set_viewport_size({"width": 360, "height": 740})
+            alice.wait_for_timeout(300)  # the board redraws for the new width
+            assert_fits_the_width(alice, f"{slug} at 360 px")
+            if slug != "diffusion-chess":
                 assert smallest_target(alice, "g.pit rect.hit") >= MIN_TARGET
-            if size == "phone":
-                # The narrowest phones: 360 px.
-                alice.set_viewport_size({"width": 360, "height": 740})
-                alice.wait_for_timeout(300)  # the board redraws for the new width
-                assert_fits_the_width(alice, f"{slug} at 360 px")
-                if slug != "diffusion-chess":
-                    assert smallest_target(alice, "g.pit rect.hit") >= MIN_TARGET
-                alice.screenshot(path=str(ARTIFACTS / f"board-{slug}-360.png"), full_page=True)
-                alice.set_viewport_size(viewport)
-                alice.wait_for_timeout(300)
-            alice.screenshot(path=str(ARTIFACTS / f"board-{slug}-{size}.png"), full_page=True)
-            if size == "desk" and slug == "diffusion-chess":
-                # Board, turn and controls fit the window: nothing below the fold.
-                bottom = alice.evaluate(
-                    "() => Math.max(...['#board svg', '#turn-info', '.controls']"
-                    ".map(s => document.querySelector(s).getBoundingClientRect().bottom))"
-                )
-                assert bottom <= viewport["height"], bottom
-
-            rng = random.Random(f"{slug}-{size}")
-            if slug == "diffusion-chess":
-                plies = play_chess_by_clicking([alice, bob], [spectator], rng)
-            else:
-                plies = play_by_clicking([alice, bob], [spectator], rng)
-            assert plies > 0
-            for page in (alice, bob, spectator):
-                expect(page.locator("#banner")).to_be_visible()
-                assert moves_of(page) == moves_of(alice)
-                assert_fits_the_width(page, f"{slug} at {size}, the end")
-                assert not page.title().startswith(YOUR_MOVE)
-            expect(alice.locator("#move-form")).to_be_hidden()  # the game is over
-            spectator.screenshot(
-                path=str(ARTIFACTS / f"board-{slug}-{size}-end.png"), full_page=True
+            alice.screenshot(path=str(ARTIFACTS / f"board-{slug}-360.png"), full_page=True)
+            alice.set_viewport_size(viewport)
+            alice.wait_for_timeout(300)
+        alice.screenshot(path=str(ARTIFACTS / f"board-{slug}-{size}.png"), full_page=True)
+        if size == "desk" and slug == "diffusion-chess":
+            # Board, turn and controls fit the window: nothing below the fold.
+            bottom = alice.evaluate(
+                "() => Math.max(...['#board svg', '#turn-info', '.controls']"
+                ".map(s => document.querySelector(s).getBoundingClientRect().bottom))"
             )
-            spectator.context.close()
-            back_to_lobby(site, alice, bob)
+            assert bottom <= viewport["height"], bottom
+
+        rng = random.Random(f"{slug}-{size}")
+        if slug == "diffusion-chess":
+            plies = play_chess_by_clicking([alice, bob], [spectator], rng)
+        else:
+            plies = play_by_clicking([alice, bob], [spectator], rng)
+        assert plies > 0
+        for page in (alice, bob, spectator):
+            expect(page.locator("#banner")).to_be_visible()
+            assert moves_of(page) == moves_of(alice)
+            assert_fits_the_width(page, f"{slug} at {size}, the end")
+            assert not page.title().startswith(YOUR_MOVE)
+        expect(alice.locator("#move-form")).to_be_hidden()  # the game is over
+        spectator.screenshot(path=str(ARTIFACTS / f"board-{slug}-{size}-end.png"), full_page=True)
+        spectator.context.close()
 
 
 def mark_unreloaded(*pages: Page) -> None:
