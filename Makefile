@@ -50,8 +50,9 @@ run: $(VENV)/.installed .secret_key
 # server-process tests then run the production shape: PostgreSQL + Redis; tests/conftest.py
 # says which run again). Tests bound to one database carry the marker `postgres` or `sqlite`
 # with a reason. The pure rule-engine tests touch no database and run once. Each pass runs on
-# TEST_JOBS workers (pytest-xdist), then the tests marked `alone` (timings under injected
-# faults) one at a time with nothing beside them.
+# TEST_JOBS workers (pytest-xdist: the long tests handed out first, the files sharing a
+# started stack whole to one worker, see tests/conftest.py), then the tests marked `alone`
+# (timings under injected faults) one at a time with nothing beside them.
 TEST_JOBS ?= 4
 # The browser tests drive Debian's Chromium (Playwright's own download does not work here).
 chromium:

@@ -1,7 +1,8 @@
 """The statements of the move path, written directly.
 
-A move is three statements in one transaction: lock the game row, insert the move event
-(which is also the move's record), update the game's changed columns. Through the ORM these
+A move is three statements: read the game row, then in one transaction update its changed
+columns if the row is still as read, and insert the move event (which is also the move's
+record). Through the ORM these
 three cost more CPU than everything else a move does (compiling the query, building model
 instances, saving every column); here each statement's text is built once per process and
 the values go through the same field conversions the ORM applies, so rows read and written
@@ -11,6 +12,7 @@ here are exactly what the ORM reads and writes.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -49,7 +51,16 @@ def _converters(vendor: str) -> list[tuple[Any, list[Converter]]]:
 def lock_game(game_id: int) -> Game | None:
     """The game, its row locked until the transaction ends (FOR UPDATE where the database
     has it; SQLite's writers are serialised by the IMMEDIATE transaction instead)."""
-    lock = bool(connection.features.has_select_for_update)
+    return _load(game_id, lock=bool(connection.features.has_select_for_update))
+
+
+def read_game(game_id: int) -> Game | None:
+    """The game as it is now, nothing locked: a move reads it so, and writes only if the row
+    is still as read (`update_game`'s `unless_changed_since`)."""
+    return _load(game_id, lock=False)
+
+
+def _load(game_id: int, *, lock: bool) -> Game | None:
     with connection.cursor() as cursor:
         cursor.execute(_select_sql(connection.vendor, lock), [game_id])
         row = cursor.fetchone()
@@ -96,14 +107,40 @@ def _fields(names: tuple[str, ...]) -> list[Field[Any, Any]]:
     return [field for field in [*fields, updated_at] if isinstance(field, Field)]
 
 
-def update_game(game: Game, names: Iterable[str]) -> None:
-    """Write the named columns of `game` (and `updated_at`) in one UPDATE."""
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """What a row looked like when it was read: its version (bumped by every event) and its
+    `updated_at` (set by every other write of a game action, a queue or a muted chat)."""
+
+    version: int
+    updated_at: Any
+
+    @classmethod
+    def of(cls, game: Game) -> Seen:
+        return cls(game.version, game.updated_at)
+
+
+def update_game(
+    game: Game, names: Iterable[str], *, unless_changed_since: Seen | None = None
+) -> bool:
+    """Write the named columns of `game` (and `updated_at`) in one UPDATE. With
+    `unless_changed_since`, only if the row is still as it was then: False when another write
+    came first (the UPDATE then changed nothing and locked nothing)."""
     fields = _fields(tuple(names))
     quote = connection.ops.quote_name
     sets = ", ".join(f"{quote(field.column)} = %s" for field in fields)
     params = [field.get_db_prep_save(field.pre_save(game, False), connection) for field in fields]
+    where = f"{quote('id')} = %s"
+    params.append(game.pk)
+    if unless_changed_since is not None:
+        where += f" AND {quote('version')} = %s AND {quote('updated_at')} = %s"
+        params += [unless_changed_since.version, _updated_at_value(unless_changed_since)]
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {quote(Game._meta.db_table)} SET {sets} WHERE {quote('id')} = %s",
-            [*params, game.pk],
-        )
+        cursor.execute(f"UPDATE {quote(Game._meta.db_table)} SET {sets} WHERE {where}", params)
+        return bool(cursor.rowcount == 1)
+
+
+def _updated_at_value(seen: Seen) -> Any:
+    field = Game._meta.get_field("updated_at")
+    assert isinstance(field, Field)
+    return field.get_db_prep_value(seen.updated_at, connection)

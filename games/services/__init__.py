@@ -2,9 +2,12 @@
 
 Every action follows one pattern (Zulip's check_/do_): lock the game row, check the request
 against the game and the engine, write, bump the version, store the event, and broadcast it
-after commit. Two processes can never both apply a move: the row lock orders them and the
-unique (game, ply) constraint backs it up. A move itself is computed by a pure transition
-(games/transition.py, lila's Progress) that moves.py applies to the locked row.
+after commit. A move, the busiest action, locks later: it is computed by a pure transition
+(games/transition.py, lila's Progress) from the row read without a lock, its events encoded,
+and then written in one short transaction only if the row is still as read (compare and set),
+else computed again. Two processes can never both apply a move: the compare and set (or the
+row lock of every other action) orders them, and the unique (game, ply) constraint of the
+move events backs it up.
 
 - `_core`: the locked row, who is asking, `Applied` (what an action returns)
 - `events`: storing a versioned event and broadcasting it after commit

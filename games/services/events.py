@@ -1,9 +1,9 @@
 """Storing a game's events and sending them after commit (Zulip's send_event_on_commit).
 
 An event is built typed (games/protocol.py) by the service or the move transition; here it
-gets the game's next version, is encoded to JSON text once, stored as that text (the event
-row; a move's row is also the move's record) and, once the transaction commits, sent to every
-socket on the game as the same text.
+gets the game's next version and is encoded to JSON text once (`prepare`), stored as that text
+(`record`: the event row; a move's row is also the move's record) and, once the transaction
+commits, sent to every socket on the game as the same text.
 """
 
 from __future__ import annotations
@@ -26,25 +26,34 @@ logger = logging.getLogger(__name__)
 _NO_CLOCK = object()  # an event kind without a clock field (a None clock is an untimed game)
 
 
-def emit(game: Game, frame: protocol.Event, *, ply: int | None = None) -> Applied:
-    """Give the event the locked game's next version, store it, and send it after commit. A
-    move event passes the move's `ply`: its row is also the move's record.
-
-    Under the lock only the version is assigned, the frame encoded (once: the stored text is
-    what every socket is sent) and the row written; the frame was built before."""
+def prepare(game: Game, frame: protocol.Event) -> Applied:
+    """Give the event the game's next version and encode it, once: the text is what is stored
+    and what every socket is sent. No database work: a move prepares its events before its
+    write (games/services/moves.py), the locked services just before storing them."""
     game.version += 1
     frame.v = game.version
     frame.game_id = game.pk
-    text = encode(frame)
-    store.insert_event(game.pk, game.version, ply, text)
     clock: Any = getattr(frame, "clock", _NO_CLOCK)
     timing: dict[str, Any] = {}
     if clock is not _NO_CLOCK:
         timing["clock"] = None if clock is None else msgspec.structs.asdict(clock)
-    applied = Applied(game=game, frame=frame, text=text, timing=timing)
-    game_id = game.pk
-    transaction.on_commit(lambda: _broadcast(game_id, applied))
-    return applied
+    return Applied(game=game, frame=frame, text=encode(frame), timing=timing)
+
+
+def record(event: Applied, *, ply: int | None = None) -> None:
+    """Store a prepared event (a move event passes the move's `ply`: its row is also the
+    move's record) and send it once the transaction commits."""
+    assert event.text is not None
+    game_id = event.game.pk
+    store.insert_event(game_id, event.version, ply, event.text)
+    transaction.on_commit(lambda: _broadcast(game_id, event))
+
+
+def emit(game: Game, frame: protocol.Event, *, ply: int | None = None) -> Applied:
+    """Prepare the event for the locked game and store it, to be sent after commit."""
+    event = prepare(game, frame)
+    record(event, ply=ply)
+    return event
 
 
 def _broadcast(game_id: int, event: Applied) -> None:

@@ -1,14 +1,17 @@
-"""Playing a move: the locked side of the move transition (games/transition.py).
+"""Playing a move: the move transition (games/transition.py) applied to the game's row.
 
-play_move loads and locks the row, checks the request against it, lets `advance` compute the
-move (pure), applies the Transition to the row, stores its events and schedules their
-broadcast for after commit. A move the opponent's queue answers is a second transition,
-applied the same way in the same transaction.
+play_move reads the row, checks the request against it, lets `advance` compute the move
+(pure), applies the Transition to the row in memory and prepares (encodes) its events; then
+one short transaction writes the row if it is still as read and stores the events, whose
+broadcast follows the commit. A move the opponent's queue answers is a second transition,
+written in the same transaction.
 """
 
 from __future__ import annotations
 
 import logging
+from contextlib import nullcontext
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
@@ -22,7 +25,7 @@ from games.rules import IllegalMove
 from games.services import queue
 from games.services._core import Applied, locked, player_of
 from games.services.clock import end_by_clock, excused, overdue, set_deadline
-from games.services.events import emit
+from games.services.events import prepare, record
 from games.transition import Transition, advance
 from realtime.errors import ServiceError
 from realtime.protocol import encode
@@ -47,11 +50,33 @@ MOVE_COLUMNS = (
 )
 
 
+# Tries that may lose the race for the row (another write to the game between reading it
+# and writing the move) before the move takes the row lock for the whole of its work.
+RACES = 3
+
+
+@dataclass
+class _Written:
+    """What a move (and the queued answer it set off) writes once the row is still as read:
+    its prepared events (with the ply of each move event) and who gets a move notice."""
+
+    applied: Applied
+    events: list[tuple[Applied, int | None]] = field(default_factory=list)
+    noticed: list[int] = field(default_factory=list)
+    ended: bool = False
+
+
 def play_move(*, game_id: int, user: Any, move: str, ply: int, lag: int = 0) -> Applied:
     """Apply `move` for `user` if `ply` moves have been played; see docs/PROTOCOL.md.
 
     `lag` is the mover's measured one-way network delay (ms), forgiven within a quota. A
     move that arrives after the mover's time ran out ends the game on time instead.
+
+    The game is read without a lock, the move computed and its events encoded, and then, in
+    one short transaction, the row is written only if it is still as read (compare and set on
+    its version and `updated_at`) and the events stored: the row is locked only for those two
+    statements. A move that lost the race to another write of the game is computed again from
+    the new row; after RACES lost races the move holds the row lock from its read on.
     """
     if not isinstance(move, str) or not move.strip():
         raise ServiceError("bad_message", 'A move needs "move": the move in notation, as text.')
@@ -61,40 +86,74 @@ def play_move(*, game_id: int, user: Any, move: str, ply: int, lag: int = 0) -> 
         raise ServiceError(
             "bad_message", 'A move needs "ply": the number of moves already played, as an integer.'
         )
-    with transaction.atomic():
-        game = locked(game_id)
-        player = player_of(game, user)
-        rules = rules_for(game.slug, game.options)
-
-        if ply < game.ply:
-            return _resent(game, rules, player=player, move=move, ply=ply)
-        if game.status != Game.Status.ACTIVE:
+    races = 0
+    while True:
+        lock = races >= RACES
+        with transaction.atomic() if lock else nullcontext():
+            game = locked(game_id) if lock else _read(game_id)
+            player = player_of(game, user)
+            rules = rules_for(game.slug, game.options)
+            if ply < game.ply:
+                return _resent(game, rules, player=player, move=move, ply=ply)
+            if game.status != Game.Status.ACTIVE:
+                raise ServiceError("game_over", f"The game is over ({game.reason}).")
+            if ply > game.ply:
+                raise ServiceError(
+                    "stale_ply", f"Only {game.ply} moves have been played, not {ply}; resync."
+                )
+            state = rules.from_json(game.state)
+            if rules.to_move(state) != player:
+                raise ServiceError("not_your_turn", "It is not your turn.")
+            now = now_ms()
+            flagged = overdue(game, now)
+            if flagged is None:
+                seen = None if lock else store.Seen.of(game)
+                written = _play(game, rules, state, player=player, move=move, now=now, lag=lag)
+                if _write(game, written, seen):
+                    return written.applied
+                races += 1
+                continue
+            if lock:
+                end_by_clock(game, flagged, now)
+                game.save()
+        if lock:
             raise ServiceError("game_over", f"The game is over ({game.reason}).")
-        if ply > game.ply:
-            raise ServiceError(
-                "stale_ply", f"Only {game.ply} moves have been played, not {ply}; resync."
-            )
-        state = rules.from_json(game.state)
-        if rules.to_move(state) != player:
-            raise ServiceError("not_your_turn", "It is not your turn.")
-        now = now_ms()
-        flagged = overdue(game, now)
-        if flagged is not None:
-            end_by_clock(game, flagged, now)
-            game.save()
-        else:
-            step, applied = _apply(game, rules, state, player=player, move=move, now=now, lag=lag)
-            _answer_from_queue(game, rules, step, mover=player, now=now)
-    if flagged is not None:
-        raise ServiceError("game_over", f"The game is over ({game.reason}).")
-    return applied
+        # Out of time when read: under the row lock the game is ended on time, or, if the row
+        # changed meanwhile (a vacation stopped the clock), the move is played.
+        races = RACES
 
 
-def _apply(
+def _read(game_id: int) -> Game:
+    game = store.read_game(game_id)
+    if game is None:
+        raise ServiceError("no_such_game", f"There is no game {game_id}.")
+    return game
+
+
+def _play(
     game: Game, rules: Any, state: Any, *, player: int, move: str, now: int, lag: int
-) -> tuple[Transition, Applied]:
-    """Advance the locked game by the move and write it: the row, the move event (also the
-    move's record), the end event when the move ended the game."""
+) -> _Written:
+    """The move and the opponent's queued answer to it, applied to the row as read (in
+    memory) and their events prepared: everything but the writes."""
+    step, written = _advance(game, rules, state, player=player, move=move, now=now, lag=lag)
+    _answer_from_queue(game, rules, step, written, mover=player, now=now)
+    return written
+
+
+def _advance(
+    game: Game,
+    rules: Any,
+    state: Any,
+    *,
+    player: int,
+    move: str,
+    now: int,
+    lag: int,
+    written: _Written | None = None,
+) -> tuple[Transition, _Written]:
+    """Advance the game by the move (the pure transition) and apply it to the row in memory:
+    the move event (also the move's record) and the end event when the move ended the game
+    are prepared, to be written by `_write`."""
     try:
         step = advance(
             rules,
@@ -125,31 +184,55 @@ def _apply(
         game.reason = step.reason
     set_deadline(game)
     move_event, *end = step.events
-    applied = emit(game, move_event, ply=played)
-    for event in end:
-        emit(game, event)
+    applied = prepare(game, move_event)
+    if written is None:
+        written = _Written(applied)
+    written.events.append((applied, played))
+    written.events.extend((prepare(game, event), None) for event in end)
     if step.turn_over and not step.game_over and game.time_control.correspondence:
-        MoveNotice.objects.get_or_create(game=game, player=3 - player)
-    store.update_game(game, MOVE_COLUMNS)
-    if step.game_over:
-        lifecycle.ended(game)
-    return step, applied
+        written.noticed.append(3 - player)
+    written.ended = step.game_over
+    return step, written
 
 
-def _answer_from_queue(game: Game, rules: Any, step: Transition, *, mover: int, now: int) -> None:
+def _answer_from_queue(
+    game: Game, rules: Any, step: Transition, written: _Written, *, mover: int, now: int
+) -> None:
     """After `mover`'s move: the opponent's queued answer, if it expected that move, is
     played as a second transition; a queue that did not expect it is dropped."""
-    changed, answer = queue.pop_answer(game, step, mover=mover)
-    if answer is not None:
-        try:
-            _apply(game, rules, step.position, player=3 - mover, move=answer, now=now, lag=0)
-            return  # the queues were written with the answer
-        except ServiceError:
-            # Checked when queued along this very line, so it cannot happen; if it ever
-            # did, the opponent's move must still stand: only the queue goes.
-            logger.exception("queued answer %s in game %s refused", answer, game.pk)
-    if changed:
-        store.update_game(game, ("queues",))
+    _, answer = queue.pop_answer(game, step, mover=mover)
+    if answer is None:
+        return
+    try:
+        _advance(
+            game,
+            rules,
+            step.position,
+            player=3 - mover,
+            move=answer,
+            now=now,
+            lag=0,
+            written=written,
+        )
+    except ServiceError:
+        # Checked when queued along this very line, so it cannot happen; if it ever did, the
+        # opponent's move must still stand: only the queue goes.
+        logger.exception("queued answer %s in game %s refused", answer, game.pk)
+
+
+def _write(game: Game, written: _Written, seen: store.Seen | None) -> bool:
+    """Write the row (if still as `seen`, unless the caller holds its lock) and store the
+    prepared events, in one transaction; False, writing nothing, when the row changed."""
+    with transaction.atomic(savepoint=False):
+        if not store.update_game(game, MOVE_COLUMNS, unless_changed_since=seen):
+            return False
+        for event, ply in written.events:
+            record(event, ply=ply)
+        for player in written.noticed:
+            MoveNotice.objects.get_or_create(game=game, player=player)
+        if written.ended:
+            lifecycle.ended(game)
+    return True
 
 
 def _resent(game: Game, rules: Any, *, player: int, move: str, ply: int) -> Applied:

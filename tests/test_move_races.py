@@ -1,0 +1,136 @@
+"""A move reads the game without a lock and writes it only if the row is still as read: a write
+that lands in between (another process, another door) makes the move start again from the new
+row, so nothing either of them did is lost; after RACES lost races the move locks the row."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connection
+
+from games import selectors, services
+from games.engine import rules_for
+from games.models import Game, GameEvent
+from games.services import moves
+from tests.games_helpers import new_game
+
+# Threads with their own connections see only committed rows.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def elsewhere(write: Callable[[], Any]) -> None:
+    """`write` on another connection (as another server process would), committed."""
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            write()
+        except BaseException as error:  # pragma: no cover - shown by the assertion below
+            failures.append(error)
+        finally:
+            connection.close()
+
+    other = threading.Thread(target=run)
+    other.start()
+    other.join()
+    assert not failures, failures
+
+
+def between_read_and_write(monkeypatch: Any, writes: list[Callable[[], Any]]) -> list[int]:
+    """Run the next of `writes` each time a move has read the game and computed itself, before
+    it writes; returns the list the plies it computed from are appended to."""
+    computed_at: list[int] = []
+    play = moves._play
+
+    def racing(game: Game, *args: Any, **kwargs: Any) -> Any:
+        computed_at.append(game.ply)
+        if writes:
+            elsewhere(writes.pop(0))
+        return play(game, *args, **kwargs)
+
+    monkeypatch.setattr(moves, "_play", racing)
+    return computed_at
+
+
+def versions(game: Game) -> list[int]:
+    return list(
+        GameEvent.objects.filter(game=game).order_by("version").values_list("version", flat=True)
+    )
+
+
+def first_legal(game: Game) -> str:
+    game.refresh_from_db()
+    rules = rules_for(game.slug, game.options)
+    return sorted(rules.legal_moves(rules.from_json(game.state)))[0]
+
+
+def test_a_queue_set_while_the_move_is_computed_is_not_lost_and_answers_it(
+    monkeypatch: Any,
+) -> None:
+    game = new_game()  # untimed: conditional moves are allowed
+    alice, bob = game.player1, game.player2
+    services.play_move(game_id=game.pk, user=alice, move="I", ply=0)
+    game.refresh_from_db()
+    rules = rules_for(game.slug, game.options)
+    after_a = rules.play(rules.from_json(game.state), "A")
+    answer = sorted(rules.legal_moves(after_a))[0]
+    # Bob is to move (A); Alice queues her answer to A while Bob's move is being computed.
+    computed_at = between_read_and_write(
+        monkeypatch,
+        [lambda: services.set_queue(game_id=game.pk, user=alice, moves=["A", answer])],
+    )
+
+    services.play_move(game_id=game.pk, user=bob, move="A", ply=1)
+
+    game.refresh_from_db()
+    assert computed_at == [1, 1]  # lost the race once, computed again from the new row
+    assert selectors.played(game)[-2:] == [(2, "A"), (1, answer)]
+    assert game.queues == {}
+    assert versions(game) == [1, 2, 3]
+
+
+def test_a_draw_offered_while_the_move_is_computed_gets_its_version_and_the_move_the_next(
+    monkeypatch: Any,
+) -> None:
+    game = new_game("zigzag", {"pits": 4, "seeds": 3})
+    alice, bob = game.player1, game.player2
+    move = first_legal(game)
+    computed_at = between_read_and_write(
+        monkeypatch, [lambda: services.offer_draw(game_id=game.pk, user=bob)]
+    )
+
+    applied = services.play_move(game_id=game.pk, user=alice, move=move, ply=0)
+
+    game.refresh_from_db()
+    assert computed_at == [0, 0]
+    assert applied.version == 2  # the offer is v1
+    kinds = [
+        event.payload["type"] for event in GameEvent.objects.filter(game=game).order_by("version")
+    ]
+    assert kinds == ["draw_offer", "move"]
+    assert game.offers == {}  # the move withdrew the offer made before it
+    assert game.ply == 1
+
+
+def test_after_losing_every_race_the_move_locks_the_row_and_lands(monkeypatch: Any) -> None:
+    game = new_game()
+    alice = game.player1
+    muted = [True, False, True, False, True]
+    computed_at = between_read_and_write(
+        monkeypatch,
+        [
+            (lambda mute=mute: services.mute_chat(game_id=game.pk, user=alice, mute=mute))
+            for mute in muted[: moves.RACES]
+        ],
+    )
+
+    services.play_move(game_id=game.pk, user=alice, move="I", ply=0)
+
+    game.refresh_from_db()
+    assert computed_at == [0] * (moves.RACES + 1)
+    assert game.ply == 1
+    assert game.chat_muted == ([1] if muted[moves.RACES - 1] else [])  # the last write kept
+    assert selectors.played(game) == [(1, "I")]
