@@ -56,6 +56,18 @@ async def drain_crowd(client: WebsocketCommunicator) -> None:
         assert message["type"] == "crowd", message
 
 
+async def settle_crowd(client: WebsocketCommunicator, *, spectators: int) -> None:
+    """Read crowd frames until one shows both players here and `spectators` watching, then
+    any that trail it: a crowd frame is computed in a database thread, so on a busy machine
+    it can come well after the sockets opened."""
+    while True:
+        message = await client.receive_json_from(timeout=5)
+        assert message["type"] == "crowd", message
+        if message["spectators"] == spectators and all(message["players"].values()):
+            break
+    await drain_crowd(client)
+
+
 def game_row(game_id: int) -> tuple[int, int, str]:
     game = Game.objects.get(pk=game_id)
     return game.ply, game.version, game.status

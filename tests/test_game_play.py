@@ -14,7 +14,7 @@ from games.consumers import GameConsumer
 from games.engine import pick_client_move
 from games.models import Game, GameEvent
 from games.rules import available_games
-from tests.games_helpers import drain_crowd, new_game, next_of_type, open_socket, session_for
+from tests.games_helpers import new_game, next_of_type, open_socket, session_for, settle_crowd
 
 db = database_sync_to_async
 MAX_PLIES = 2000
@@ -42,7 +42,7 @@ async def test_a_whole_game_reaches_every_socket(slug: str, monkeypatch: Any) ->
     watcher, _ = await open_socket(game.pk)
     sockets = {1: p1, 2: p2}
     for client in (p1, p2, watcher):
-        await drain_crowd(client)
+        await settle_crowd(client, spectators=1)
 
     view = snapshot["game"]
     legal, to_move, ply, status = view["legal_moves"], view["to_move"], 0, "active"

@@ -10,7 +10,7 @@ from channels.db import database_sync_to_async
 from accounts.models import User
 from games import services
 from games.models import ChatLine, GameEvent
-from tests.games_helpers import drain_crowd, make_user, new_game, next_of_type, open_socket
+from tests.games_helpers import make_user, new_game, next_of_type, open_socket, settle_crowd
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -29,7 +29,7 @@ async def table() -> Any:
     for name, user in (("p1", alice), ("p2", bob), ("carol", carol), ("anon", None)):
         sockets[name], snapshots[name] = await open_socket(game.pk, user)
     for client in sockets.values():
-        await drain_crowd(client)
+        await settle_crowd(client, spectators=2)
     yield {"game": game, "snapshots": snapshots, **sockets}
     for client in sockets.values():
         await client.disconnect()

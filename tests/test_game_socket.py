@@ -18,13 +18,13 @@ from games.selectors import MAX_REPLAY
 from games.services import events
 from realtime.ws import CLOSE_FLOODING
 from tests.games_helpers import (
-    drain_crowd,
     game_row,
     make_user,
     new_game,
     next_of_type,
     open_socket,
     session_for,
+    settle_crowd,
 )
 from tests.wsutil import frames_until_close
 
@@ -43,7 +43,7 @@ async def table() -> dict[str, Any]:
     p2, s2 = await open_socket(game.pk, bob)
     watcher, s3 = await open_socket(game.pk)
     for client in (p1, p2, watcher):
-        await drain_crowd(client)
+        await settle_crowd(client, spectators=1)
     yield {
         "game": game,
         "alice": alice,
