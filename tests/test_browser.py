@@ -10,12 +10,14 @@ import re
 import uuid
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from config import serve
+from games.engine import rules_for
 from tests.conftest import require_redis
 from tests.servers import (
     ROOT,
@@ -261,6 +263,35 @@ def test_two_players_meet_through_a_challenge_and_play_diffusion_while_a_visitor
         expect(visitor.locator("#live-button")).to_be_visible()
         visitor.locator("#live-button").click()
         expect(visitor.locator("#live-button")).to_be_hidden()
+
+
+def test_a_pit_clicked_while_the_opponents_move_is_still_being_sown_is_played(
+    browser: Browser, site: Site, problems: Problems
+) -> None:
+    rules = rules_for("diffusion", {})
+    first = sorted(rules.legal_moves(rules.initial_state()))[0]
+    answer = sorted(rules.legal_moves(rules.play(rules.initial_state(), first)))[-1]
+    with site.serve():
+        alice = guest(browser, site, problems, "alice")
+        bob = guest(browser, site, problems, "bob")
+        # Bob's timers run on a clock the test holds: the sowing of Alice's move stops at its
+        # first seed, so Bob's click surely lands while it is being shown.
+        bob.clock.install()
+        challenge(alice, bob, "diffusion")
+        expect(alice.locator("g.pit.playable").first).to_be_visible()
+        bob.clock.pause_at(datetime.now() + timedelta(seconds=1))
+        alice.locator(f"g.pit.playable[data-pit='{first}']").click()
+        expect(bob.locator("#board")).to_have_attribute("aria-busy", "true")
+
+        bob.locator(f"g.pit[data-pit='{answer}']").click()
+
+        for page in (alice, bob):
+            wait_for_moves([page], 2)
+        assert moves_of(alice) == moves_of(bob)
+        assert moves_of(bob)[-1].endswith(answer), moves_of(bob)
+        assert "turn" not in bob.locator("#message").inner_text()
+        bob.clock.resume()
+        expect(bob.locator("#board")).to_have_attribute("aria-busy", "false")
 
 
 def test_zigzag_is_played_to_the_end_and_diffusion_chess_takes_a_path_and_an_echo(

@@ -350,6 +350,8 @@ function drawPlayers(game, active) {
 // The server says how to draw the game (board.renderer): no game is named here.
 function drawBoard(game, shown) {
   const view = boardView(game, shown);
+  // Busy while a move is being sown seed by seed: what it shows is not the position yet.
+  $("board").setAttribute("aria-busy", String(Boolean(shown.sowing)));
   if (game.board.renderer === "grid") {
     renderChess($("board"), view);
     $("echo-button").hidden = !(shown.myTurn && game.legal_moves && game.legal_moves.echo);
@@ -385,6 +387,11 @@ function boardView(game, shown) {
 
 // A pit that is not among the legal moves: the server says why (the page knows no rules).
 function refusedClick(game, shown, move) {
+  if (shown.sowing && shown.active && live.you !== null && live.you === game.to_move) {
+    // The opponent's move is still being sown on screen, and it is already this player's
+    // turn: the click is a move. The sowing jumps to its end and the server judges the move.
+    return playDuringSowing(game, move);
+  }
   if (shown.viewingOld) say("You are looking at an earlier position: press Live to play.", "error");
   else if (!shown.active) say("The game is over.", "error");
   else if (live.you === null) say("You are watching this game.", "error");
@@ -623,6 +630,17 @@ function animate(before, steps) {
     live.sowingTimer = setTimeout(next, delay);
   };
   next();
+}
+
+function finishSowing() {
+  clearTimeout(live.sowingTimer);
+  live.sowing = null;
+  draw();
+}
+
+function playDuringSowing(game, move) {
+  finishSowing();
+  if (move) send({ type: "move", move, ply: game.ply, id: `m${game.ply}` });
 }
 
 // One step of a move's path, done to the seed counts of `board` ({rows, stores, where}:
