@@ -236,11 +236,17 @@ def test_two_players_meet_through_a_challenge_and_play_diffusion_while_a_visitor
         bob = guest(browser, site, problems, "bob", viewport={"width": 390, "height": 844})
         ARTIFACTS.mkdir(exist_ok=True)
         alice.screenshot(path=str(ARTIFACTS / "lobby.png"), full_page=True)
+        names = username(alice), username(bob)
         game_id = challenge(alice, bob, "diffusion")
         visitor = problems.watch("visitor", browser.new_context().new_page())
         visitor.goto(f"{site.url}/games/{game_id}/")
         expect(visitor.locator("#connection")).to_have_attribute("data-state", "open")
         expect(alice.locator("#spectators")).to_have_text("1")
+        # Each player's name leads to their profile.
+        for seat, name in (("1", names[0]), ("2", names[1])):
+            expect(visitor.locator(f"#player-{seat} a.name")).to_have_attribute(
+                "href", f"/@{name}/"
+            )
         # Alice moves first: her pits are playable, Bob's page offers nothing yet.
         expect(alice.locator("g.pit.playable").first).to_be_visible()
         assert bob.locator("g.pit.playable").count() == 0

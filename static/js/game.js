@@ -336,8 +336,10 @@ function drawPlayers(game, active) {
   for (const seat of ["1", "2"]) {
     const node = $(`player-${seat}`);
     const player = game.players[seat];
-    node.querySelector(".name").textContent =
+    const name = node.querySelector(".name");
+    name.textContent =
       `${player.username}${player.is_guest ? " (guest)" : ""}${player.is_bot ? " (computer)" : ""}${live.you === Number(seat) ? " — you" : ""}`;
+    name.href = `/@${encodeURIComponent(player.username)}/`; // the player's profile
     node.classList.toggle("to-move", active && game.to_move === Number(seat));
   }
   // Seat order on screen follows the board: the viewer's own side at the bottom.
