@@ -261,6 +261,8 @@ def test_two_players_meet_through_a_challenge_and_play_diffusion_while_a_visitor
             expect(page.locator("#banner")).to_be_visible()
             banners.add(page.locator("#banner").inner_text())
             assert moves_of(page) == moves_of(alice)
+            # Connected still, but the game is no longer live.
+            expect(page.locator("#connection")).to_have_text("connected")
         assert len(banners) == 1, banners
         assert re.search(r"(wins|Draw) — block [AB] is empty", banners.pop())
         bob.screenshot(path=str(ARTIFACTS / "diffusion-2x6-final-phone.png"), full_page=True)

@@ -40,6 +40,16 @@ function setConnection(state, text) {
   const node = $("connection");
   node.dataset.state = state;
   node.textContent = text;
+  if (state === "open") drawConnection();
+}
+
+// An open socket on a game in progress is "live"; once the game is over it is only
+// "connected" (chat, rematch offers), not a live game any more.
+function drawConnection() {
+  const node = $("connection");
+  const over = Boolean(live.game) && live.game.status !== "active";
+  node.dataset.game = over ? "over" : "active";
+  if (node.dataset.state === "open") node.textContent = over ? "connected" : "live";
 }
 
 function say(text, kind = "info") {
@@ -305,6 +315,7 @@ function draw() {
   if (!game) return;
   const shown = shownPosition(game);
   const player = live.you !== null;
+  drawConnection();
   drawPlayers(game, shown.active);
   drawBoard(game, shown);
   drawTurnSignals(shown.myTurn);
