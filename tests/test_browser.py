@@ -237,6 +237,11 @@ def test_two_players_meet_through_a_challenge_and_play_diffusion_while_a_visitor
         ARTIFACTS.mkdir(exist_ok=True)
         alice.screenshot(path=str(ARTIFACTS / "lobby.png"), full_page=True)
         names = username(alice), username(bob)
+        # A checkbox and its words on one line.
+        lines = alice.locator("label.check:has(#seek-computer)").evaluate(
+            "l => l.getBoundingClientRect().height / parseFloat(getComputedStyle(l).fontSize)"
+        )
+        assert lines < 2, lines
         game_id = challenge(alice, bob, "diffusion")
         visitor = problems.watch("visitor", browser.new_context().new_page())
         visitor.goto(f"{site.url}/games/{game_id}/")
