@@ -157,6 +157,7 @@ def challenge(
     challenger.click("#challenge-submit")
     incoming = opponent.locator("#challenges-in li[data-challenge-id]")
     expect(incoming).to_have_count(1)
+    expect(opponent).to_have_title(re.compile(r"^\(1\) Challenged · "))  # seen from another tab
     incoming.locator("button.accept").click()
     for page in (challenger, opponent):
         page.wait_for_url(re.compile(r"/games/\d+/$"), timeout=TIMEOUT_MS)

@@ -467,9 +467,14 @@ function live(challenge) {
   return !Number.isFinite(expires) || expires > Date.now();
 }
 
+// The tab's title counts the challenges waiting for an answer, as a site does its messages.
+const baseTitle = document.title;
+
 function drawChallenges() {
   if (!$("challenges-in")) return;
-  const incoming = [...lobby.incoming.values()].filter(live).map((challenge) => keyed(JSON.stringify([challenge, expiresText(challenge)]), () => {
+  const waiting = [...lobby.incoming.values()].filter(live);
+  document.title = waiting.length ? `(${waiting.length}) Challenged · ${baseTitle}` : baseTitle;
+  const incoming = waiting.map((challenge) => keyed(JSON.stringify([challenge, expiresText(challenge)]), () => {
     const reason = el("input", { class: "reason", type: "text", maxlength: "100", placeholder: "reason (optional)", "aria-label": "reason for declining" });
     return el("li", { dataset: { challengeId: challenge.id, user: challenge.challenger } },
       el("span", { class: "who" }, userLink(challenge.challenger)),
