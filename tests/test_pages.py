@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import timedelta
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from accounts.models import User
 from games import services
 from games.models import Game, GameConnection
 from games.rules import available_games
+from lobby.selectors import LIVE_IDLE, live_games
 from tests.games_helpers import make_user
 
 pytestmark = pytest.mark.django_db
@@ -118,6 +121,24 @@ def test_the_live_page_lists_games_in_progress_with_links_and_watchers() -> None
     assert 'href="/@alice/"' in page and 'href="/@bob/"' in page
     row = re.search(rf'<tr data-game-id="{running.pk}">.*?</tr>', page, re.S)
     assert row and 'data-count="2"' in row.group(0)
+
+
+def test_a_game_nobody_has_played_in_for_an_hour_leaves_the_live_lists() -> None:
+    alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
+    idle = play(alice, bob)  # untimed: no clock will ever end it
+    fresh = play(bob, carol)
+    an_hour_ago = timezone.now() - LIVE_IDLE - timedelta(seconds=1)
+    Game.objects.filter(pk=idle.pk).update(updated_at=an_hour_ago)
+
+    page = Client().get("/live/").content.decode()
+    lobby_list = [game.id for game in live_games()]
+
+    assert f'href="/games/{fresh.pk}/"' in page and fresh.pk in lobby_list
+    assert f'href="/games/{idle.pk}/"' not in page and idle.pk not in lobby_list
+    # Still the players' game: on their profiles, and back on the list once played in.
+    assert f'href="/games/{idle.pk}/"' in Client().get("/@alice/").content.decode()
+    services.play_move(game_id=idle.pk, user=alice, move="I", ply=0)
+    assert idle.pk in [game.id for game in live_games()]
 
 
 def test_the_live_page_says_so_when_nothing_is_played(client: Client) -> None:
