@@ -63,6 +63,16 @@ def assert_fits_the_width(page: Page, what: str) -> None:
     assert board <= inner + 0.5, f"{what}: the board's right edge is off the screen ({board})"
 
 
+def assert_fits_the_height(page: Page, what: str) -> None:
+    """The whole board is in the window, top to bottom (the page may scroll to it)."""
+    expect(page.locator("#board svg")).to_be_visible()
+    height, inner = page.evaluate(
+        "() => [document.querySelector('#board svg').getBoundingClientRect().height,"
+        " window.innerHeight]"
+    )
+    assert height <= inner, f"{what}: the board is taller than the window ({height} > {inner})"
+
+
 def smallest_target(page: Page, selector: str) -> float:
     sizes = page.locator(selector).evaluate_all(
         "ns => ns.map(n => n.getBoundingClientRect()).map(r => Math.min(r.width, r.height))"
@@ -141,6 +151,7 @@ def test_every_game_is_played_to_the_end_by_clicking(
         assert_turn_in_title([alice, bob])
         for page, who in ((alice, "alice"), (bob, "bob"), (spectator, "spectator")):
             assert_fits_the_width(page, f"{slug} at {size}, {who}")
+            assert_fits_the_height(page, f"{slug} at {size}, {who}")
         # Nothing to play for the spectator, and no move box either.
         expect(spectator.locator("#move-form")).to_be_hidden()
         assert spectator.locator("g.pit.playable, g.cell.movable").count() == 0
@@ -151,6 +162,7 @@ def test_every_game_is_played_to_the_end_by_clicking(
             alice.set_viewport_size({"width": 360, "height": 740})
             alice.wait_for_timeout(300)  # the board redraws for the new width
             assert_fits_the_width(alice, f"{slug} at 360 px")
+            assert_fits_the_height(alice, f"{slug} at 360 px")
             if slug != "diffusion-chess":
                 assert smallest_target(alice, "g.pit rect.hit") >= MIN_TARGET
             alice.screenshot(path=str(ARTIFACTS / f"board-{slug}-360.png"), full_page=True)
@@ -164,6 +176,17 @@ def test_every_game_is_played_to_the_end_by_clicking(
                 ".map(s => document.querySelector(s).getBoundingClientRect().bottom))"
             )
             assert bottom <= viewport["height"], bottom
+
+        if slug == "diffusion-chess":
+            # The start of a turn is short of its new group by nature: no warning yet. The
+            # hint offers dragging only where the board takes a drag (not a phone's close-up).
+            expect(alice.locator("#turn-info .groups")).to_be_visible()
+            assert alice.locator("#turn-info .groups.short").count() == 0
+            hint = alice.locator("#turn-info").inner_text()
+            draggable = alice.locator("#board svg.draggable").count() > 0
+            assert ("drag" in hint) == draggable, hint
+            if size == "phone":
+                assert not draggable and "tap a stone" in hint, hint
 
         rng = random.Random(f"{slug}-{size}")
         if slug == "diffusion-chess":

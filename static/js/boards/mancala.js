@@ -4,7 +4,8 @@
 // No per-game tables here: which pits may be played comes from the server's legal moves.
 //
 // On a narrow screen the board stands upright (columns run down the page) so that every pit
-// stays a comfortable target for a finger; it is the same board turned a quarter.
+// stays a comfortable target for a finger; it is the same board turned a quarter. Either way
+// it fits the window, across and down.
 import { el, svg } from "./svg.js";
 
 const CELL = 64;
@@ -14,12 +15,23 @@ const BOTTOM = 28; // below it: the other side's label
 const MARGIN = 22; // upright, left of the board: the blocks' labels
 // A pit smaller than this on screen (CSS pixels) is hard to tap: stand the board upright.
 export const MIN_TARGET = 44;
+// The height the page keeps for itself around the board (its header, the players, the
+// buttons): a board is never taller than the window less this (CSS: .board svg.mancala).
+export const CHROME = 160;
 
-export function layoutFor(board, width) {
+// Flat (the board as it lies between the players) or upright (turned a quarter): the one that
+// fits the space given, width and height, with the bigger pits; flat whenever its pits are
+// big enough for a finger.
+export function layoutFor(board, width, height = 0) {
+  if (!width) return "flat";
+  const rows = board.names.length;
   const columns = board.names[0].length;
-  const flat = STORE * 2 + columns * CELL + 16;
-  const pit = (CELL - 10) * Math.min(1, width / flat);
-  return pit >= MIN_TARGET || !width ? "flat" : "upright";
+  const length = STORE * 2 + columns * CELL + 16;
+  const depth = rows * CELL;
+  const scale = (w, h) => Math.min(width / w, height > 0 ? height / h : Infinity);
+  const flat = (CELL - 10) * scale(length, depth + TOP + BOTTOM);
+  const upright = (CELL - 10) * scale(MARGIN + depth + 16, length + TOP + BOTTOM);
+  return flat >= MIN_TARGET || flat >= upright ? "flat" : "upright";
 }
 
 export function renderMancala(container, view) {
@@ -27,7 +39,8 @@ export function renderMancala(container, view) {
   const rows = state.rows;
   const names = board.names;
   const columns = rows[0].length;
-  const upright = (view.layout || layoutFor(board, container.clientWidth)) === "upright";
+  const room = window.innerHeight - CHROME;
+  const upright = (view.layout || layoutFor(board, container.clientWidth, room)) === "upright";
   // Board coordinates: along = the column's place along the board, across = the row's.
   const length = STORE * 2 + columns * CELL + 16;
   const depth = rows.length * CELL;
@@ -73,7 +86,8 @@ export function renderMancala(container, view) {
     const y = Math.min(a.y, b.y) - 3;
     const w = Math.abs(b.x - a.x) + CELL + 6;
     const h = Math.abs(b.y - a.y) + CELL + 6;
-    const owner = block.owner === you ? "yours" : `player ${block.owner}`;
+    const owner = block.owner === you ? "yours"
+      : players ? players[String(block.owner)].username : `player ${block.owner}`;
     root.append(el("rect", { x, y, width: w, height: h, rx: 10, class: `block owner-${block.owner}` }));
     const label = el("text", upright
       ? { x: 15, y: y + h / 2, class: "block-label", transform: `rotate(-90 15 ${y + h / 2})` }
