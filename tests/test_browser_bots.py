@@ -48,6 +48,9 @@ def test_a_guest_plays_the_computer_from_the_lobby_and_it_answers_every_move(
         page.wait_for_url(re.compile(r"/games/\d+/$"), timeout=TIMEOUT_MS)
         expect(page.locator("#connection")).to_have_attribute("data-state", "open")
         expect(page.locator("#player-2 .name")).to_have_text("Computer-2 (computer)")
+        # The computer has no socket on the game and is never shown away.
+        expect(page.locator("#player-2")).to_have_class(re.compile(r"\bonline\b"))
+        expect(page.locator("#player-2 .dot")).to_have_attribute("title", "online")
         for turn in range(1, 4):
             playable = page.locator("g.pit.playable")
             expect(playable.first).to_be_visible()

@@ -20,6 +20,8 @@ const live = {
   sowing: null, sowingTimer: null,
   // This player's conditional moves (told to them only).
   queue: [],
+  // Who is here (the last crowd frame).
+  crowd: null,
 };
 
 const socket = openSocket(`/ws/games/${gameId}/`, {
@@ -218,9 +220,17 @@ function applyDeclined(game, event, kind, what) {
 }
 
 function drawCrowd(crowd) {
+  live.crowd = crowd; // drawn again with the game (a bot's seat needs the game's players)
   $("spectators").textContent = crowd.spectators;
   for (const seat of ["1", "2"]) {
-    $(`player-${seat}`).classList.toggle("online", Boolean(crowd.players[seat]));
+    // The computer has no socket on the game, and is always there to answer.
+    const bot = Boolean(live.game && live.game.players[seat].is_bot);
+    const here = bot || Boolean(crowd.players[seat]);
+    const node = $(`player-${seat}`);
+    node.classList.toggle("online", here);
+    const dot = node.querySelector(".dot");
+    dot.title = here ? "online" : "offline";
+    dot.setAttribute("aria-label", dot.title);
   }
 }
 
@@ -316,6 +326,7 @@ function draw() {
   const shown = shownPosition(game);
   const player = live.you !== null;
   drawConnection();
+  if (live.crowd) drawCrowd(live.crowd);
   drawPlayers(game, shown.active);
   drawBoard(game, shown);
   drawTurnSignals(shown.myTurn);

@@ -227,13 +227,13 @@ export function renderChess(container, view) {
   }
   container.replaceChildren(root);
   // Beside the board when the page has a place for it, else under it.
-  const info = turnInfo(state, groups, view);
+  const info = turnInfo(state, groups, view, small);
   if (view.infoContainer) view.infoContainer.replaceChildren(info);
   else container.append(info);
   if (small && (ui.closeUp || ui.pending)) container.append(closeUpBar(redraw, view));
 }
 
-function turnInfo(state, groups, view) {
+function turnInfo(state, groups, view, small) {
   const info = document.createElement("div");
   info.className = view.infoContainer ? "turn-lines" : "turn-info";
   const side = state.to_move === 1 ? "White" : "Black";
@@ -249,14 +249,17 @@ function turnInfo(state, groups, view) {
     const short = groups.now < groups.needed;
     const text = `${side}'s groups: ${groups.at_turn_start} at the start of the turn, ${groups.now} now; `
       + `the turn must end with ${groups.needed} or more`;
-    const node = line(short ? `${text}: no new group yet!` : `${text}: done.`);
-    node.className = short ? "groups short" : "groups ok";
+    // Short of the new group is how every turn starts: only on its last move is it a warning.
+    const warn = short && state.moves_left <= 1;
+    const node = line(!short ? `${text}: done.` : warn ? `${text}: this last move must make a new group!` : `${text}.`);
+    node.className = warn ? "groups short" : short ? "groups" : "groups ok";
     info.append(node);
   }
   if (view.legal && view.legal.destinations && Object.keys(view.legal.destinations).length) {
+    // Dragging a path is for a mouse on a board big enough; a phone's close-up is tapped.
     info.append(line(ui.selected
-      ? "Now click where it goes, or drag it along the path you want."
-      : "Your move: click a stone (or drag it along a path)."));
+      ? (small ? "Now tap where it goes, then Play." : "Now click where it goes, or drag it along the path you want.")
+      : (small ? "Your move: tap a stone." : "Your move: click a stone (or drag it along a path).")));
   }
   return info;
 }
