@@ -297,7 +297,14 @@ def test_a_pit_clicked_while_the_opponents_move_is_still_being_sown_is_played(
         challenge(alice, bob, "diffusion")
         expect(alice.locator("g.pit.playable").first).to_be_visible()
         bob.clock.pause_at(datetime.now() + timedelta(seconds=1))
-        alice.locator(f"g.pit.playable[data-pit='{first}']").click()
+        # Alice plays by keyboard: the focused pit is framed for all to see; Enter plays it.
+        pit = alice.locator(f"g.pit.playable[data-pit='{first}']")
+        pit.focus()
+        frame = pit.locator("rect.hit").evaluate(
+            "n => [getComputedStyle(n).stroke, getComputedStyle(n).strokeWidth]"
+        )
+        assert frame == ["rgb(29, 78, 216)", "4px"], frame
+        alice.keyboard.press("Enter")
         expect(bob.locator("#board")).to_have_attribute("aria-busy", "true")
 
         bob.locator(f"g.pit[data-pit='{answer}']").click()
