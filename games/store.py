@@ -2,11 +2,10 @@
 
 A move is three statements: read the game row, then in one transaction update its changed
 columns if the row is still as read, and insert the move event (which is also the move's
-record). Through the ORM these
-three cost more CPU than everything else a move does (compiling the query, building model
-instances, saving every column); here each statement's text is built once per process and
-the values go through the same field conversions the ORM applies, so rows read and written
-here are exactly what the ORM reads and writes.
+record). Through the ORM these three cost more CPU than everything else a move does
+(compiling the query, building model instances, saving every column); here each statement's
+text is built once per process and the values go through the same field conversions the ORM
+applies, so rows read and written here are exactly what the ORM reads and writes.
 """
 
 from __future__ import annotations

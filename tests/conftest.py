@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
+import types
 from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import Any
@@ -82,6 +84,11 @@ def depends_on_the_database(item: pytest.Item) -> bool:
 def starts_servers(item: pytest.Item) -> bool:
     """Whether the test's module starts server processes (it uses tests/servers.py)."""
     module = getattr(item, "module", None)
+    return module is not None and _uses_servers(module)
+
+
+@functools.cache
+def _uses_servers(module: types.ModuleType) -> bool:
     return any(
         getattr(value, "__module__", None) == "tests.servers"
         for value in vars(module).values()
@@ -135,7 +142,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # A postgres-marked test on another database would pass without proving anything.
         if item.get_closest_marker("postgres"):
             item.add_marker(pytest.mark.usefixtures("require_postgres"))
-    # Stable: within each kind the files' order stays (the scheduler below hands the tests out
+    # Stable: within each kind the files' order stays (the scheduler above hands the tests out
     # in this order, the files sharing a started stack first).
     items.sort(key=long_first)
 

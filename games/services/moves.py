@@ -60,10 +60,14 @@ class _Written:
     """What a move (and the queued answer it set off) writes once the row is still as read:
     its prepared events (with the ply of each move event) and who gets a move notice."""
 
-    applied: Applied
     events: list[tuple[Applied, int | None]] = field(default_factory=list)
     noticed: list[int] = field(default_factory=list)
     ended: bool = False
+
+    @property
+    def applied(self) -> Applied:
+        """The mover's move event: what play_move answers."""
+        return self.events[0][0]
 
 
 def play_move(*, game_id: int, user: Any, move: str, ply: int, lag: int = 0) -> Applied:
@@ -135,7 +139,8 @@ def _play(
 ) -> _Written:
     """The move and the opponent's queued answer to it, applied to the row as read (in
     memory) and their events prepared: everything but the writes."""
-    step, written = _advance(game, rules, state, player=player, move=move, now=now, lag=lag)
+    written = _Written()
+    step = _advance(game, rules, state, written, player=player, move=move, now=now, lag=lag)
     _answer_from_queue(game, rules, step, written, mover=player, now=now)
     return written
 
@@ -144,16 +149,16 @@ def _advance(
     game: Game,
     rules: Any,
     state: Any,
+    written: _Written,
     *,
     player: int,
     move: str,
     now: int,
     lag: int,
-    written: _Written | None = None,
-) -> tuple[Transition, _Written]:
+) -> Transition:
     """Advance the game by the move (the pure transition) and apply it to the row in memory:
     the move event (also the move's record) and the end event when the move ended the game
-    are prepared, to be written by `_write`."""
+    are prepared into `written`, to be written by `_write`."""
     try:
         step = advance(
             rules,
@@ -184,15 +189,12 @@ def _advance(
         game.reason = step.reason
     set_deadline(game)
     move_event, *end = step.events
-    applied = prepare(game, move_event)
-    if written is None:
-        written = _Written(applied)
-    written.events.append((applied, played))
+    written.events.append((prepare(game, move_event), played))
     written.events.extend((prepare(game, event), None) for event in end)
     if step.turn_over and not step.game_over and game.time_control.correspondence:
         written.noticed.append(3 - player)
     written.ended = step.game_over
-    return step, written
+    return step
 
 
 def _answer_from_queue(
@@ -204,16 +206,7 @@ def _answer_from_queue(
     if answer is None:
         return
     try:
-        _advance(
-            game,
-            rules,
-            step.position,
-            player=3 - mover,
-            move=answer,
-            now=now,
-            lag=0,
-            written=written,
-        )
+        _advance(game, rules, step.position, written, player=3 - mover, move=answer, now=now, lag=0)
     except ServiceError:
         # Checked when queued along this very line, so it cannot happen; if it ever did, the
         # opponent's move must still stand: only the queue goes.

@@ -54,6 +54,12 @@ function drawConnection() {
   if (node.dataset.state === "open") node.textContent = over ? "connected" : "live";
 }
 
+// A move for the game as the page shows it now; the id's letter says which control sent it
+// (m: the board, r: a pit the page did not list, e: echo, k: the move box).
+function sendMove(move, tag) {
+  send({ type: "move", move, ply: live.game.ply, id: `${tag}${live.game.ply}` });
+}
+
 function say(text, kind = "info") {
   const node = $("message");
   node.textContent = text;
@@ -91,6 +97,7 @@ function receiveState(message) {
   if (live.flipped === null) live.flipped = message.you === 2;
   if (message.chat) setChat(message.chat);
   if (message.queue) live.queue = message.queue;
+  if (live.crowd) drawCrowd(live.crowd); // a crowd that came first: now the seats are known
   draw();
 }
 
@@ -220,7 +227,7 @@ function applyDeclined(game, event, kind, what) {
 }
 
 function drawCrowd(crowd) {
-  live.crowd = crowd; // drawn again with the game (a bot's seat needs the game's players)
+  live.crowd = crowd; // drawn again with a new state (a bot's seat needs the game's players)
   $("spectators").textContent = crowd.spectators;
   for (const seat of ["1", "2"]) {
     // The computer has no socket on the game, and is always there to answer.
@@ -326,7 +333,6 @@ function draw() {
   const shown = shownPosition(game);
   const player = live.you !== null;
   drawConnection();
-  if (live.crowd) drawCrowd(live.crowd);
   drawPlayers(game, shown.active);
   drawBoard(game, shown);
   drawTurnSignals(shown.myTurn);
@@ -401,7 +407,7 @@ function boardView(game, shown) {
     captured: state.captured,
     lastMove: viewingOld ? game.moves[live.viewing - 1]?.notation ?? null : live.lastMove,
     ply: viewingOld ? live.viewing : game.ply,
-    onMove: (move) => send({ type: "move", move, ply: game.ply, id: `m${game.ply}` }),
+    onMove: (move) => sendMove(move, "m"),
     onDraft: (move) => { $("move-input").value = move; },
     onRefused: (move) => refusedClick(game, shown, move),
     onExplain: (text) => say(text, "error"),
@@ -414,13 +420,15 @@ function refusedClick(game, shown, move) {
   if (shown.sowing && shown.active && live.you !== null && live.you === game.to_move) {
     // The opponent's move is still being sown on screen, and it is already this player's
     // turn: the click is a move. The sowing jumps to its end and the server judges the move.
-    return playDuringSowing(game, move);
+    finishSowing();
+    if (move) sendMove(move, "m");
+    return;
   }
   if (shown.viewingOld) say("You are looking at an earlier position: press Live to play.", "error");
   else if (!shown.active) say("The game is over.", "error");
   else if (live.you === null) say("You are watching this game.", "error");
   else if (!shown.myTurn) say(`It is ${game.players[String(game.to_move)].username}'s turn.`, "error");
-  else if (move) send({ type: "move", move, ply: game.ply, id: `r${game.ply}` });
+  else if (move) sendMove(move, "r");
 }
 
 // The buttons that step through the game's earlier positions.
@@ -638,11 +646,7 @@ function animate(before, steps) {
   const delay = Math.min(80, 700 / steps.length); // the whole move in under a second
   let index = 0;
   const next = () => {
-    if (index >= steps.length || !live.game) {
-      live.sowing = null;
-      draw();
-      return;
-    }
+    if (index >= steps.length || !live.game) return finishSowing();
     const [kind, place] = steps[index];
     sow(board, steps[index]);
     index += 1;
@@ -660,11 +664,6 @@ function finishSowing() {
   clearTimeout(live.sowingTimer);
   live.sowing = null;
   draw();
-}
-
-function playDuringSowing(game, move) {
-  finishSowing();
-  if (move) send({ type: "move", move, ply: game.ply, id: `m${game.ply}` });
 }
 
 // One step of a move's path, done to the seed counts of `board` ({rows, stores, where}:
@@ -723,7 +722,7 @@ function chime() {
 // --- controls -----------------------------------------------------------------------------
 
 const CLICKS = {
-  "echo-button": () => send({ type: "move", move: "echo", ply: live.game.ply, id: `e${live.game.ply}` }),
+  "echo-button": () => sendMove("echo", "e"),
   "resign-button": () => {
     if (confirm("Resign this game?")) send({ type: "resign" });
   },
@@ -753,7 +752,7 @@ const CLICKS = {
 
 // Each form's text box: what it sends once trimmed and not empty.
 const FORMS = {
-  "move-form": ["move-input", (move) => send({ type: "move", move, ply: live.game.ply, id: `k${live.game.ply}` })],
+  "move-form": ["move-input", (move) => sendMove(move, "k")],
   "chat-form": ["chat-input", (text) => {
     if (!live.chat) return false;
     send({ type: "chat", room: live.chat.room, text, id: `c${Date.now()}` });
