@@ -305,7 +305,10 @@ async def test_a_flood_is_rate_limited_and_changes_nothing(table: dict[str, Any]
     for _ in range(60):
         await table["watcher"].send_json_to({"type": "move", "move": "I", "ply": 0})
     codes = set()
-    while not await table["watcher"].receive_nothing(timeout=0.2):
+    # Until both kinds have come, or nothing for a second (a busy machine answers in bursts).
+    while codes != {"not_a_player", "rate_limited"} and not await table["watcher"].receive_nothing(
+        timeout=1.0
+    ):
         message = await table["watcher"].receive_json_from()
         if message["type"] == "error":
             codes.add(message["code"])
