@@ -15,6 +15,8 @@ from typing import Any
 from django.db import transaction
 from django.dispatch import Signal
 
+from realtime.errors import is_outage
+
 logger = logging.getLogger(__name__)
 
 # Receivers get games=[Game, ...]: new active games, their players loaded.
@@ -26,16 +28,31 @@ game_ended = Signal()
 sweeping = Signal()
 
 
-def _send(signal: Signal, **kwargs: Any) -> None:
+def _send(signal: Signal, *, raise_outage: bool = False, **kwargs: Any) -> None:
+    outage: Exception | None = None
     for receiver, error in signal.send_robust(sender=None, **kwargs):
-        if isinstance(error, Exception):
+        if not isinstance(error, Exception):
+            continue
+        if is_outage(error):
+            # Not a bug of the listener's: no traceback. The sweeper retries its whole pass.
+            outage = outage or error
+            if not raise_outage:
+                logger.warning(
+                    "%s: database unreachable (%s)",
+                    getattr(receiver, "__qualname__", receiver),
+                    error,
+                )
+        else:
             # The game is committed; a listener's failure must not undo or fail the request.
             logger.error("%s failed on a game event", receiver, exc_info=error)
+    if outage is not None and raise_outage:
+        raise outage
 
 
 def sweep() -> None:
-    """The sweeper's pass: let every app do its periodic work (errors are logged)."""
-    _send(sweeping)
+    """The sweeper's pass: let every app do its periodic work. Bugs are logged; an outage
+    is raised after every listener had its turn, so that the sweeper waits and retries."""
+    _send(sweeping, raise_outage=True)
 
 
 def started(games: Sequence[Any]) -> None:

@@ -10,3 +10,4 @@ class RatingsConfig(AppConfig):
         from ratings import services
 
         lifecycle.game_ended.connect(services.game_ended, dispatch_uid="ratings-game-ended")
+        lifecycle.sweeping.connect(services.rate_missed, dispatch_uid="ratings-missed")

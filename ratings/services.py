@@ -9,9 +9,12 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Exists, OuterRef
+from django.utils import timezone
 
 from accounts.models import User
 from games.models import Game, GameEvent
@@ -52,6 +55,31 @@ def game_ended(game: Game, **_: Any) -> None:
     """games.lifecycle's receiver: rate the game (after its transaction committed)."""
     if game.rated and game.status == Game.Status.FINISHED:
         rate_game(game.pk)
+
+
+# A game's rating is written after its transaction commits: if the database is lost in between,
+# the sweeper's next pass rates it. Games that ended longer ago than this are not looked for,
+# so the pass reads only the newest rows of an index.
+MISSED_WITHIN = timedelta(hours=1)
+
+
+def rate_missed(**_: Any) -> int:
+    """games.lifecycle.sweeping's receiver: rate the rated games of the last hour that ended
+    without their ratings moving (an outage right after the end); how many."""
+    missed = (
+        Game.objects.filter(
+            status=Game.Status.FINISHED,
+            rated=True,
+            updated_at__gte=timezone.now() - MISSED_WITHIN,
+        )
+        .filter(~Exists(RatingChange.objects.filter(game=OuterRef("pk"))))
+        .order_by("updated_at", "pk")
+        .values_list("pk", flat=True)
+    )
+    rated = sum(rate_game(game_id) for game_id in missed)
+    if rated:
+        logger.warning("ratings: rated %d game(s) whose rating was missed at their end", rated)
+    return rated
 
 
 def rate_game(game_id: int) -> bool:

@@ -13,7 +13,7 @@ from django.test import Client
 
 from accounts.models import Block, User
 from accounts.services import do_create_guest
-from games import services
+from games import lifecycle, services
 from games.models import Game
 from lobby import matching
 from lobby.models import Seek
@@ -21,7 +21,8 @@ from lobby.services import challenges, seeks
 from ratings import selectors
 from ratings.glicko import Glicko, after_game
 from ratings.models import Rating, RatingChange
-from ratings.services import rate_game
+from ratings.services import game_ended as rate_after_end
+from ratings.services import rate_game, rate_missed
 from realtime.errors import ServiceError
 from tests.games_helpers import make_user, session_for
 from tests.wsutil import communicator, receive
@@ -213,6 +214,26 @@ def test_the_stored_ratings_are_exactly_what_the_games_give(people: dict[str, Us
     call_command("ratings", "--recompute")
     rebuilt = {(r.user_id, r.slug, r.speed): (r.rating, r.deviation) for r in Rating.objects.all()}
     assert rebuilt == stored
+    call_command("ratings", "--check")
+
+
+def test_a_rating_lost_to_an_outage_at_the_games_end_is_made_by_the_sweepers_next_pass(
+    people: dict[str, User], caplog: pytest.LogCaptureFixture
+) -> None:
+    alice, bob = people["alice"], people["bob"]
+    game = rated_game(alice, bob)
+    # The after-commit rating never runs, as when the database went away just after the end.
+    assert lifecycle.game_ended.disconnect(dispatch_uid="ratings-game-ended")
+    try:
+        resign(game, bob)
+    finally:
+        lifecycle.game_ended.connect(rate_after_end, dispatch_uid="ratings-game-ended")
+    assert not RatingChange.objects.filter(game=game).exists()
+    lifecycle.sweep()
+    assert round(rating(alice).rating, 1) == 1662.3
+    assert RatingChange.objects.filter(game=game).count() == 2
+    assert "missed at their end" in caplog.text
+    assert rate_missed() == 0  # once only
     call_command("ratings", "--check")
 
 
