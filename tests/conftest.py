@@ -98,7 +98,12 @@ def _uses_servers(module: types.ModuleType) -> bool:
 
 # Test files whose tests share one started stack (a module-scoped fixture starting server
 # processes): one worker runs each file whole, instead of every worker starting its own.
-SHARED_SERVER_FILES = ("tests/test_compose.py", "tests/test_server.py")
+SHARED_SERVER_FILES = (
+    "tests/test_compose.py",
+    "tests/test_server.py",
+    "tests/test_browser_access.py",
+    "tests/test_browser_lobby_phone.py",
+)
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:

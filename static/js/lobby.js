@@ -8,6 +8,8 @@
 //   #online-count                        people in the lobby
 //   #lobby-error .text                   the server's last refusal (role=alert; hidden when none)
 //   #lobby-notice .text                  news: seek waiting, challenge declined, open-challenge link
+//   #lobby-notice[data-challenge-id] .actions button.accept, button.decline
+//                                        a challenge to you, answered from its news (no scrolling)
 //   #seek-form, #seek-game, #seek-options input[data-option="<name>"], #seek-submit,
 //     #seek-computer (no partner in 30 s: the computer), #seek-computer-level (1..5)
 //   #computer-form, #computer-game, #computer-options, #computer-level, #computer-side,
@@ -225,10 +227,14 @@ function applyChallenge(challenge) {
   const list = mine ? lobby.outgoing : lobby.incoming;
   if (challenge.status === "pending") {
     list.set(challenge.id, challenge);
-    if (!mine) showNotice(`${challenge.challenger} challenges you to ${gameTitle(challenge.slug, challenge.options)}.`);
+    if (!mine) {
+      showNotice(`${challenge.challenger} challenges you to ${gameTitle(challenge.slug, challenge.options)}.`,
+        null, challenge);
+    }
     return;
   }
   const known = list.delete(challenge.id);
+  challengeGone(challenge.id);
   if (challenge.status === "declined" && mine) {
     const reason = challenge.decline_reason ? `: “${challenge.decline_reason}”` : ".";
     showNotice(`${challenge.challenged} declined your challenge${reason}`);
@@ -271,6 +277,7 @@ function answered(message) {
     gameStarted(message.game_id);
   } else if (asked.type === "decline") {
     lobby.incoming.delete(asked.challengeId);
+    challengeGone(asked.challengeId);
     draw();
   } else if (asked.type === "cancel_challenge") {
     lobby.outgoing.delete(asked.challengeId);
@@ -285,6 +292,7 @@ function refused(message) {
     // The server says the challenge can no longer be answered: stop offering it.
     lobby.incoming.delete(asked.challengeId);
     lobby.outgoing.delete(asked.challengeId);
+    challengeGone(asked.challengeId);
     draw();
   }
   showError(message.message || message.code || "The server refused that.");
@@ -470,6 +478,26 @@ function live(challenge) {
 // The tab's title counts the challenges waiting for an answer, as a site does its messages.
 const baseTitle = document.title;
 
+// Accept and Decline for a challenge to us: in its row of #challenges-in, and in the notice
+// that announces it (on a phone the row can be a screen below). `reason` is the row's input;
+// the notice has none.
+function answerButtons(challenge, reason = null) {
+  return [
+    el("button", {
+      type: "button", class: "accept primary",
+      onclick: () => request({ type: "accept", challenge_id: challenge.id }, { challengeId: challenge.id }),
+    }, "Accept"),
+    reason,
+    el("button", {
+      type: "button", class: "decline",
+      onclick: () => request(
+        { type: "decline", challenge_id: challenge.id, reason: reason ? reason.value.trim() : "" },
+        { challengeId: challenge.id },
+      ),
+    }, "Decline"),
+  ];
+}
+
 function drawChallenges() {
   if (!$("challenges-in")) return;
   const waiting = [...lobby.incoming.values()].filter(live);
@@ -480,19 +508,7 @@ function drawChallenges() {
       el("span", { class: "who" }, userLink(challenge.challenger)),
       el("span", { class: "what" }, gameTitle(challenge.slug, challenge.options) + timeText(challenge) + (challenge.rated ? " · rated" : "")),
       el("span", { class: "detail" }, `${sideText(challenge, false)} · ${expiresText(challenge)}`),
-      el("span", { class: "actions" },
-        el("button", {
-          type: "button", class: "accept primary",
-          onclick: () => request({ type: "accept", challenge_id: challenge.id }, { challengeId: challenge.id }),
-        }, "Accept"),
-        reason,
-        el("button", {
-          type: "button", class: "decline",
-          onclick: () => request(
-            { type: "decline", challenge_id: challenge.id, reason: reason.value.trim() },
-            { challengeId: challenge.id },
-          ),
-        }, "Decline")));
+      el("span", { class: "actions" }, ...answerButtons(challenge, reason)));
   }));
   fill("challenges-in", incoming);
 
@@ -546,14 +562,26 @@ function drawLiveGames() {
 
 // --- messages to the user ---------------------------------------------------------------
 
-function showAlert(id, text, link) {
+// `challenge`: a challenge to us that the news announces, answered from it.
+function showAlert(id, text, link, challenge) {
   const box = $(id);
   const body = box.querySelector(".text");
   body.replaceChildren(text);
   if (link) body.append(el("a", { href: link.href, class: "challenge-link" }, link.text), " ", copyButton(link.href));
+  const actions = box.querySelector(".actions");
+  if (actions) actions.replaceChildren(...(challenge ? answerButtons(challenge).filter(Boolean) : []));
+  if (challenge) box.dataset.challengeId = challenge.id;
+  else delete box.dataset.challengeId;
   box.hidden = false;
-  // The forms are below the alerts: bring the news into view.
-  if (box.getBoundingClientRect().top < 0) box.scrollIntoView({ block: "nearest" });
+  // The forms are below the alerts: bring the news (and its buttons) into view.
+  const { top, bottom } = box.getBoundingClientRect();
+  if (top < 0 || bottom > window.innerHeight) box.scrollIntoView({ block: "nearest" });
+}
+
+// A challenge that can no longer be answered: its notice goes, buttons and all.
+function challengeGone(challengeId) {
+  const box = $("lobby-notice");
+  if (box.dataset.challengeId === String(challengeId)) hideAlert("lobby-notice");
 }
 
 // A button that copies a link (an open challenge's) to the clipboard.
@@ -571,15 +599,19 @@ function copyButton(href) {
 }
 
 function hideAlert(id) {
-  $(id).hidden = true;
+  const box = $(id);
+  box.hidden = true;
+  // Hidden news answers nothing: its challenge's buttons go with it.
+  box.querySelector(".actions")?.replaceChildren();
+  delete box.dataset.challengeId;
 }
 
 function showError(text) {
   showAlert("lobby-error", text);
 }
 
-function showNotice(text, link) {
-  showAlert("lobby-notice", text, link);
+function showNotice(text, link, challenge) {
+  showAlert("lobby-notice", text, link, challenge);
 }
 
 for (const id of ["lobby-error", "lobby-notice"]) {
