@@ -462,12 +462,15 @@ async def test_only_an_answer_to_a_real_probe_earns_lag_compensation(
     # Both have moved, so Alice's clock runs from Bob's move on.
     first = await play(alice, snapshot["game"]["legal_moves"], 0)
     second = await play(bob, first["legal_moves"], 1)
-    while True:
-        probe = await alice.receive_json_from(timeout=5)
-        if probe["type"] == "lag_probe":
-            break
-    # Probes as rare as in production from now on, so this one is still outstanding.
+    # Probes as rare as in production from now on (after at most one more already on its
+    # way), so the newest one stays outstanding: older ones make room for newer ones.
     monkeypatch.setattr(GameConsumer, "lag_probe_seconds", 10.0)
+    await asyncio.sleep(0.1)
+    probe = None
+    while probe is None or not await alice.receive_nothing(timeout=0.1):
+        frame = await alice.receive_json_from(timeout=5)
+        if frame["type"] == "lag_probe":
+            probe = frame
     await asyncio.sleep(0.4)  # a slow line: the probe is answered 400 ms later
     # A forger claims a 4 s round trip it never had, to be charged less thinking time.
     t = probe["t"] if answer == "the probe" else probe["t"] - 3_600

@@ -3,6 +3,7 @@
 import { renderChess } from "./boards/chess.js";
 import { renderMancala } from "./boards/mancala.js";
 import { renderMoves } from "./game/moves.js";
+import { announce, describe, resultText } from "./game/words.js";
 import { CLOSE, isNavigating, openSocket } from "./socket.js";
 
 const root = document.getElementById("game");
@@ -22,6 +23,8 @@ const live = {
   queue: [],
   // Who is here (the last crowd frame).
   crowd: null,
+  // The player's own clock as last drawn, by seat: a low-time warning is said as it passes.
+  lastRemaining: {},
 };
 
 const socket = openSocket(`/ws/games/${gameId}/`, {
@@ -191,11 +194,15 @@ function applyMove(game, event) {
   if (byOpponent(event.player)) chime();
   if (event.path && live.viewing === null) animate(live.previous, event.path);
   say("");
+  const who = event.player === live.you ? "You" : game.players[String(event.player)].username;
+  const next = game.status !== "active" ? "" : game.to_move === live.you ? " Your move." : "";
+  announce(`${who} played ${event.move}.${next}`);
 }
 
 function applyEnd(game, event) {
   game.status = event.status;
   game.result = event.result;
+  if (event.result) announce(`Game over: ${resultText(event.result, game.players)}.`);
   game.legal_moves = [];
   game.away = {};
   game.offers = {};
@@ -288,8 +295,21 @@ function drawClock(seat, clock) {
     ? `first move: ${Math.max(0, Math.ceil(firstMoveLeft / 1000))} s`
     : format(remaining);
   if (running) askIfOverdue(firstMoveLeft ?? remaining);
+  if (running && seat === live.you && firstMoveLeft === null) warnIfLow(seat, remaining);
   node.classList.toggle("running", running);
   node.classList.toggle("low", running && firstMoveLeft === null && remaining < 10000);
+}
+
+// The player's own clock running low is said aloud once at each of these marks (ms).
+const WARNINGS = [60000, 30000, 10000];
+
+function warnIfLow(seat, remaining) {
+  const before = live.lastRemaining[seat];
+  live.lastRemaining[seat] = remaining;
+  if (before === undefined) return;
+  // The lowest mark passed (a page asleep for a while may pass two at once).
+  const mark = [...WARNINGS].reverse().find((at) => before >= at && remaining < at);
+  if (mark) announce(`${mark / 1000} seconds left on your clock.`, true);
 }
 
 // How long the running clock has run since the server's numbers came.
@@ -340,6 +360,7 @@ function draw() {
   renderMoves($("moves"), game, { viewing: live.viewing, onPick: viewPosition });
   drawBrowsing(game, shown.viewingOld);
   drawBanner(game.result, game.players);
+  drawWords(game, shown.state);
   drawActions(game, player, shown.active);
   drawOffers(game, player, shown.active);
   drawQueue(game, player, shown.active);
@@ -385,7 +406,7 @@ function drawBoard(game, shown) {
   if (game.board.renderer === "grid") {
     renderChess($("board"), view);
     $("echo-button").hidden = !(shown.myTurn && game.legal_moves && game.legal_moves.echo);
-    $("move-input").placeholder = "a path, e.g. j3-j4-k4, or echo";
+    $("move-input").placeholder = "e.g. j3-j4 or echo";
   } else {
     renderMancala($("board"), view);
     $("turn-info").replaceChildren();
@@ -446,9 +467,18 @@ function drawBanner(result, players) {
   const banner = $("banner");
   banner.hidden = !result;
   if (!result) return;
-  const { winner, reason, termination } = result;
-  const who = winner ? `${players[String(winner)].username} wins` : termination === "abort" ? "Aborted" : "Draw";
-  banner.textContent = `${who} — ${reason}`;
+  banner.textContent = resultText(result, players);
+}
+
+// The position in words, beside the board (a screen reader's view of the board).
+function drawWords(game, state) {
+  const lines = describe(game, state, live.you);
+  $("position-text").replaceChildren(...lines.map((text) => {
+    const line = document.createElement("p");
+    line.textContent = text;
+    return line;
+  }));
+  document.querySelector("#board-keys .grid-only").hidden = game.board.renderer !== "grid";
 }
 
 function drawActions(game, player, active) {
@@ -786,7 +816,17 @@ function listen() {
     if (live.chat) live.chat.muted = event.target.checked;
     send({ type: "chat_mute", mute: event.target.checked });
   });
+  // On the board, D opens the position in words (a single key only there, so that it never
+  // fights a screen reader's own keys elsewhere).
+  $("board").addEventListener("keydown", (event) => {
+    if (event.key.toLowerCase() !== "d" || event.altKey || event.ctrlKey || event.metaKey) return;
+    event.preventDefault();
+    $("position-words").open = true;
+    $("position-summary").focus();
+  });
   document.addEventListener("keydown", (event) => {
+    // The board's own keys (arrows over its cells) are its own.
+    if (event.defaultPrevented || event.target.closest("#board")) return;
     if (event.target.closest("input, textarea, select") || event.altKey || event.ctrlKey || event.metaKey) return;
     if (!Object.hasOwn(KEYS, event.key)) return;
     event.preventDefault();

@@ -20,7 +20,19 @@ const CLOSE_UP_MARGIN = 20;
 const MIN_TARGET = 40;
 
 // What the player is doing survives redraws (a crowd update, a clock tick) but not a move.
-const ui = { key: null, selected: null, path: [], pending: null, closeUp: null, drag: null };
+const ui = { key: null, selected: null, path: [], pending: null, closeUp: null, drag: null, cursor: null };
+// Arrow keys as (file, rank) steps on the board as White sees it.
+const ARROWS = { ArrowUp: [0, 1], ArrowDown: [0, -1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
+
+// What a screen reader says of a cell: its name, what stands on it, what it can do now.
+function cellLabel(name, stone, king, { movable, target, last, onPath }) {
+  const words = [name, stone ? `${stone}${king ? " king" : " stone"}` : "empty"];
+  if (movable) words.push("can move");
+  if (target) words.push("a destination");
+  if (onPath) words.push("on the path");
+  if (last) words.push("last move");
+  return words.join(", ");
+}
 
 export function renderChess(container, view) {
   const { board, state, legal, previous, flipped, lastMove, ply } = view;
@@ -73,8 +85,9 @@ export function renderChess(container, view) {
   const n = window.size;
   const margin = n < SIZE ? CLOSE_UP_MARGIN : MARGIN;
   const width = margin * 2 + n * CELL;
-  const root = svg(width, width, "Diffusion Chess board");
+  const root = svg(width, width, "Diffusion Chess board", "grid");
   root.classList.add("chessboard");
+  root.setAttribute("tabindex", "-1"); // the cells take focus; Chromium would stop on the grid itself
   if (n < SIZE) root.classList.add("close-up");
   const at = (name) => {
     const { file, rank } = parse(name);
@@ -92,10 +105,10 @@ export function renderChess(container, view) {
     root.append(el("line", { x1: offset, y1: margin + CELL / 2, x2: offset, y2: width - margin - CELL / 2, class: "grid" }));
     const file = FILES[window.file + (flipped ? n - 1 - i : i)];
     const rank = window.rank + (flipped ? i + 1 : n - i);
-    root.append(el("text", { x: offset, y: width - margin / 2 + 5, class: "coord" }, file));
-    root.append(el("text", { x: offset, y: margin / 2 + 5, class: "coord" }, file));
-    root.append(el("text", { x: margin / 2, y: offset + 4, class: "coord" }, rank));
-    root.append(el("text", { x: width - margin / 2, y: offset + 4, class: "coord" }, rank));
+    root.append(el("text", { x: offset, y: width - margin / 2 + 5, class: "coord", "aria-hidden": "true" }, file));
+    root.append(el("text", { x: offset, y: margin / 2 + 5, class: "coord", "aria-hidden": "true" }, file));
+    root.append(el("text", { x: margin / 2, y: offset + 4, class: "coord", "aria-hidden": "true" }, rank));
+    root.append(el("text", { x: width - margin / 2, y: offset + 4, class: "coord", "aria-hidden": "true" }, rank));
   }
 
   const targets = ui.selected ? destinations[ui.selected] || {} : {};
@@ -128,9 +141,17 @@ export function renderChess(container, view) {
     }
   };
 
-  for (let file = 0; file < SIZE; file += 1) {
-    for (let rank = 0; rank < SIZE; rank += 1) {
-      if (!inWindow(file, rank)) continue;
+  // A grid, row by row as seen on screen: arrow keys move a cursor over the cells (one of
+  // them is in the tab order), Enter or Space does what a click does.
+  if (!ui.cursor || !inWindow(parse(ui.cursor).file, parse(ui.cursor).rank)) {
+    ui.cursor = ui.selected || Object.keys(destinations).sort()[0]
+      || cellName(window.file + Math.floor(n / 2), window.rank + Math.floor(n / 2));
+  }
+  for (let row = 0; row < n; row += 1) {
+    const line = el("g", { role: "row" });
+    for (let col = 0; col < n; col += 1) {
+      const file = window.file + (flipped ? n - 1 - col : col);
+      const rank = window.rank + (flipped ? row : n - 1 - row);
       const name = cellName(file, rank);
       const { x, y } = at(name);
       const stone = colour.get(name);
@@ -144,8 +165,15 @@ export function renderChess(container, view) {
       const group = el("g", {
         class: classes.join(" "),
         "data-cell": name,
-        role: interactive ? "button" : undefined,
-        "aria-label": `${name}${stone ? ` ${stone}${kings.has(name) ? " king" : ""}` : ""}`,
+        role: "gridcell",
+        tabindex: name === ui.cursor ? 0 : -1,
+        "aria-selected": name === ui.selected ? "true" : undefined,
+        "aria-label": cellLabel(name, stone, kings.has(name), {
+          movable: Boolean(destinations[name]),
+          target: Boolean(targets[name]),
+          last: lastPath.has(name),
+          onPath: ui.path.length > 1 && ui.path.includes(name),
+        }),
       });
       group.append(el("rect", { x: x - CELL / 2, y: y - CELL / 2, width: CELL, height: CELL, class: "hit" }));
       if (groupOf.has(name)) {
@@ -153,6 +181,14 @@ export function renderChess(container, view) {
         group.append(el("rect", {
           x: x - CELL / 2 + 1, y: y - CELL / 2 + 1, width: CELL - 2, height: CELL - 2, rx: 6,
           class: `group-wash g${groupOf.get(name) % 8}`,
+        }));
+      }
+      // Shapes beside the colours: a corner triangle on the last move's cells, the group's
+      // number on each stone of a group.
+      if (lastPath.has(name)) {
+        group.append(el("polygon", {
+          points: `${x - CELL / 2 + 1},${y - CELL / 2 + 1} ${x - CELL / 2 + 9},${y - CELL / 2 + 1} ${x - CELL / 2 + 1},${y - CELL / 2 + 9}`,
+          class: "last-mark",
         }));
       }
       if (stone) {
@@ -167,13 +203,17 @@ export function renderChess(container, view) {
         }
       }
       if (targets[name]) group.append(el("circle", { cx: x, cy: y, r: 5, class: "dest-dot" }));
-      root.append(group);
+      if (groupOf.has(name)) {
+        group.append(el("text", { x: x + CELL / 2 - 2, y: y + CELL / 2 - 2, class: "group-no" }, groupOf.get(name) + 1));
+      }
+      line.append(group);
     }
+    root.append(line);
   }
   if (ui.path.length > 1) {
     const shown = ui.path.filter((name) => { const p = parse(name); return inWindow(p.file, p.rank); });
     const points = shown.map((name) => { const p = at(name); return `${p.x},${p.y}`; }).join(" ");
-    root.append(el("polyline", { points, class: "path" }));
+    root.append(el("polyline", { points, class: "path", "aria-hidden": "true" }));
   }
 
   // Pointer input: a click chooses, a drag draws a path.
@@ -225,7 +265,48 @@ export function renderChess(container, view) {
   } else if (!interactive && view.onRefused) {
     root.addEventListener("click", () => view.onRefused(null)); // the page says why not
   }
+  root.addEventListener("focusin", (event) => {
+    const cell = event.target.closest && event.target.closest("[data-cell]");
+    if (cell) ui.cursor = cell.dataset.cell;
+  });
+  root.addEventListener("keydown", (event) => {
+    const arrow = ARROWS[event.key];
+    if (arrow) {
+      event.preventDefault();
+      const p = parse(ui.cursor);
+      // Screen directions: a flipped board runs the other way.
+      const sign = flipped ? -1 : 1;
+      const file = p.file + arrow[0] * sign;
+      const rank = p.rank + arrow[1] * sign;
+      if (!inWindow(file, rank)) return;
+      const next = cellName(file, rank);
+      ui.cursor = next;
+      if (event.shiftKey && interactive && !ui.pending && ui.selected) {
+        // Shift+arrow draws the path step by step, as a drag does; back over a step undoes it.
+        const end = ui.path[ui.path.length - 1];
+        if (ui.path.length > 1 && ui.path[ui.path.length - 2] === next) ui.path.pop();
+        else if (!ui.path.includes(next) && adjacent(end, next)) ui.path.push(next);
+      }
+      redraw();
+    } else if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      if (!interactive) {
+        if (view.onRefused) view.onRefused(null);
+      } else if (ui.path.length > 1 && ui.cursor === ui.path[ui.path.length - 1]) {
+        play(ui.path.join("-")); // the path as drawn: the server judges it
+      } else {
+        choose(ui.cursor);
+      }
+    } else if (event.key === "Escape" && (ui.selected || ui.pending)) {
+      event.preventDefault();
+      Object.assign(ui, { selected: null, path: [], pending: null, closeUp: null });
+      redraw();
+    }
+  });
+  // The board is drawn anew on every change: the keyboard's place in it survives.
+  const hadFocus = container.contains(document.activeElement) && document.activeElement.closest("svg") !== null;
   container.replaceChildren(root);
+  if (hadFocus) root.querySelector(`[data-cell="${ui.cursor}"]`)?.focus();
   // Beside the board when the page has a place for it, else under it.
   const info = turnInfo(state, groups, view, small);
   if (view.infoContainer) view.infoContainer.replaceChildren(info);

@@ -9,6 +9,7 @@
 import { el, svg } from "./svg.js";
 
 const CELL = 64;
+const HOLE = 24; // the hole's radius: room in the cell's corner for the pit's letter
 const STORE = 72;
 const TOP = 46; // room above the board: a side label, and the blocks' labels when flat
 const BOTTOM = 28; // below it: the other side's label
@@ -18,6 +19,7 @@ export const MIN_TARGET = 44;
 // The height the page keeps for itself around the board (its header, the players, the
 // buttons): a board is never taller than the window less this (CSS: .board svg.mancala).
 export const CHROME = 160;
+const STEP_KEYS = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
 
 // Flat (the board as it lies between the players) or upright (turned a quarter): the one that
 // fits the space given, width and height, with the bigger pits; flat whenever its pits are
@@ -34,18 +36,26 @@ export function layoutFor(board, width, height = 0) {
   return flat >= MIN_TARGET || flat >= upright ? "flat" : "upright";
 }
 
+// Pits drawn this big (CSS pixels) when the player zooms in on a board whose pits are too
+// small for a finger: upright, as wide as that makes it, and the page scrolls down the board.
+const ZOOMED_PIT = 48;
+// Whether the player zoomed in: it survives redraws, as the board is drawn anew each move.
+let zoomed = false;
+
 export function renderMancala(container, view) {
   const { slug, board, state, legal, previous, flipped, onMove, onRefused, captured, lastMove, you, players } = view;
   const rows = state.rows;
   const names = board.names;
   const columns = rows[0].length;
   const room = window.innerHeight - CHROME;
-  const upright = (view.layout || layoutFor(board, container.clientWidth, room)) === "upright";
+  const upright = zoomed || (view.layout || layoutFor(board, container.clientWidth, room)) === "upright";
   // Board coordinates: along = the column's place along the board, across = the row's.
   const length = STORE * 2 + columns * CELL + 16;
   const depth = rows.length * CELL;
   const width = upright ? MARGIN + depth + 16 : length;
-  const height = (upright ? length : depth) + TOP + BOTTOM + (captured ? 22 : 0);
+  // The captured seeds' line under the board: two lines upright, where the board is narrow.
+  const capturedLines = captured ? (upright ? 2 : 1) : 0;
+  const height = (upright ? length : depth) + TOP + BOTTOM + capturedLines * 20;
   const root = svg(width, height, `${slug} board`);
   root.classList.add("mancala", upright ? "upright" : "flat");
   root.dataset.layout = upright ? "upright" : "flat";
@@ -100,7 +110,7 @@ export function renderMancala(container, view) {
     const box = upright
       ? { x: MARGIN + 8, y: side === 0 ? TOP + 4 : TOP + length - STORE + 4, width: depth, height: STORE - 8 }
       : { x: side === 0 ? 6 : width - STORE - 2, y: TOP, width: STORE - 8, height: depth };
-    const group = el("g", { class: "store-box", "aria-label": `${side === 0 ? "left" : "right"} store: ${count}` });
+    const group = el("g", { class: "store-box", role: "img", "aria-label": `${side === 0 ? "left" : "right"} store: ${count}` });
     group.append(el("rect", { ...box, rx: 28, class: "store" }));
     group.append(el("text", { x: box.x + box.width / 2, y: box.y + box.height / 2 + 8, class: "count store-count" }, count));
     group.append(el("text", { x: box.x + box.width / 2, y: box.y + box.height / 2 - 16, class: "store-label" }, "store"));
@@ -119,14 +129,20 @@ export function renderMancala(container, view) {
         "data-pit": name,
         tabindex: playable ? 0 : undefined,
         role: "button",
-        "aria-label": `pit ${name}: ${count}${played ? ", played last" : ""}`,
+        "aria-label": `pit ${name}: ${count}${playable ? ", playable" : ""}${played ? ", played last" : ""}`,
       });
       // The whole cell answers a tap, not only the drawn hole.
       group.append(el("rect", { x, y, width: CELL, height: CELL, class: "hit" }));
-      group.append(el("circle", { cx: x + CELL / 2, cy: y + CELL / 2, r: CELL / 2 - 5, class: "hole" }));
+      // The pit's letter in the cell's corner, clear of the hole; the count in the middle of
+      // the hole, the stones in a ring round it.
+      group.append(el("circle", { cx: x + CELL / 2, cy: y + CELL / 2, r: HOLE, class: "hole" }));
+      // Marks that are shapes, not only colours: a second ring round a pit that may be
+      // played, a corner triangle on the pit played last.
+      if (playable) group.append(el("circle", { cx: x + CELL / 2, cy: y + CELL / 2, r: HOLE + 3, class: "ring" }));
+      if (played) group.append(el("polygon", { points: `${x + CELL - 2},${y + CELL - 2} ${x + CELL - 14},${y + CELL - 2} ${x + CELL - 2},${y + CELL - 14}`, class: "played-mark" }));
       drawStones(group, x, y, count);
-      group.append(el("text", { x: x + CELL / 2, y: y + CELL / 2 + 7, class: "count" }, count));
-      group.append(el("text", { x: x + 8, y: y + 14, class: "pit-name" }, name));
+      group.append(el("text", { x: x + CELL / 2, y: y + CELL / 2 + 6, class: "count" }, count));
+      group.append(el("text", { x: x + 4, y: y + 10, class: "pit-name" }, name));
       if (previous && previous.rows[r][c] !== count) {
         const delta = count - previous.rows[r][c];
         group.append(el("text", { x: x + CELL - 8, y: y + 14, class: `delta ${delta > 0 ? "up" : "down"}` },
@@ -139,6 +155,12 @@ export function renderMancala(container, view) {
         if (event.key === "Enter" || event.key === " ") {
           event.preventDefault();
           choose();
+        } else if (STEP_KEYS[event.key]) {
+          // Arrows go from playable pit to playable pit, in the order they are drawn.
+          event.preventDefault();
+          const pits = [...root.querySelectorAll(".pit.playable")];
+          const next = pits[(pits.indexOf(group) + STEP_KEYS[event.key] + pits.length) % pits.length];
+          if (next) next.focus();
         }
       });
       root.append(group);
@@ -146,21 +168,50 @@ export function renderMancala(container, view) {
   });
 
   if (captured) {
-    root.append(el("text", { x: width / 2, y: height - 6, class: "captured" },
-      `captured: South ${captured[0]} · North ${captured[1]}`));
+    const tally = `South ${captured[0]} · North ${captured[1]}`;
+    const lines = upright ? ["captured:", tally] : [`captured: ${tally}`];
+    lines.forEach((text, i) => {
+      root.append(el("text", { x: width / 2, y: height - 6 - (lines.length - 1 - i) * 20, class: "captured" }, text));
+    });
+  }
+  // The board is drawn anew on every change: keyboard focus stays on the same pit, or goes to
+  // the first playable one if that pit can no longer be played.
+  const focused = container.contains(document.activeElement) ? document.activeElement.dataset.pit : null;
+  if (zoomed) {
+    root.classList.add("zoomed");
+    root.setAttribute("width", `${Math.min(container.clientWidth, Math.ceil((width * ZOOMED_PIT) / (CELL - 10)))}px`);
   }
   container.replaceChildren(root);
+  // Pits too small for a finger: the page offers to zoom in (and back out).
+  const pit = root.querySelector(".pit .hit").getBoundingClientRect();
+  if (zoomed || (pit.width > 0 && Math.min(pit.width, pit.height) < MIN_TARGET)) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "zoom-button";
+    button.textContent = zoomed ? "Whole board" : "Zoom in: bigger pits";
+    button.setAttribute("aria-pressed", String(zoomed));
+    button.addEventListener("click", () => {
+      zoomed = !zoomed;
+      renderMancala(container, view);
+      container.querySelector(".zoom-button").focus();
+    });
+    container.prepend(button);
+  }
+  if (focused) {
+    const pit = root.querySelector(`.pit.playable[data-pit="${focused}"]`) || root.querySelector(".pit.playable");
+    (pit || container).focus();
+  }
 }
 
 function drawStones(group, x, y, count) {
   const shown = Math.min(count, 12);
   for (let i = 0; i < shown; i += 1) {
-    const angle = (i / Math.max(shown, 1)) * Math.PI * 2;
-    const radius = shown > 1 ? 14 : 0;
+    const angle = (i / Math.max(shown, 1)) * Math.PI * 2 - Math.PI / 2;
+    const radius = 17; // round the count, never under it
     group.append(el("circle", {
       cx: x + CELL / 2 + Math.cos(angle) * radius,
       cy: y + CELL / 2 + Math.sin(angle) * radius,
-      r: 5,
+      r: 4,
       class: "stone",
     }));
   }

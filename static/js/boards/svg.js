@@ -10,11 +10,12 @@ export function el(name, attrs = {}, text) {
   return node;
 }
 
-export function svg(width, height, label) {
+// A board is a group of controls (or a grid of cells), not a picture: role says which.
+export function svg(width, height, label, role = "group") {
   return el("svg", {
     viewBox: `0 0 ${width} ${height}`,
     width: "100%",
-    role: "img",
+    role,
     "aria-label": label,
     preserveAspectRatio: "xMidYMid meet",
   });
