@@ -64,6 +64,7 @@ PAGES_OUT = [
     "/rules/diffusion/",
     "/rules/zigzag/",
     "/rules/diffusion-chess/",
+    "/rules/four-rank-diffusion/",
     "/standings/",
     "/live/",
 ]
@@ -77,6 +78,7 @@ class World:
     profile: str = ""
     states: dict[str, Any] = field(default_factory=dict)  # each guest's signed-in browser state
     names: dict[str, str] = field(default_factory=dict)
+    finished: str = ""  # a game Alice resigned
 
 
 @pytest.fixture(scope="module")
@@ -102,10 +104,32 @@ def world(
                     expect(page.locator("#lobby")).to_have_attribute("data-ready", "true")
                 game = challenge(alice, bob, slug, options)
                 world.games[name] = f"/games/{game}/"
+            alice.goto(site.url + "/")
+            bob.goto(site.url + "/")
+            world.finished = f"/games/{challenge(alice, bob, 'diffusion')}/"
+            alice.once("dialog", lambda dialog: dialog.accept())
+            alice.locator("#abort-button, #resign-button").locator("visible=true").click()
+            expect(alice.locator("#banner")).to_be_visible()
             world.states = {"alice": alice.context.storage_state()}
             world.states["bob"] = bob.context.storage_state()
+            world.states["dana"] = signed_up(browser, site, "dana")
             yield world
     assert not problems.errors, problems.errors
+
+
+def signed_up(chromium: Browser, site: Site, name: str) -> Any:
+    """A registered user's browser state, signed up through the form."""
+    context = chromium.new_context()
+    page = context.new_page()
+    page.goto(site.url + "/signup/")
+    page.fill("#id_username", name)
+    for field_id in ("#id_password1", "#id_password2"):
+        page.fill(field_id, "a long and quiet evening")
+    page.locator("form.stacked button[type=submit]").click()
+    expect(page.locator("[data-testid=username]")).to_have_text(name)
+    state = context.storage_state()
+    context.close()
+    return state
 
 
 def violations(page: Page) -> list[str]:
@@ -118,46 +142,73 @@ def violations(page: Page) -> list[str]:
     return found
 
 
-def check(chromium: Browser, world: World, path: str, signed_in: bool, size: str) -> list[str]:
-    context = chromium.new_context(
-        viewport=SIZES[size], storage_state=world.states["alice"] if signed_in else None
-    )
-    page = world.problems.watch(path, context.new_page())
-    page.goto(world.site.url + path)
-    page.wait_for_load_state("networkidle")
-    page.wait_for_timeout(300)
-    found = violations(page)
-    scroll, inner = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
-    if scroll > inner:
-        found.append(f"scrolls sideways: {scroll} > {inner}")
-    context.close()
-    return [f"{path} ({'in' if signed_in else 'out'}, {size}): {v}" for v in found]
+class Visitor:
+    """One browser per person and window size, going from page to page (a new browser per
+    page would cost more than the checks)."""
+
+    def __init__(self, chromium: Browser, world: World, size: str, who: str | None) -> None:
+        self.world, self.size, self.who = world, size, who
+        state = world.states[who] if who else None
+        self.context = chromium.new_context(viewport=SIZES[size], storage_state=state)
+        self.page = world.problems.watch(who or "visitor", self.context.new_page())
+
+    def check(self, path: str) -> list[str]:
+        """axe-core's violations on the page once it has drawn what its socket said, and
+        whether it scrolls sideways."""
+        page = self.page
+        page.goto(self.world.site.url + path)
+        if page.locator("#lobby").count():
+            expect(page.locator("#lobby")).to_have_attribute("data-ready", "true")
+        if page.locator("#game").count():
+            expect(page.locator("#board svg")).to_be_visible()
+            expect(page.locator("#position-text p").first).to_be_attached()
+        found = violations(page)
+        scroll, inner = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
+        if scroll > inner:
+            found.append(f"scrolls sideways: {scroll} > {inner}")
+        return [f"{path} ({self.who or 'signed out'}, {self.size}): {v}" for v in found]
+
+    def close(self) -> None:
+        self.context.close()
 
 
-@pytest.mark.parametrize("size", list(SIZES))
+# axe at a desk and on the smallest phone; the layout checks cover 390 px as well.
+AXE_SIZES = ["desk", "small phone"]
+
+
+@pytest.mark.parametrize("size", AXE_SIZES)
 def test_every_page_passes_axe_signed_out_and_in(
     browser: Browser,  # noqa: F811
     world: World,
     size: str,
 ) -> None:
+    # Signed in, the pages whose content changes with it (every page's header does too).
+    visits = {
+        None: PAGES_OUT,
+        "alice": ["/", "/live/", "/standings/", "/rules/diffusion/", world.profile],
+        "dana": ["/@dana/"],  # a registered user's own profile, with its settings forms
+    }
     found = []
-    for path in PAGES_OUT:
-        found += check(browser, world, path, False, size)
-    for path in [*PAGES_OUT, world.profile]:
-        found += check(browser, world, path, True, size)
+    for who, paths in visits.items():
+        visitor = Visitor(browser, world, size, who)
+        for path in paths:
+            found += visitor.check(path)
+        visitor.close()
     assert not found, "\n".join(found)
 
 
-@pytest.mark.parametrize("size", list(SIZES))
+@pytest.mark.parametrize("size", AXE_SIZES)
 def test_every_board_passes_axe_for_its_player_and_a_visitor(
     browser: Browser,  # noqa: F811
     world: World,
     size: str,
 ) -> None:
     found = []
-    for path in world.games.values():
-        found += check(browser, world, path, True, size)
-        found += check(browser, world, path, False, size)
+    for who in ("alice", None):
+        visitor = Visitor(browser, world, size, who)
+        for path in [*world.games.values(), world.finished]:
+            found += visitor.check(path)
+        visitor.close()
     assert not found, "\n".join(found)
 
 
@@ -402,10 +453,10 @@ def test_every_board_fits_each_window_with_targets_for_a_finger_or_a_zoom(
     """Each board at each size: its height against the window's, and its smallest target
     (after the page's zoom or close-up on phones). The table goes to test-artifacts/."""
     table = ["board | window | board height | smallest target | zoomed target"]
+    visitors = {size: Visitor(browser, world, size, "alice") for size in SIZES}
     for name, path in world.games.items():
         for size, viewport in SIZES.items():
-            context = browser.new_context(viewport=viewport, storage_state=world.states["alice"])
-            page = world.problems.watch("alice", context.new_page())
+            page = visitors[size].page
             page.goto(world.site.url + path)
             chess = "chess" in name
             hit = "g.cell rect.hit" if chess else "g.pit rect.hit"
@@ -430,7 +481,8 @@ def test_every_board_fits_each_window_with_targets_for_a_finger_or_a_zoom(
                 f"{name} | {viewport['width']}x{viewport['height']} | {height:.0f} px"
                 f" | {smallest:.1f} px | {zoomed:.1f} px"
             )
-            context.close()
+    for visitor in visitors.values():
+        visitor.close()
     (ARTIFACTS / "board-sizes.txt").write_text("\n".join(table) + "\n")
     print("\n".join(table))
 
@@ -441,3 +493,27 @@ def targets_size(page: Page, selector: str) -> float:
     )
     assert sizes, selector
     return float(min(sizes))
+
+
+def test_the_lobby_with_a_seek_and_a_challenge_just_come_passes_axe(
+    browser: Browser,  # noqa: F811
+    world: World,
+) -> None:
+    pages = {}
+    for who, size in (("alice", "phone"), ("bob", "desk")):
+        context = browser.new_context(viewport=SIZES[size], storage_state=world.states[who])
+        pages[who] = world.problems.watch(who, context.new_page())
+        pages[who].goto(world.site.url + "/")
+        expect(pages[who].locator("#lobby")).to_have_attribute("data-ready", "true")
+    alice, bob = pages["alice"], pages["bob"]
+    bob.click("#seek-submit")
+    expect(alice.locator("#seeks li[data-seek-id]")).to_have_count(1)
+    bob.fill("#challenge-user", world.names["alice"])
+    bob.click("#challenge-submit")
+    expect(alice.locator("#lobby-notice .actions button.accept")).to_be_visible()
+    found = [f"alice's lobby: {v}" for v in violations(alice)]
+    found += [f"bob's lobby: {v}" for v in violations(bob)]
+    alice.locator("#lobby-notice .actions button.decline").click()
+    bob.locator("#seeks li.mine button.cancel").click()
+    expect(alice.locator("#seeks li[data-seek-id]")).to_have_count(0)
+    assert not found, "\n".join(found)
