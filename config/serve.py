@@ -26,8 +26,11 @@ from typing import Any
 BACKLOG = 1024
 HANDSHAKE_SECONDS = 30
 # Daphne drops connections that send a bigger frame (the application refuses smaller ones
-# above WEBSOCKET_MAX_MESSAGE_BYTES itself).
-WS_MAX_BYTES = int(os.environ.get("WS_MAX_BYTES", "65536"))
+# above WEBSOCKET_MAX_MESSAGE_BYTES itself). Autobahn holds the server's own frames to the same
+# limit, and drops a bigger one unsent: a Diffusion Chess move event, whose legal moves list a
+# shortest path to every cell each stone reaches, passed 64 KiB in a 14-move game (79 KB) and
+# never reached the players. 1 MiB is Daphne's own default.
+WS_MAX_BYTES = int(os.environ.get("WS_MAX_BYTES", str(1 << 20)))
 
 # A connection that sends nothing (no request yet, or nothing between requests) for this long
 # is closed: Twisted's default of 60 s let a client hold hundreds of silent connections.

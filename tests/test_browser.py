@@ -299,7 +299,12 @@ def test_a_pit_clicked_while_the_opponents_move_is_still_being_sown_is_played(
         bob.clock.pause_at(datetime.now() + timedelta(seconds=1))
         # Alice plays by keyboard: the focused pit is framed for all to see; Enter plays it.
         pit = alice.locator(f"g.pit.playable[data-pit='{first}']")
-        pit.focus()
+        alice.locator("#board").focus()
+        alice.keyboard.press("Tab")
+        for _ in range(12):  # arrows go from playable pit to playable pit
+            if alice.evaluate("() => document.activeElement.dataset.pit") == first:
+                break
+            alice.keyboard.press("ArrowRight")
         frame = pit.locator("rect.hit").evaluate(
             "n => [getComputedStyle(n).stroke, getComputedStyle(n).strokeWidth]"
         )

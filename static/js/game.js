@@ -825,8 +825,8 @@ function listen() {
     $("position-summary").focus();
   });
   document.addEventListener("keydown", (event) => {
-    // The board's own keys (arrows over its cells) are its own.
-    if (event.defaultPrevented || event.target.closest("#board")) return;
+    // The keys a pit or a cell took (arrows over the board) are theirs.
+    if (event.defaultPrevented) return;
     if (event.target.closest("input, textarea, select") || event.altKey || event.ctrlKey || event.metaKey) return;
     if (!Object.hasOwn(KEYS, event.key)) return;
     event.preventDefault();
