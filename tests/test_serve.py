@@ -56,9 +56,19 @@ def test_a_server_process_collects_garbage_seldom_and_serves_the_chosen_applicat
 # stones reach so many cells that the move event (the position and, for each stone, a shortest
 # path to every cell it reaches) is 79 KB.
 LONG_REACH = [
-    "c6-c7-b7-a7", "i1-h1-h2-h3-h4-i4-j4-k4", "p5-p4-p3", "i2-h2-h3-h4-g4-f4-e4-d4-c4",
-    "n19-m19-m18", "i19-h19-h18-h17-h16-i16-j16-k16-l16", "c14-b14-a14", "q14-r14-s14-s13",
-    "j17-j16-k16", "m6-n6-o6", "g5-f5-f6-e6", "j3-j4-i4-h4-g4-g5-f5-f6", "q6-r6-s6",
+    "c6-c7-b7-a7",
+    "i1-h1-h2-h3-h4-i4-j4-k4",
+    "p5-p4-p3",
+    "i2-h2-h3-h4-g4-f4-e4-d4-c4",
+    "n19-m19-m18",
+    "i19-h19-h18-h17-h16-i16-j16-k16-l16",
+    "c14-b14-a14",
+    "q14-r14-s14-s13",
+    "j17-j16-k16",
+    "m6-n6-o6",
+    "g5-f5-f6-e6",
+    "j3-j4-i4-h4-g4-g5-f5-f6",
+    "q6-r6-s6",
     "c5-c6-c7",
 ]
 
