@@ -323,30 +323,6 @@ def test_a_pit_clicked_while_the_opponents_move_is_still_being_sown_is_played(
         expect(bob.locator("#board")).to_have_attribute("aria-busy", "false")
 
 
-def test_the_longest_zigzag_board_fits_the_window_at_a_desk_and_on_phones(
-    browser: Browser, site: Site, problems: Problems
-) -> None:
-    desk = {"width": 1366, "height": 768}
-    with site.serve():
-        alice = guest(browser, site, problems, "alice", viewport=desk)
-        bob = guest(browser, site, problems, "bob", viewport=desk)
-        challenge(alice, bob, "zigzag", {"pits": 26, "seeds": 1})  # 52 pits, two rows of 26
-        expect(alice.locator("g.pit.playable").first).to_be_visible()
-        for size in (desk, {"width": 390, "height": 844}, {"width": 360, "height": 740}):
-            alice.set_viewport_size(size)
-            alice.wait_for_timeout(300)  # the board redraws for the new window
-            box = alice.locator("#board svg").bounding_box()
-            assert box is not None
-            assert box["height"] <= size["height"], (size, box)
-            assert box["x"] + box["width"] <= size["width"] + 0.5, (size, box)
-            alice.screenshot(
-                path=str(ARTIFACTS / f"board-zigzag-26-{size['width']}.png"), full_page=True
-            )
-            if size is desk:
-                # Lying flat between the players, as wide as the page allows.
-                expect(alice.locator("#board svg")).to_have_attribute("data-layout", "flat")
-
-
 def test_zigzag_is_played_to_the_end_and_diffusion_chess_takes_a_path_and_an_echo(
     browser: Browser, site: Site, problems: Problems
 ) -> None:
