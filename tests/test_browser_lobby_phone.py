@@ -40,6 +40,18 @@ PHONE = {"width": 390, "height": 844}
 SMALL_PHONE = {"width": 360, "height": 740}
 DESK = {"width": 1366, "height": 768}
 MIN_TARGET = 40  # CSS pixels tall, for a finger
+PAGES = [
+    "/",
+    "/live/",
+    "/rules/",
+    "/rules/diffusion/",
+    "/rules/zigzag/",
+    "/rules/diffusion-chess/",
+    "/rules/four-rank-diffusion/",
+    "/standings/",
+    "/login/",
+    "/signup/",
+]
 # What the site's links say on a phone (each page's link, in one word or two).
 NAV_TEXTS = {
     "#nav-live": {"Live", "Live games"},
@@ -220,9 +232,7 @@ def test_every_page_fits_a_360_px_phone_with_targets_a_finger_can_hit(
     browser: Browser,  # noqa: F811
     world: World,
 ) -> None:
-    # Every page's sideways scrolling at 360 px is checked with axe (test_browser_access.py);
-    # here the header (the same on every page: the lobby and a long page) and the lobby's
-    # buttons.
+    # The header is the same on every page: checked on the lobby and a long page.
     found = []
     for signed_in in (False, True):
         for path in ["/", "/rules/diffusion/", world.profile]:
@@ -237,6 +247,26 @@ def test_every_page_fits_a_360_px_phone_with_targets_a_finger_can_hit(
                     if height < MIN_TARGET:
                         found.append(f"{what}: {selector} is {height:.0f} px tall")
             page.context.close()
+    assert not found, "\n".join(found)
+
+
+def test_no_page_scrolls_sideways_on_either_phone_signed_out_or_in(
+    browser: Browser,  # noqa: F811
+    world: World,
+) -> None:
+    found = []
+    for viewport in (PHONE, SMALL_PHONE):
+        for signed_in in (False, True):
+            state = world.state if signed_in else None
+            context = browser.new_context(viewport=viewport, storage_state=state)
+            page = world.problems.watch("phone", context.new_page())
+            for path in [*PAGES, world.profile]:
+                page.goto(world.site.url + path)
+                if path == "/":
+                    expect(page.locator("#lobby")).to_have_attribute("data-ready", "true")
+                who = "guest" if signed_in else "visitor"
+                found += sideways(page, f"{path} ({who}, {viewport['width']} px)")
+            context.close()
     assert not found, "\n".join(found)
 
 

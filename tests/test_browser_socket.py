@@ -21,7 +21,11 @@ from tests.test_browser import (  # noqa: F401  (fixtures)
     wait_for_moves,
 )
 
-pytestmark = [pytest.mark.browser, pytest.mark.redis]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.redis,
+    pytest.mark.sqlite(reason="the page's socket, not the database, is under test: run once"),
+]
 
 try:
     from playwright.sync_api import Browser, Page, expect
