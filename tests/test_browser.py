@@ -242,8 +242,11 @@ def test_two_players_meet_through_a_challenge_and_play_diffusion_while_a_visitor
     browser: Browser, site: Site, problems: Problems
 ) -> None:
     with site.serve():
-        alice = guest(browser, site, problems, "alice")
-        bob = guest(browser, site, problems, "bob", viewport={"width": 390, "height": 844})
+        # The players see no sowing animation (reduced motion), so the game goes at their
+        # pace; the visitor's page animates every sowing, moves arriving mid-sowing included.
+        calm = {"reduced_motion": "reduce"}
+        alice = guest(browser, site, problems, "alice", **calm)
+        bob = guest(browser, site, problems, "bob", viewport={"width": 390, "height": 844}, **calm)
         ARTIFACTS.mkdir(exist_ok=True)
         alice.screenshot(path=str(ARTIFACTS / "lobby.png"), full_page=True)
         names = username(alice), username(bob)
@@ -337,7 +340,8 @@ def test_zigzag_is_played_to_the_end_and_diffusion_chess_takes_a_path_and_an_ech
 ) -> None:
     with site.serve():
         alice = guest(browser, site, problems, "alice")
-        bob = guest(browser, site, problems, "bob")
+        # Alice's page animates every sowing; Bob's shows each move at once (reduced motion).
+        bob = guest(browser, site, problems, "bob", reduced_motion="reduce")
 
         challenge(alice, bob, "zigzag", {"pits": 4, "seeds": 3})
         expect(alice.locator("g.pit.playable[data-pit='a']")).to_be_visible()
