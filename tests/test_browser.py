@@ -171,6 +171,15 @@ def challenge(
     return game_id
 
 
+def smallest_target(page: Page, selector: str) -> float:
+    """The smaller side of the smallest of the elements `selector` finds, in CSS pixels."""
+    sizes = page.locator(selector).evaluate_all(
+        "ns => ns.map(n => n.getBoundingClientRect()).map(r => Math.min(r.width, r.height))"
+    )
+    assert sizes, selector
+    return float(min(sizes))
+
+
 def back_to_lobby(site: Site, *pages: Page) -> None:
     for page in pages:
         page.goto(site.url + "/")

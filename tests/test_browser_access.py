@@ -23,6 +23,7 @@ from tests.test_browser import (  # noqa: F401  (the fixture `browser`)
     browser,
     challenge,
     guest,
+    smallest_target,
 )
 
 pytestmark = [
@@ -288,7 +289,7 @@ def test_every_board_fits_each_window_with_targets_for_a_finger_or_a_zoom(
                 # Lying flat between the players, as wide as the page allows.
                 expect(page.locator("#board svg")).to_have_attribute("data-layout", "flat")
             page.screenshot(path=str(ARTIFACTS / f"fit-{name.replace(' ', '-')}-{size}.png"))
-            smallest = targets_size(page, hit)
+            smallest = smallest_target(page, hit)
             zoomed = smallest
             if size != "desk" and smallest < 40:
                 # The page offers a bigger view: the close-up of a chosen stone, or a zoom.
@@ -298,7 +299,7 @@ def test_every_board_fits_each_window_with_targets_for_a_finger_or_a_zoom(
                 else:
                     page.locator(".zoom-button").click()
                     expect(page.locator("svg.mancala.zoomed")).to_be_visible()
-                zoomed = targets_size(page, hit)
+                zoomed = smallest_target(page, hit)
                 assert zoomed >= 40, (name, size, zoomed)
                 scroll = page.evaluate("() => document.documentElement.scrollWidth")
                 assert scroll <= viewport["width"], (name, size, scroll)
@@ -310,14 +311,6 @@ def test_every_board_fits_each_window_with_targets_for_a_finger_or_a_zoom(
         visitor.close()
     (ARTIFACTS / "board-sizes.txt").write_text("\n".join(table) + "\n")
     print("\n".join(table))
-
-
-def targets_size(page: Page, selector: str) -> float:
-    sizes = page.locator(selector).evaluate_all(
-        "ns => ns.map(n => n.getBoundingClientRect()).map(r => Math.min(r.width, r.height))"
-    )
-    assert sizes, selector
-    return float(min(sizes))
 
 
 def test_the_lobby_with_a_seek_and_a_challenge_just_come_passes_axe(

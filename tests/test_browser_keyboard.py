@@ -12,8 +12,13 @@ from typing import Any
 
 import pytest
 
-from tests.test_browser import ARTIFACTS, browser, challenge  # noqa: F401  (the fixture)
-from tests.test_browser_access import SIZES, World, started_world, targets_size
+from tests.test_browser import (  # noqa: F401  (the fixture `browser`)
+    ARTIFACTS,
+    browser,
+    challenge,
+    smallest_target,
+)
+from tests.test_browser_access import SIZES, World, started_world
 
 pytestmark = [
     pytest.mark.browser,
@@ -206,7 +211,7 @@ def test_the_players_own_clock_running_low_is_announced_at_once(
 
 
 def smallest_pit(page: Page) -> float:
-    return targets_size(page, "g.pit rect.hit")
+    return smallest_target(page, "g.pit rect.hit")
 
 
 def test_a_long_pit_board_on_a_phone_offers_a_zoom_with_pits_big_enough_for_a_finger(

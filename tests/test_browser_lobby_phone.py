@@ -10,20 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any
 
 import pytest
 
-from tests.servers import migrated_scratch_database
-from tests.test_browser import (  # noqa: F401  (fixtures)
-    TIMEOUT_MS,
-    Problems,
-    Site,
-    browser,
-    guest,
-    username,
-)
+from tests.test_browser import TIMEOUT_MS, browser, guest, username  # noqa: F401  (fixture)
+from tests.test_browser_access import World, started_world
 
 pytestmark = [
     pytest.mark.browser,
@@ -62,30 +53,13 @@ NAV_TEXTS = {
 LOBBY_BUTTONS = ["#seek-submit", "#computer-submit", "#challenge-submit"]
 
 
-@dataclass
-class World:
-    site: Site
-    problems: Problems
-    profile: str = ""
-    state: dict[str, Any] = field(default_factory=dict)  # a guest's signed-in browser state
-
-
 @pytest.fixture(scope="module")
 def world(
     browser: Browser,  # noqa: F811
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[World]:
-    scratch = tmp_path_factory.mktemp("phone")
-    problems = Problems()
-    with migrated_scratch_database(scratch) as database_url:
-        site = Site(scratch, database_url)
-        with site.serve():
-            carol = guest(browser, site, problems, "carol")
-            world = World(site, problems, profile=f"/@{username(carol)}/")
-            world.state = carol.context.storage_state()
-            carol.context.close()
-            yield world
-    assert not problems.errors, problems.errors
+    with started_world(browser, tmp_path_factory, games=False) as started:
+        yield started
 
 
 def open_page(
@@ -96,7 +70,7 @@ def open_page(
     viewport: dict[str, int],
 ) -> Page:
     context = browser.new_context(
-        viewport=viewport, storage_state=world.state if signed_in else None
+        viewport=viewport, storage_state=world.states["alice"] if signed_in else None
     )
     page = world.problems.watch(path, context.new_page())
     page.goto(world.site.url + path)
@@ -257,7 +231,7 @@ def test_no_page_scrolls_sideways_on_either_phone_signed_out_or_in(
     found = []
     for viewport in (PHONE, SMALL_PHONE):
         for signed_in in (False, True):
-            state = world.state if signed_in else None
+            state = world.states["alice"] if signed_in else None
             context = browser.new_context(viewport=viewport, storage_state=state)
             page = world.problems.watch("phone", context.new_page())
             for path in [*PAGES, world.profile]:

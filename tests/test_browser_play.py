@@ -25,6 +25,7 @@ from tests.test_browser import (  # noqa: F401  (fixtures)
     play_by_clicking,
     problems,
     site,
+    smallest_target,
     username,
     wait_for_moves,
 )
@@ -75,14 +76,6 @@ def assert_fits_the_height(page: Page, what: str) -> None:
         " window.innerHeight]"
     )
     assert height <= inner, f"{what}: the board is taller than the window ({height} > {inner})"
-
-
-def smallest_target(page: Page, selector: str) -> float:
-    sizes = page.locator(selector).evaluate_all(
-        "ns => ns.map(n => n.getBoundingClientRect()).map(r => Math.min(r.width, r.height))"
-    )
-    assert sizes, selector
-    return float(min(sizes))
 
 
 def assert_turn_in_title(players: list[Page]) -> None:
