@@ -9,7 +9,7 @@ WS_MAX_BYTES ?= 65536
 # The PostgreSQL pass of `make test` uses this database (127.0.0.1:5432, trust auth).
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
 
-.PHONY: run test lint format check venv dev clean chromium chaos
+.PHONY: run test lint format check venv dev clean chromium chaos screenshots
 
 $(VENV)/bin/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11 or newer is needed"'
@@ -74,6 +74,12 @@ test: $(VENV)/.installed-dev chromium lint
 		$(BIN)/pytest -m "not sqlite and not alone" --ignore=tests/rules -n $(TEST_JOBS) --dist loadscope $(PYTEST_ARGS)
 	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
 		$(BIN)/pytest -m "not sqlite and alone" --ignore=tests/rules $(PYTEST_ARGS) || test $$? -eq 5
+
+# The browser tests, with a picture of every board and page they visit in test-artifacts/.
+screenshots: $(VENV)/.installed-dev chromium
+	SCREENSHOTS=1 $(BIN)/pytest -m "browser and not postgres" -n $(TEST_JOBS) --dist loadscope $(PYTEST_ARGS)
+	SCREENSHOTS=1 DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
+		$(BIN)/pytest -m "browser and not sqlite" -n $(TEST_JOBS) --dist loadscope $(PYTEST_ARGS)
 
 # The fault-injection suite against two server processes (about 20 minutes; `make test` runs
 # its quick form). It runs its own Redis, since it kills it, and its own database.

@@ -17,7 +17,7 @@ from django.test import override_settings
 from realtime.channel_layers import build_channel_layers
 
 # Every frame a test receives is checked against docs/PROTOCOL.md.
-pytest_plugins = ["tests.protocol_check"]
+pytest_plugins = ["tests.protocol_check", "tests.browsers"]
 
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 REDIS_HELP = (

@@ -1,36 +1,22 @@
 """The web client in a real browser: Playwright driving Debian's Chromium against Daphne with
-the Redis channel layer, as people use it. Screenshots of every board type are saved under
-test-artifacts/ (ignored by git) so they can be looked at.
+the Redis channel layer, as people use it. `make screenshots` saves pictures of every board
+type under test-artifacts/ (ignored by git) to be looked at.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import re
-import uuid
-from collections.abc import Iterator
-from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from config import serve
 from games.engine import rules_for
-from tests.conftest import require_redis
-from tests.servers import (
-    ROOT,
-    Server,
-    collected_static,
-    free_port,
-    migrated_scratch_database,
-    running,
-)
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = ROOT / "test-artifacts"
-TIMEOUT_MS = 15_000
+from tests.browsers import TIMEOUT_MS, Problems, Site, keep_screenshot
+from tests.servers import migrated_scratch_database
 
 pytestmark = [
     pytest.mark.browser,
@@ -39,93 +25,12 @@ pytestmark = [
 ]
 
 try:
-    from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+    from playwright.sync_api import Browser, BrowserContext, Page, expect
 except ImportError:  # pragma: no cover - the dev extra installs it
     pytest.fail(
         "Playwright is missing: run `make dev` (it installs the dev extra, playwright included)",
         pytrace=False,
     )
-
-
-class Site:
-    """Daphne on a migrated scratch database of this pass's backend and the real Redis layer;
-    restartable."""
-
-    def __init__(self, scratch: Path, database_url: str, settings: str = "config.settings") -> None:
-        self.scratch = scratch
-        self.port = free_port()
-        self.env: dict[str, str | None] = {
-            "DJANGO_SETTINGS_MODULE": settings,
-            "DJANGO_SECRET_KEY": "browser-test-secret-key-not-for-production-0123456789",
-            "DJANGO_DEBUG": None,
-            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-            "DATABASE_URL": database_url,
-            "DJANGO_STATIC_ROOT": str(collected_static()),
-            "REDIS_URL": require_redis(),
-            "CHANNEL_LAYER_PREFIX": f"browser-{uuid.uuid4().hex[:8]}",
-        }
-        self.runs = 0
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def serve(self) -> AbstractContextManager[Server]:
-        self.runs += 1
-        command = serve.command("127.0.0.1", self.port)
-        return running(command, self.env, self.scratch / f"daphne-{self.runs}.log", self.port)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(
-            "Debian's Chromium is missing at /usr/bin/chromium: `apt-get install chromium` "
-            "(make test installs it when it can)",
-            pytrace=False,
-        )
-    ARTIFACTS.mkdir(exist_ok=True)
-    expect.set_options(timeout=TIMEOUT_MS)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def site(tmp_path: Path) -> Iterator[Site]:
-    with migrated_scratch_database(tmp_path) as database_url:
-        yield Site(tmp_path, database_url)
-
-
-class Problems:
-    """Every page's JavaScript errors: a test fails if any page threw."""
-
-    def __init__(self) -> None:
-        self.errors: list[str] = []
-
-    def watch(self, name: str, page: Page) -> Page:
-        page.on("pageerror", lambda error: self.errors.append(f"{name}: {error}"))
-        # Whatever the Content-Security-Policy blocks shows up as a console error.
-        page.on(
-            "console",
-            lambda message: (
-                self.errors.append(f"{name}: {message.text}")
-                if message.type == "error" and "Content Security Policy" in message.text
-                else None
-            ),
-        )
-        return page
-
-
-@pytest.fixture
-def problems() -> Iterator[Problems]:
-    seen = Problems()
-    yield seen
-    assert not seen.errors, f"JavaScript errors: {seen.errors}"
 
 
 def guest(browser: Browser, site: Site, problems: Problems, name: str, **options: Any) -> Page:
@@ -169,6 +74,39 @@ def challenge(
     game_id = int(challenger.url.rstrip("/").split("/")[-1])
     assert opponent.url == challenger.url
     return game_id
+
+
+def api(page: Page, site: Site, path: str, body: dict[str, Any] | None = None) -> Any:
+    """POST to the JSON API as the page's user (its cookies and CSRF token); the answer."""
+    token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    response = page.request.post(
+        site.url + path,
+        data=json.dumps(body or {}),
+        headers={"Content-Type": "application/json", "X-CSRFToken": token},
+    )
+    assert response.ok, (path, response.status, response.text())
+    return response.json()
+
+
+def challenge_by_request(
+    challenger: Page,
+    opponent: Page,
+    site: Site,
+    slug: str,
+    options: dict[str, int] | None = None,
+) -> int:
+    """A game the challenger moves first in, made through the HTTP API (for a test about the
+    game's page, not the lobby: the pages are not used to make it, but a lobby page open goes
+    to the game, as it does for any new game). Returns the game's id."""
+    name = opponent.locator("body").get_attribute("data-username")
+    made = api(
+        challenger,
+        site,
+        "/api/challenges",
+        {"user": name, "slug": slug, "options": options or {}, "side": "first"},
+    )
+    accepted = api(opponent, site, f"/api/challenges/{made['challenge']['id']}/accept")
+    return int(accepted["game_id"])
 
 
 def smallest_target(page: Page, selector: str) -> float:
@@ -256,8 +194,7 @@ def test_two_players_meet_through_a_challenge_and_play_diffusion_while_a_visitor
         calm = {"reduced_motion": "reduce"}
         alice = guest(browser, site, problems, "alice", **calm)
         bob = guest(browser, site, problems, "bob", viewport={"width": 390, "height": 844}, **calm)
-        ARTIFACTS.mkdir(exist_ok=True)
-        alice.screenshot(path=str(ARTIFACTS / "lobby.png"), full_page=True)
+        keep_screenshot(alice, "lobby", full_page=True)
         names = username(alice), username(bob)
         # A checkbox and its words on one line.
         lines = alice.locator("label.check:has(#seek-computer)").evaluate(
@@ -281,7 +218,22 @@ def test_two_players_meet_through_a_challenge_and_play_diffusion_while_a_visitor
         expect(alice.locator("g.pit.playable").first).to_be_visible()
         assert bob.locator("g.pit.playable").count() == 0
         assert visitor.locator("g.pit.playable").count() == 0
-        alice.screenshot(path=str(ARTIFACTS / "diffusion-2x6.png"), full_page=True)
+        keep_screenshot(alice, "diffusion-2x6", full_page=True)
+        # A page at rest does no work: the clocks' tick (ten a second) writes nothing that
+        # has not changed, and the move list and position words stay as they are.
+        changes = alice.evaluate(
+            """() => new Promise((resolve) => {
+                let count = 0;
+                const observer = new MutationObserver((records) => { count += records.length; });
+                for (const id of ["clock-1", "clock-2", "time-control", "away", "moves",
+                                  "position-text"]) {
+                    observer.observe(document.getElementById(id),
+                        { subtree: true, childList: true, attributes: true, characterData: true });
+                }
+                setTimeout(() => { observer.disconnect(); resolve(count); }, 1000);
+            })"""
+        )
+        assert changes == 0, changes
 
         plies = play_by_clicking([alice, bob], [visitor], random.Random(game_id))
 
@@ -295,7 +247,7 @@ def test_two_players_meet_through_a_challenge_and_play_diffusion_while_a_visitor
             expect(page.locator("#connection")).to_have_text("connected")
         assert len(banners) == 1, banners
         assert re.search(r"(wins|Draw) — block [AB] is empty", banners.pop())
-        bob.screenshot(path=str(ARTIFACTS / "diffusion-2x6-final-phone.png"), full_page=True)
+        keep_screenshot(bob, "diffusion-2x6-final-phone", full_page=True)
         # Stepping back through the history, then back to live.
         visitor.locator("#moves li button").first.click()
         expect(visitor.locator("#live-button")).to_be_visible()
@@ -354,7 +306,7 @@ def test_zigzag_is_played_to_the_end_and_diffusion_chess_takes_a_path_and_an_ech
 
         challenge(alice, bob, "zigzag", {"pits": 4, "seeds": 3})
         expect(alice.locator("g.pit.playable[data-pit='a']")).to_be_visible()
-        alice.screenshot(path=str(ARTIFACTS / "zigzag.png"), full_page=True)
+        keep_screenshot(alice, "zigzag", full_page=True)
         play_by_clicking([alice, bob], [], random.Random(7))
         banner = alice.locator("#banner").inner_text()
         assert re.search(r"South \d+, North \d+", banner), banner
@@ -363,7 +315,7 @@ def test_zigzag_is_played_to_the_end_and_diffusion_chess_takes_a_path_and_an_ech
         back_to_lobby(site, alice, bob)
         challenge(alice, bob, "four-rank-diffusion")
         expect(alice.locator("g.pit.playable").first).to_be_visible()
-        alice.screenshot(path=str(ARTIFACTS / "four-rank-4x8.png"), full_page=True)
+        keep_screenshot(alice, "four-rank-4x8", full_page=True)
 
         back_to_lobby(site, alice, bob)
         challenge(alice, bob, "diffusion-chess")
@@ -383,12 +335,13 @@ def test_zigzag_is_played_to_the_end_and_diffusion_chess_takes_a_path_and_an_ech
         wait_for_moves([alice, bob], 3)
         assert moves_of(bob)[-1] == "b2-b3-b4"
         expect(alice.locator("#turn-info")).to_contain_text("White to move · 1 move left")
-        alice.screenshot(path=str(ARTIFACTS / "diffusion-chess.png"), full_page=True)
+        keep_screenshot(alice, "diffusion-chess", full_page=True)
 
 
 def test_a_players_page_reconnects_after_the_server_restarts_and_play_goes_on(
-    browser: Browser, site: Site, problems: Problems
+    browser: Browser, own_site: Site, problems: Problems
 ) -> None:
+    site = own_site  # it is stopped and started again
     with site.serve():
         alice = guest(browser, site, problems, "alice")
         bob = guest(browser, site, problems, "bob")
@@ -431,7 +384,7 @@ def test_clocks_show_the_first_move_countdown_then_tick_for_the_side_to_move(
         expect(bob.locator("#clock-1.running")).to_be_visible()
         expect(alice.locator("#clock-1")).to_have_text(re.compile(r"2:5\d"), timeout=5_000)
         expect(alice.locator("#clock-2")).to_have_text("3:00")
-        alice.screenshot(path=str(ARTIFACTS / "clocks.png"), full_page=True)
+        keep_screenshot(alice, "clocks", full_page=True)
 
 
 def test_a_fifth_pit_game_registered_only_in_the_tests_is_drawn_and_played_to_the_end(
@@ -441,14 +394,17 @@ def test_a_fifth_pit_game_registered_only_in_the_tests_is_drawn_and_played_to_th
     with migrated_scratch_database(tmp_path) as database_url:
         site = Site(tmp_path, database_url, settings="tests.fifth_game_settings")
         with site.serve():
-            alice = guest(browser, site, problems, "alice")
-            bob = guest(browser, site, problems, "bob")
+            # Without the sowing animation (reduced motion): what is under test is the board
+            # drawn from the server's description; the animation is tested above.
+            calm = {"reduced_motion": "reduce"}
+            alice = guest(browser, site, problems, "alice", **calm)
+            bob = guest(browser, site, problems, "bob", **calm)
             challenge(alice, bob, "test-pits")
             # The board is drawn after the snapshot arrives: wait for it, then read it.
             expect(alice.locator("g.pit")).to_have_count(8)
             names = alice.locator("g.pit").evaluate_all("ns => ns.map(n => n.dataset.pit)")
             assert sorted(names) == ["A", "B", "C", "D", "a", "b", "c", "d"]
-            alice.locator("#board").screenshot(path=str(ARTIFACTS / "board-test-pits.png"))
+            keep_screenshot(alice.locator("#board"), "board-test-pits")
             moves = play_by_clicking([alice, bob], [], random.Random(5))
             assert moves > 0
             expect(alice.locator("#banner")).to_be_visible()
@@ -539,7 +495,7 @@ def test_the_rules_pages_draw_every_diagram_on_a_wide_screen_and_a_phone(
                     expect(boards.nth(index).locator("svg")).to_have_count(1)
                 # Nothing wider than the screen: the page never scrolls sideways.
                 assert page.evaluate("document.documentElement.scrollWidth") <= width, slug
-                page.screenshot(path=str(ARTIFACTS / f"rules-{slug}-{width}.png"), full_page=True)
+                keep_screenshot(page, f"rules-{slug}-{width}", full_page=True)
             context.close()
     assert not console, f"console errors: {console}"
     assert not failed, f"failed requests: {failed}"

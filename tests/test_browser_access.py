@@ -15,16 +15,9 @@ from typing import Any
 
 import pytest
 
+from tests.browsers import ARTIFACTS, Problems, Site, keep_screenshot
 from tests.servers import migrated_scratch_database
-from tests.test_browser import (  # noqa: F401  (the fixture `browser`)
-    ARTIFACTS,
-    Problems,
-    Site,
-    browser,
-    challenge,
-    guest,
-    smallest_target,
-)
+from tests.test_browser import challenge_by_request, guest, smallest_target
 
 pytestmark = [
     pytest.mark.browser,
@@ -84,7 +77,7 @@ class World:
 
 @contextmanager
 def started_world(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     tmp_path_factory: pytest.TempPathFactory,
     games: bool = True,
 ) -> Iterator[World]:
@@ -101,17 +94,17 @@ def started_world(
             for who, page in (("alice", alice), ("bob", bob)):
                 world.names[who] = str(page.locator("#lobby").get_attribute("data-username"))
             world.profile = f"/@{world.names['alice']}/"
+            # The games are made through the API, away from the lobby (a lobby page would go to
+            # each new game): the lobby's own pages are checked below.
+            for page in (alice, bob):
+                page.goto(site.url + "/rules/")
             for name, (slug, options) in BOARDS.items() if games else ():
-                alice.goto(site.url + "/")
-                bob.goto(site.url + "/")
-                for page in (alice, bob):
-                    expect(page.locator("#lobby")).to_have_attribute("data-ready", "true")
-                game = challenge(alice, bob, slug, options)
+                game = challenge_by_request(alice, bob, site, slug, options)
                 world.games[name] = f"/games/{game}/"
             if games:
-                alice.goto(site.url + "/")
-                bob.goto(site.url + "/")
-                world.finished = f"/games/{challenge(alice, bob, 'diffusion')}/"
+                world.finished = f"/games/{challenge_by_request(alice, bob, site, 'diffusion')}/"
+                alice.goto(site.url + world.finished)
+                expect(alice.locator("#connection")).to_have_attribute("data-state", "open")
                 alice.once("dialog", lambda dialog: dialog.accept())
                 alice.locator("#abort-button, #resign-button").locator("visible=true").click()
                 expect(alice.locator("#banner")).to_be_visible()
@@ -125,7 +118,7 @@ def started_world(
 
 @pytest.fixture(scope="module")
 def world(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[World]:
     with started_world(browser, tmp_path_factory) as started:
@@ -193,7 +186,7 @@ AXE_SIZES = ["desk", "small phone"]
 
 @pytest.mark.parametrize("size", AXE_SIZES)
 def test_every_page_passes_axe_signed_out_and_in(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     world: World,
     size: str,
 ) -> None:
@@ -217,7 +210,7 @@ def test_every_page_passes_axe_signed_out_and_in(
 
 @pytest.mark.parametrize("size", AXE_SIZES)
 def test_every_board_passes_axe_for_its_player_and_a_visitor(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     world: World,
     size: str,
 ) -> None:
@@ -233,7 +226,7 @@ def test_every_board_passes_axe_for_its_player_and_a_visitor(
 
 
 def test_no_mark_on_a_board_is_carried_by_colour_alone(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     world: World,
 ) -> None:
     """Each state a colour shows has a shape too; the boards are saved in grey for review."""
@@ -261,12 +254,12 @@ def test_no_mark_on_a_board_is_carried_by_colour_alone(
         for online, fill in fills:
             assert (fill != "rgba(0, 0, 0, 0)") == online, fills
         page.evaluate("() => { document.documentElement.style.filter = 'grayscale(1)'; }")
-        page.screenshot(path=str(ARTIFACTS / f"grey-{name.replace(' ', '-')}.png"))
+        keep_screenshot(page, f"grey-{name.replace(' ', '-')}")
     context.close()
 
 
 def test_every_board_fits_each_window_with_targets_for_a_finger_or_a_zoom(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     world: World,
 ) -> None:
     """Each board at each size: its height against the window's, and its smallest target
@@ -288,7 +281,7 @@ def test_every_board_fits_each_window_with_targets_for_a_finger_or_a_zoom(
             if size == "desk" and not chess:
                 # Lying flat between the players, as wide as the page allows.
                 expect(page.locator("#board svg")).to_have_attribute("data-layout", "flat")
-            page.screenshot(path=str(ARTIFACTS / f"fit-{name.replace(' ', '-')}-{size}.png"))
+            keep_screenshot(page, f"fit-{name.replace(' ', '-')}-{size}")
             smallest = smallest_target(page, hit)
             zoomed = smallest
             if size != "desk" and smallest < 40:
@@ -314,7 +307,7 @@ def test_every_board_fits_each_window_with_targets_for_a_finger_or_a_zoom(
 
 
 def test_the_lobby_with_a_seek_and_a_challenge_just_come_passes_axe(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     world: World,
 ) -> None:
     pages = {}

@@ -8,15 +8,8 @@ import sys
 
 import pytest
 
+from tests.browsers import TIMEOUT_MS, Problems, Site
 from tests.servers import background
-from tests.test_browser import (  # noqa: F401  (fixtures)
-    TIMEOUT_MS,
-    Problems,
-    Site,
-    browser,
-    problems,
-    site,
-)
 
 pytestmark = [
     pytest.mark.browser,
@@ -31,9 +24,9 @@ except ImportError:  # pragma: no cover - the dev extra installs it
 
 
 def test_a_guest_plays_the_computer_from_the_lobby_and_it_answers_every_move(
-    browser: Browser,  # noqa: F811
-    site: Site,  # noqa: F811
-    problems: Problems,  # noqa: F811
+    browser: Browser,
+    site: Site,
+    problems: Problems,
 ) -> None:
     worker = [sys.executable, "manage.py", "bots", "--processes", "1"]
     with site.serve(), background(worker, site.env, site.scratch / "bots.log"):

@@ -6,19 +6,8 @@ from __future__ import annotations
 import pytest
 
 from games.engine import rules_for
-from tests.test_browser import (  # noqa: F401  (fixtures)
-    ARTIFACTS,
-    Problems,
-    Site,
-    back_to_lobby,
-    browser,
-    challenge,
-    guest,
-    moves_of,
-    problems,
-    site,
-    wait_for_moves,
-)
+from tests.browsers import Problems, Site, keep_screenshot
+from tests.test_browser import back_to_lobby, challenge, guest, moves_of, wait_for_moves
 
 pytestmark = [
     pytest.mark.browser,
@@ -50,9 +39,9 @@ def play_first_pit(page: Page) -> None:
 
 
 def test_players_and_a_spectator_chat_take_back_and_agree_a_draw(
-    browser: Browser,  # noqa: F811
-    site: Site,  # noqa: F811
-    problems: Problems,  # noqa: F811
+    browser: Browser,
+    site: Site,
+    problems: Problems,
 ) -> None:
     with site.serve():
         alice = guest(browser, site, problems, "alice")
@@ -112,9 +101,8 @@ def test_players_and_a_spectator_chat_take_back_and_agree_a_draw(
         expect(bob.locator("#draw-button")).to_be_enabled()
         alice.locator("#draw-button").click()
         expect(bob.locator("#offer-text")).to_contain_text("offers a draw")
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        bob.screenshot(path=ARTIFACTS / "community-draw-offer.png", full_page=True)
-        carol.screenshot(path=ARTIFACTS / "community-spectator.png", full_page=True)
+        keep_screenshot(bob, "community-draw-offer", full_page=True)
+        keep_screenshot(carol, "community-spectator", full_page=True)
         bob.locator("#offer-accept").click()
         for page in (alice, bob, carol):
             expect(page.locator("#banner")).to_have_text("Draw — drawn by agreement")
@@ -140,9 +128,9 @@ def legal_after(url: str, page: Page, game_id: int, *moves: str) -> list[str]:
 
 
 def test_a_correspondence_player_queues_an_answer_goes_on_vacation_and_blocks_a_pest(
-    browser: Browser,  # noqa: F811
-    site: Site,  # noqa: F811
-    problems: Problems,  # noqa: F811
+    browser: Browser,
+    site: Site,
+    problems: Problems,
 ) -> None:
     with site.serve():
         alice = guest(browser, site, problems, "alice")
@@ -189,9 +177,9 @@ def test_a_correspondence_player_queues_an_answer_goes_on_vacation_and_blocks_a_
 
 
 def test_a_follower_hears_when_a_player_starts_a_game_and_when_it_ends(
-    browser: Browser,  # noqa: F811
-    site: Site,  # noqa: F811
-    problems: Problems,  # noqa: F811
+    browser: Browser,
+    site: Site,
+    problems: Problems,
 ) -> None:
     with site.serve():
         alice = guest(browser, site, problems, "alice")

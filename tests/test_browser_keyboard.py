@@ -12,12 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.test_browser import (  # noqa: F401  (the fixture `browser`)
-    ARTIFACTS,
-    browser,
-    challenge,
-    smallest_target,
-)
+from tests.browsers import keep_screenshot
+from tests.test_browser import challenge, smallest_target
 from tests.test_browser_access import SIZES, World, started_world
 
 pytestmark = [
@@ -34,7 +30,7 @@ except ImportError:  # pragma: no cover - the dev extra installs it
 
 @pytest.fixture(scope="module")
 def world(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[World]:
     with started_world(browser, tmp_path_factory, games=False) as started:
@@ -56,6 +52,10 @@ def players(
         pages.append(page)
     alice, bob = pages
     challenge(alice, bob, slug, **kwargs)
+    # Both pages have the game from the server (the board is drawn from it): a move made
+    # before would come in the snapshot, not as a move to announce.
+    for page in pages:
+        expect(page.locator("#board svg")).to_be_visible()
     return alice, bob
 
 
@@ -110,7 +110,7 @@ def targets(page: Page) -> list[str]:
     ("slug", "options"), [("diffusion", None), ("zigzag", {"pits": 4, "seeds": 3})]
 )
 def test_a_pit_game_is_played_by_keyboard_and_every_move_and_the_end_are_announced(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     world: World,
     slug: str,
     options: dict[str, int] | None,
@@ -149,7 +149,7 @@ def test_a_pit_game_is_played_by_keyboard_and_every_move_and_the_end_are_announc
 
 
 def test_diffusion_chess_is_played_by_keyboard_a_drawn_path_and_a_chosen_destination(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     world: World,
 ) -> None:
     alice, bob = players(browser, world, "diffusion-chess")
@@ -197,7 +197,7 @@ def test_diffusion_chess_is_played_by_keyboard_a_drawn_path_and_a_chosen_destina
 
 
 def test_the_players_own_clock_running_low_is_announced_at_once(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     world: World,
 ) -> None:
     alice, bob = players(browser, world, "diffusion", time_control="3+2", frozen_clock=True)
@@ -215,7 +215,7 @@ def smallest_pit(page: Page) -> float:
 
 
 def test_a_long_pit_board_on_a_phone_offers_a_zoom_with_pits_big_enough_for_a_finger(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     world: World,
 ) -> None:
     alice, bob = players(browser, world, "zigzag", "small phone", options={"pits": 26, "seeds": 1})
@@ -228,7 +228,7 @@ def test_a_long_pit_board_on_a_phone_offers_a_zoom_with_pits_big_enough_for_a_fi
     assert smallest_pit(alice) >= 40
     scroll, inner = alice.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
     assert scroll <= inner, (scroll, inner)
-    alice.screenshot(path=str(ARTIFACTS / "board-zigzag-26-zoomed-360.png"), full_page=True)
+    keep_screenshot(alice, "board-zigzag-26-zoomed-360", full_page=True)
     pit = alice.locator("g.pit.playable").last
     played = pit.get_attribute("data-pit")
     pit.click()  # scrolled to, as a finger would

@@ -13,7 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.test_browser import TIMEOUT_MS, browser, guest, username  # noqa: F401  (fixture)
+from tests.browsers import TIMEOUT_MS
+from tests.test_browser import guest, username
 from tests.test_browser_access import World, started_world
 
 pytestmark = [
@@ -55,7 +56,7 @@ LOBBY_BUTTONS = ["#seek-submit", "#computer-submit", "#challenge-submit"]
 
 @pytest.fixture(scope="module")
 def world(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[World]:
     with started_world(browser, tmp_path_factory, games=False) as started:
@@ -63,7 +64,7 @@ def world(
 
 
 def open_page(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     world: World,
     path: str,
     signed_in: bool,
@@ -123,7 +124,7 @@ def sideways(page: Page, what: str) -> list[str]:
 
 
 def test_a_challenged_player_on_a_phone_accepts_from_the_notice_without_scrolling(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     world: World,
 ) -> None:
     alice = guest(browser, world.site, world.problems, "alice", viewport=DESK)
@@ -157,7 +158,7 @@ def test_a_challenged_player_on_a_phone_accepts_from_the_notice_without_scrollin
 
 
 def test_a_challenge_declined_from_the_notice_is_gone_for_both(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     world: World,
 ) -> None:
     alice = guest(browser, world.site, world.problems, "alice", viewport=DESK)
@@ -176,7 +177,7 @@ def test_a_challenge_declined_from_the_notice_is_gone_for_both(
 
 @pytest.mark.parametrize("viewport", [SMALL_PHONE, PHONE], ids=["360", "390"])
 def test_the_phone_header_names_every_page_on_one_line(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     world: World,
     viewport: dict[str, int],
 ) -> None:
@@ -203,7 +204,7 @@ def test_the_phone_header_names_every_page_on_one_line(
 
 
 def test_every_page_fits_a_360_px_phone_with_targets_a_finger_can_hit(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     world: World,
 ) -> None:
     # The header is the same on every page: checked on the lobby and a long page.
@@ -225,7 +226,7 @@ def test_every_page_fits_a_360_px_phone_with_targets_a_finger_can_hit(
 
 
 def test_no_page_scrolls_sideways_on_either_phone_signed_out_or_in(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     world: World,
 ) -> None:
     found = []
@@ -245,7 +246,7 @@ def test_no_page_scrolls_sideways_on_either_phone_signed_out_or_in(
 
 
 def test_the_computer_fallback_checkbox_label_stays_on_one_line_on_a_phone(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     world: World,
 ) -> None:
     for viewport in (PHONE, SMALL_PHONE):

@@ -1,7 +1,8 @@
 """Every game played by clicking only, in a real browser, at a desk (1366x768) and on a phone
 (390x844): no board wider than the screen, pits and cells big enough for a finger, the tab's
 title on the player's turn, and a flag, an abort and a resignation seen by both players and a
-spectator without reloading. Screenshots of every board at both sizes go to test-artifacts/.
+spectator without reloading. `make screenshots` keeps pictures of every board at both sizes in
+test-artifacts/.
 """
 
 from __future__ import annotations
@@ -12,19 +13,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.browsers import Problems, Site, keep_screenshot
 from tests.servers import migrated_scratch_database
-from tests.test_browser import (  # noqa: F401  (fixtures)
-    ARTIFACTS,
-    Problems,
-    Site,
+from tests.test_browser import (
     back_to_lobby,
-    browser,
     challenge,
     guest,
     moves_of,
     play_by_clicking,
-    problems,
-    site,
     smallest_target,
     username,
     wait_for_moves,
@@ -52,8 +48,9 @@ GAMES = [
 ]
 YOUR_MOVE = "● Your move"
 # Four-rank Diffusion runs to some 400 moves, minutes in three browsers on a busy machine: it
-# stops after 60 with a resignation (its ends by the rules are in tests/rules; the other games
-# show theirs here).
+# stops after 30 with a resignation (its ends by the rules are in tests/rules; the other pit
+# games show theirs here). Diffusion Chess is resigned after CHESS_MOVES moves the same way.
+CHESS_MOVES = 16
 SHORTENED = {("four-rank-diffusion", "phone"), ("four-rank-diffusion", "desk")}
 
 
@@ -90,7 +87,7 @@ def play_chess_by_clicking(players: list[Page], watchers: list[Page], rng: rando
     """Stone, then destination (and Play in the phone's close-up), until the game ends; a
     long game is resigned by clicking. Returns the number of moves."""
     count = len(moves_of(players[0]))
-    for _ in range(40):
+    for _ in range(CHESS_MOVES):
         if players[0].locator("#banner").is_visible():
             return count
         mover = next((p for p in players if p.locator("g.cell.movable").count()), None)
@@ -129,9 +126,9 @@ def resign_by_clicking(players: list[Page]) -> None:
 @pytest.mark.parametrize("size", sorted(SIZES))
 @pytest.mark.parametrize(("slug", "options"), GAMES, ids=[slug for slug, _ in GAMES])
 def test_every_game_is_played_to_the_end_by_clicking(
-    browser: Browser,  # noqa: F811
-    site: Site,  # noqa: F811
-    problems: Problems,  # noqa: F811
+    browser: Browser,
+    site: Site,
+    problems: Problems,
     size: str,
     slug: str,
     options: dict[str, int] | None,
@@ -167,10 +164,10 @@ def test_every_game_is_played_to_the_end_by_clicking(
             assert_fits_the_height(alice, f"{slug} at 360 px")
             if slug != "diffusion-chess":
                 assert smallest_target(alice, "g.pit rect.hit") >= MIN_TARGET
-            alice.screenshot(path=str(ARTIFACTS / f"board-{slug}-360.png"), full_page=True)
+            keep_screenshot(alice, f"board-{slug}-360", full_page=True)
             alice.set_viewport_size(viewport)
             alice.wait_for_timeout(300)
-        alice.screenshot(path=str(ARTIFACTS / f"board-{slug}-{size}.png"), full_page=True)
+        keep_screenshot(alice, f"board-{slug}-{size}", full_page=True)
         if size == "desk" and slug == "diffusion-chess":
             # Board, turn and controls fit the window: nothing below the fold.
             bottom = alice.evaluate(
@@ -194,7 +191,7 @@ def test_every_game_is_played_to_the_end_by_clicking(
         if slug == "diffusion-chess":
             plies = play_chess_by_clicking([alice, bob], [spectator], rng)
         elif (slug, size) in SHORTENED:
-            plies = play_by_clicking([alice, bob], [spectator], rng, most=60)
+            plies = play_by_clicking([alice, bob], [spectator], rng, most=30)
             if not alice.locator("#banner").is_visible():
                 resign_by_clicking([alice, bob])
         else:
@@ -206,7 +203,7 @@ def test_every_game_is_played_to_the_end_by_clicking(
             assert_fits_the_width(page, f"{slug} at {size}, the end")
             assert not page.title().startswith(YOUR_MOVE)
         expect(alice.locator("#move-form")).to_be_hidden()  # the game is over
-        spectator.screenshot(path=str(ARTIFACTS / f"board-{slug}-{size}-end.png"), full_page=True)
+        keep_screenshot(spectator, f"board-{slug}-{size}-end", full_page=True)
         spectator.context.close()
 
 
@@ -221,9 +218,9 @@ def assert_unreloaded(*pages: Page) -> None:
 
 
 def test_a_flag_an_abort_and_a_resignation_reach_both_players_and_a_spectator_live(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     tmp_path: Path,
-    problems: Problems,  # noqa: F811
+    problems: Problems,
 ) -> None:
     with migrated_scratch_database(tmp_path) as database_url:
         site = Site(tmp_path, database_url, settings="tests.fast_clock_settings")
@@ -254,7 +251,7 @@ def test_a_flag_an_abort_and_a_resignation_reach_both_players_and_a_spectator_li
             mark_unreloaded(alice, bob, spectator)
             first_moves(spectator)
             ended([alice, bob, spectator], rf"{bob_name} wins — .*time")
-            alice.screenshot(path=str(ARTIFACTS / "ended-by-flag.png"), full_page=True)
+            keep_screenshot(alice, "ended-by-flag", full_page=True)
             # A rematch: both ask, and both are taken to the new game; the spectator is
             # offered the link.
             finished = alice.url
@@ -284,13 +281,13 @@ def test_a_flag_an_abort_and_a_resignation_reach_both_players_and_a_spectator_li
             alice.once("dialog", lambda dialog: dialog.accept())
             alice.locator("#resign-button").click()
             ended([alice, bob, spectator], rf"{bob_name} wins — .*resign")
-            spectator.screenshot(path=str(ARTIFACTS / "ended-by-resignation.png"), full_page=True)
+            keep_screenshot(spectator, "ended-by-resignation", full_page=True)
 
 
 def test_an_illegal_click_says_why_and_the_history_steps_back_and_forth(
-    browser: Browser,  # noqa: F811
-    site: Site,  # noqa: F811
-    problems: Problems,  # noqa: F811
+    browser: Browser,
+    site: Site,
+    problems: Problems,
 ) -> None:
     with site.serve():
         alice = guest(browser, site, problems, "alice")

@@ -7,14 +7,7 @@ import re
 
 import pytest
 
-from tests.test_browser import (  # noqa: F401  (fixtures)
-    TIMEOUT_MS,
-    Problems,
-    Site,
-    browser,
-    problems,
-    site,
-)
+from tests.browsers import TIMEOUT_MS, Problems, Site
 
 pytestmark = [
     pytest.mark.browser,
@@ -41,10 +34,11 @@ def sign_up(chromium: Browser, url: str, seen: Problems, name: str) -> Page:
 
 
 def test_a_rated_game_moves_both_ratings_where_players_look(
-    browser: Browser,  # noqa: F811
-    site: Site,  # noqa: F811
-    problems: Problems,  # noqa: F811
+    browser: Browser,
+    own_site: Site,
+    problems: Problems,
 ) -> None:
+    site = own_site  # the accounts are named: no other test may take the names
     with site.serve():
         alice = sign_up(browser, site.url, problems, "alice")
         bob = sign_up(browser, site.url, problems, "bob")

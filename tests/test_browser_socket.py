@@ -10,16 +10,8 @@ from typing import Any
 
 import pytest
 
-from tests.test_browser import (  # noqa: F401  (fixtures)
-    Problems,
-    Site,
-    browser,
-    challenge,
-    guest,
-    problems,
-    site,
-    wait_for_moves,
-)
+from tests.browsers import Problems, Site
+from tests.test_browser import challenge, guest, wait_for_moves
 
 pytestmark = [
     pytest.mark.browser,
@@ -57,9 +49,9 @@ def sockets(page: Page, path: str = "/ws/games/") -> list[dict[str, Any]]:
 
 
 def test_a_game_page_whose_socket_drops_catches_up_from_its_version_without_reloading(
-    browser: Browser,  # noqa: F811
-    site: Site,  # noqa: F811
-    problems: Problems,  # noqa: F811
+    browser: Browser,
+    site: Site,
+    problems: Problems,
 ) -> None:
     with site.serve():
         alice = guest(browser, site, problems, "alice")
@@ -102,10 +94,11 @@ def test_a_game_page_whose_socket_drops_catches_up_from_its_version_without_relo
 
 
 def test_pages_dropped_together_space_their_tries_by_a_random_share(
-    browser: Browser,  # noqa: F811
-    site: Site,  # noqa: F811
-    problems: Problems,  # noqa: F811
+    browser: Browser,
+    own_site: Site,
+    problems: Problems,
 ) -> None:
+    site = own_site  # it is stopped under the pages
     # Two spectators whose random numbers are the lowest and the highest there are: the
     # backoff doubles for both, but the one's waits are three quarters of the base and the
     # other's five quarters (without the random share they would be equal).

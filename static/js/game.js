@@ -9,6 +9,25 @@ import { CLOSE, isNavigating, openSocket } from "./socket.js";
 const root = document.getElementById("game");
 const gameId = Number(root.dataset.gameId);
 const $ = (id) => document.getElementById(id);
+// The clocks are redrawn ten times a second: a write that changes nothing still costs the
+// page a style pass, so only changes are written (a page at rest then does no work).
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+function setHidden(node, hidden) {
+  if (node.hidden !== hidden) node.hidden = hidden;
+}
+// draw() runs on every event and every step of a sowing: the parts built anew each time (the
+// move list grows with the game) are rebuilt only when what they show has changed.
+const drawnFrom = new Map();
+function changed(part, ...inputs) {
+  const before = drawnFrom.get(part);
+  if (before && before.length === inputs.length && before.every((value, i) => value === inputs[i])) {
+    return false;
+  }
+  drawnFrom.set(part, inputs);
+  return true;
+}
 
 const live = {
   v: 0, you: null, game: null, previous: null, lastMove: null,
@@ -275,25 +294,25 @@ function drawClocks() {
 }
 
 function drawTimeControl(game, clock) {
-  const node = $("time-control");
-  node.textContent = game && game.time_control ? game.time_control.label : "";
+  let text = game && game.time_control ? game.time_control.label : "";
   if (clock && clock.paused_until && clock.paused_until > serverNow(clock)) {
-    node.textContent += ` · clocks paused (vacation) until ${new Date(clock.paused_until).toLocaleString()}`;
+    text += ` · clocks paused (vacation) until ${new Date(clock.paused_until).toLocaleString()}`;
   }
+  setText($("time-control"), text);
 }
 
 function drawClock(seat, clock) {
   const node = $(`clock-${seat}`);
-  node.hidden = !clock;
+  setHidden(node, !clock);
   if (!clock) return;
   const running = clock.running === seat;
   const passed = running ? runningFor(clock) : 0;
   const remaining = clock.remaining[seat - 1] - passed;
   // Until a player's first move of a real-time game, the countdown is to its deadline.
   const firstMoveLeft = clock.first_move_by ? clock.first_move_by - clock.server_time - passed : null;
-  node.textContent = running && firstMoveLeft !== null
+  setText(node, running && firstMoveLeft !== null
     ? `first move: ${Math.max(0, Math.ceil(firstMoveLeft / 1000))} s`
-    : format(remaining);
+    : format(remaining));
   if (running) askIfOverdue(firstMoveLeft ?? remaining);
   if (running && seat === live.you && firstMoveLeft === null) warnIfLow(seat, remaining);
   node.classList.toggle("running", running);
@@ -332,15 +351,15 @@ function drawAway() {
   const box = $("away");
   const away = game && game.status === "active" ? game.away || {} : {};
   const seat = Object.keys(away)[0];
-  box.hidden = !seat;
+  setHidden(box, !seat);
   if (!seat) return;
   const name = game.players[seat].username;
   const left = Math.ceil((away[seat] - (live.clock ? serverNow(live.clock) : Date.now())) / 1000);
   const canClaim = live.you !== null && String(live.you) !== seat;
-  $("away-text").textContent = left > 0
+  setText($("away-text"), left > 0
     ? `${name} has left the game: ${canClaim ? "you can claim the win" : "the win can be claimed"} in ${left} s.`
-    : `${name} has left the game.`;
-  $("claim-button").hidden = !(canClaim && left <= 0);
+    : `${name} has left the game.`);
+  setHidden($("claim-button"), !(canClaim && left <= 0));
 }
 
 setInterval(drawClocks, 100);
@@ -357,7 +376,10 @@ function draw() {
   drawBoard(game, shown);
   drawTurnSignals(shown.myTurn);
   root.dataset.playing = String(shown.active && player);
-  renderMoves($("moves"), game, { viewing: live.viewing, onPick: viewPosition });
+  const moves = game.moves;
+  if (changed("moves", game, moves, moves.length, moves.at(-1)?.notation, (game.takebacks || []).length, live.viewing)) {
+    renderMoves($("moves"), game, { viewing: live.viewing, onPick: viewPosition });
+  }
   drawBrowsing(game, shown.viewingOld);
   drawBanner(game.result, game.players);
   drawWords(game, shown.state);
@@ -472,6 +494,7 @@ function drawBanner(result, players) {
 
 // The position in words, beside the board (a screen reader's view of the board).
 function drawWords(game, state) {
+  if (!changed("words", game, state, game.result, game.to_move, live.you)) return;
   const lines = describe(game, state, live.you);
   $("position-text").replaceChildren(...lines.map((text) => {
     const line = document.createElement("p");

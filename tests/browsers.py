@@ -1,0 +1,194 @@
+"""The browser tests' fixtures (a pytest plugin of tests/conftest.py): Debian's Chromium driven
+by Playwright, and the servers its pages talk to.
+
+Each test process starts one shared server, whichever browser tests it is given, and one
+Chromium per file: a browser test's own work (pages, moves) is what it should pay for, not a
+Django process started for it. A test gets fresh browser contexts (fresh guests, fresh games)
+and leaves none open behind it. A test that stops its server or needs its own accounts or
+settings asks for `own_site` or builds a `Site`.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, ExitStack, nullcontext
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from config import serve
+from tests.conftest import require_redis
+from tests.servers import (
+    ROOT,
+    Server,
+    collected_static,
+    free_port,
+    migrated_scratch_database,
+    running,
+)
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Locator, Page
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = ROOT / "test-artifacts"
+TIMEOUT_MS = 15_000
+# Screenshots of the pages the tests walk through, to be looked at (`make screenshots`): a
+# picture asserts nothing, and taking them in every run costs the suite its time.
+SCREENSHOTS = bool(os.environ.get("SCREENSHOTS"))
+
+
+def keep_screenshot(what: Page | Locator, name: str, full_page: bool = False) -> None:
+    """Save a picture of the page (or an element) as test-artifacts/<name>.png when asked."""
+    if not SCREENSHOTS:
+        return
+    path = ARTIFACTS / f"{name}.png"
+    if full_page:
+        what.screenshot(path=path, full_page=True)  # type: ignore[call-arg]
+    else:
+        what.screenshot(path=path)
+
+
+class Site:
+    """Daphne on a migrated scratch database of this pass's backend and the real Redis layer;
+    restartable."""
+
+    def __init__(
+        self,
+        scratch: Path,
+        database_url: str,
+        settings: str = "config.settings",
+        **env: str,
+    ) -> None:
+        self.scratch = scratch
+        self.port = free_port()
+        self.env: dict[str, str | None] = {
+            "DJANGO_SETTINGS_MODULE": settings,
+            "DJANGO_SECRET_KEY": "browser-test-secret-key-not-for-production-0123456789",
+            "DJANGO_DEBUG": None,
+            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "DATABASE_URL": database_url,
+            "DJANGO_STATIC_ROOT": str(collected_static()),
+            "REDIS_URL": require_redis(),
+            "CHANNEL_LAYER_PREFIX": f"browser-{uuid.uuid4().hex[:8]}",
+            **env,
+        }
+        self.runs = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def serve(self) -> AbstractContextManager[Server]:
+        self.runs += 1
+        command = serve.command("127.0.0.1", self.port)
+        return running(command, self.env, self.scratch / f"daphne-{self.runs}.log", self.port)
+
+
+class SharedSite(Site):
+    """A Site started on first use and kept up until the test process ends: `serve()` hands
+    out the running server and stopping it is left to the session."""
+
+    def __init__(self, scratch: Path, database_url: str, contexts: ExitStack) -> None:
+        # Every browser test of a process comes from 127.0.0.1: the per-address limits on new
+        # accounts and sockets (tested on their own) would be reached by the tests together.
+        super().__init__(
+            scratch,
+            database_url,
+            NEW_ACCOUNTS_PER_ADDRESS="10000/h",
+            MAX_SOCKETS_PER_ADDRESS="10000",
+        )
+        self.contexts = contexts
+        self.server: Server | None = None
+
+    def serve(self) -> AbstractContextManager[Server]:
+        if self.server is None:
+            self.server = self.contexts.enter_context(super().serve())
+        return nullcontext(self.server)
+
+
+# Per module, not per process: Playwright's sync API keeps an event loop running in the thread
+# while it is started, and the tests of other modules that call async code from sync code
+# (Django's async_to_sync) must not run beside it.
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail(
+            "Debian's Chromium is missing at /usr/bin/chromium: `apt-get install chromium` "
+            "(make test installs it when it can)",
+            pytrace=False,
+        )
+    try:
+        from playwright.sync_api import expect, sync_playwright
+    except ImportError:  # pragma: no cover - the dev extra installs it
+        pytest.fail(
+            "Playwright is missing: run `make dev` (it installs the dev extra, playwright "
+            "included)",
+            pytrace=False,
+        )
+    ARTIFACTS.mkdir(exist_ok=True)
+    expect.set_options(timeout=TIMEOUT_MS)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def shared_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedSite]:
+    scratch = tmp_path_factory.mktemp("site")
+    with ExitStack() as contexts:
+        database_url = contexts.enter_context(migrated_scratch_database(scratch))
+        yield SharedSite(scratch, database_url, contexts)
+
+
+@pytest.fixture
+def site(shared_site: SharedSite, browser: Browser) -> Iterator[Site]:
+    """This process's shared server; the browser contexts the test opened are closed after it
+    (their sockets would otherwise stay open on the server for the rest of the run)."""
+    before = set(browser.contexts)
+    yield shared_site
+    for context in browser.contexts:
+        if context not in before:
+            context.close()
+
+
+@pytest.fixture
+def own_site(tmp_path: Path) -> Iterator[Site]:
+    """A server of the test's own, on its own database: for a test that stops and restarts it,
+    or that needs names no other test may take."""
+    with migrated_scratch_database(tmp_path) as database_url:
+        yield Site(tmp_path, database_url)
+
+
+class Problems:
+    """Every page's JavaScript errors: a test fails if any page threw."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def watch(self, name: str, page: Page) -> Page:
+        page.on("pageerror", lambda error: self.errors.append(f"{name}: {error}"))
+        # Whatever the Content-Security-Policy blocks shows up as a console error.
+        page.on(
+            "console",
+            lambda message: (
+                self.errors.append(f"{name}: {message.text}")
+                if message.type == "error" and "Content Security Policy" in message.text
+                else None
+            ),
+        )
+        return page
+
+
+@pytest.fixture
+def problems() -> Iterator[Problems]:
+    seen = Problems()
+    yield seen
+    assert not seen.errors, f"JavaScript errors: {seen.errors}"
