@@ -15,7 +15,7 @@ import pytest
 
 from tests.browsers import TIMEOUT_MS
 from tests.test_browser import guest, username
-from tests.test_browser_access import World, started_world
+from tests.test_browser_access import PAGES_OUT, SIZES, World, started_world
 
 pytestmark = [
     pytest.mark.browser,
@@ -28,22 +28,9 @@ try:
 except ImportError:  # pragma: no cover - the dev extra installs it
     pytest.fail("Playwright is missing: run `make dev`", pytrace=False)
 
-PHONE = {"width": 390, "height": 844}
-SMALL_PHONE = {"width": 360, "height": 740}
-DESK = {"width": 1366, "height": 768}
+PHONE, SMALL_PHONE, DESK = SIZES["phone"], SIZES["small phone"], SIZES["desk"]
 MIN_TARGET = 40  # CSS pixels tall, for a finger
-PAGES = [
-    "/",
-    "/live/",
-    "/rules/",
-    "/rules/diffusion/",
-    "/rules/zigzag/",
-    "/rules/diffusion-chess/",
-    "/rules/four-rank-diffusion/",
-    "/standings/",
-    "/login/",
-    "/signup/",
-]
+PAGES = PAGES_OUT  # every page a visitor can reach, as the accessibility checks visit them
 # What the site's links say on a phone (each page's link, in one word or two).
 NAV_TEXTS = {
     "#nav-live": {"Live", "Live games"},
