@@ -14,6 +14,8 @@ from typing import Any
 import redis.exceptions
 from channels_redis.pubsub import RedisPubSubChannelLayer
 
+from realtime.pubsub_shard import OneReaderShard
+
 logger = logging.getLogger(__name__)
 
 # What the layer raises while Redis is unreachable.
@@ -52,7 +54,8 @@ DECODED_KEPT = 64
 
 
 class PubSubChannelLayer(RedisPubSubChannelLayer):
-    """channels_redis's Pub/Sub layer, decoding a group message once per process.
+    """channels_redis's Pub/Sub layer, decoding a group message once per process, and with
+    one reader per subscriptions' connection (`realtime.pubsub_shard`).
 
     The Pub/Sub layer queues the same bytes object for every local member of a group and
     each consumer decodes it again on receive: a lobby batch reaching 400 sockets was
@@ -92,6 +95,14 @@ class PubSubChannelLayer(RedisPubSubChannelLayer):
                 return
             except LAYER_DOWN:
                 delay = min(delay * 2, LAYER_RETRY_SECONDS)
+
+    def _get_layer(self) -> Any:
+        layer = super()._get_layer()
+        if not isinstance(layer._shards[0], OneReaderShard):
+            # A new event loop's layer: its shards have not connected yet (they connect on
+            # first use), so they are swapped for ones whose receive loop alone reconnects.
+            layer._shards = [OneReaderShard(shard.host, layer) for shard in layer._shards]
+        return layer
 
     def deserialize(self, message: bytes) -> Any:
         kept = self._decoded.get(id(message))

@@ -297,3 +297,35 @@ class Visitor:
 
     def websocket_headers(self) -> dict[str, str]:
         return {"Cookie": f"sessionid={self.cookie('sessionid')}", "Origin": self.server.http}
+
+
+@contextmanager
+def own_redis(port: int) -> Iterator[dict[str, Any]]:
+    """A redis-server of this test's own (the shared one must not be killed), restartable."""
+    handle: dict[str, Any] = {}
+
+    def start() -> None:
+        options = ["--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        handle["process"] = subprocess.Popen(
+            ["redis-server", *options],
+            stdout=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    return
+            time.sleep(0.05)
+        raise RuntimeError("redis-server did not start: is it installed (apt-get install redis)?")
+
+    def kill() -> None:
+        os.kill(handle["process"].pid, signal.SIGKILL)
+        handle["process"].wait()
+
+    handle.update(start=start, kill=kill)
+    start()
+    try:
+        yield handle
+    finally:
+        if handle["process"].poll() is None:
+            kill()

@@ -5,13 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
-import socket
-import subprocess
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +15,7 @@ import websockets
 from games.engine import pick_client_move
 from games.models import Game
 from tests.games_helpers import new_game, session_for
-from tests.servers import daphnes, free_port, shared_test_env
+from tests.servers import daphnes, free_port, own_redis, shared_test_env
 
 pytestmark = [
     pytest.mark.postgres(reason="two server processes share one database"),
@@ -32,38 +26,6 @@ pytestmark = [
 
 ROUNDS = 3
 CURRENT_WITHIN = 10.0  # seconds
-
-
-@contextmanager
-def own_redis(port: int) -> Iterator[dict[str, Any]]:
-    """A redis-server of this test's own (the shared one must not be killed), restartable."""
-    handle: dict[str, Any] = {}
-
-    def start() -> None:
-        options = ["--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-        handle["process"] = subprocess.Popen(
-            ["redis-server", *options],
-            stdout=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    return
-            time.sleep(0.05)
-        raise RuntimeError("redis-server did not start: is it installed (apt-get install redis)?")
-
-    def kill() -> None:
-        os.kill(handle["process"].pid, signal.SIGKILL)
-        handle["process"].wait()
-
-    handle.update(start=start, kill=kill)
-    start()
-    try:
-        yield handle
-    finally:
-        if handle["process"].poll() is None:
-            kill()
 
 
 def test_moves_made_while_redis_is_down_reach_the_other_process(tmp_path: Path) -> None:

@@ -271,8 +271,9 @@ class Command(BaseCommand):
             f"{dict(result.warnings)}, messages before the close median {median:.0f}; other "
             f"games' move round trip p50 {result.baseline_p50:.1f} -> {result.flood_p50:.1f} ms, "
             f"p99 {result.baseline_p99:.1f} -> {result.flood_p99:.1f} ms (x{result.ratio:.2f}; "
-            f"{result.baseline_moves} and {result.flood_moves} moves)",
-            result.closed_as_documented and result.ratio <= 2.0,
+            f"{result.baseline_moves} and {result.flood_moves} moves; judged on the "
+            f"{result.judged}: x{result.judged_ratio:.2f})",
+            result.closed_as_documented and result.judged_ratio <= 2.0,
         )
 
     async def accounts(
