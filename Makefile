@@ -41,8 +41,9 @@ run: $(VENV)/.installed .secret_key
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0 && \
 	{ $(BIN)/python manage.py sweeper & SWEEPER=$$!; \
 	  $(BIN)/python manage.py bots & BOTS=$$!; \
-	  trap 'kill $$SWEEPER $$BOTS 2>/dev/null' EXIT; trap 'exit 143' TERM INT; \
-	  echo "Serving on http://$(HOST):$(PORT)/"; \
+	  $(BIN)/python manage.py mailserver & MAIL=$$!; \
+	  trap 'kill $$SWEEPER $$BOTS $$MAIL 2>/dev/null' EXIT; trap 'exit 143' TERM INT; \
+	  echo "Serving on http://$(HOST):$(PORT)/ (mail commands: SMTP on 127.0.0.1:$${PBM_SMTP_PORT:-8025})"; \
 	  WS_MAX_BYTES=$(WS_MAX_BYTES) $(BIN)/python -m config.serve --host $(HOST) --port $(PORT); }
 
 # One suite, run twice: pass 1 on the embedded default (SQLite, in-memory layer) with the
@@ -93,7 +94,7 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict games/rules
-	$(BIN)/mypy config realtime accounts games ratings bots lobby follows devtools
+	$(BIN)/mypy config realtime accounts games ratings bots lobby follows pbm devtools
 
 format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .

@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "lobby",
     "bots",
     "follows",
+    "pbm",
 ]
 
 MIDDLEWARE = [
@@ -246,6 +247,16 @@ if EMAIL_HOST:
 else:
     EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
 
+# --- pbmserv by mail (pbm/, docs/PBMSERV.md) ------------------------------------------------
+# Where `manage.py mailserver` listens (production points MX at it, or relays to it), the
+# address its replies come from and people write to, and its limits.
+PBM_SMTP_HOST = os.environ.get("PBM_SMTP_HOST", "127.0.0.1")
+PBM_SMTP_PORT = int(os.environ.get("PBM_SMTP_PORT", "8025"))
+PBM_ADDRESS = os.environ.get("PBM_ADDRESS", "pbm@localhost")
+PBM_MAX_MAIL_BYTES = int(os.environ.get("PBM_MAX_MAIL_BYTES", str(64 * 1024)))
+PBM_MAILS_PER_SENDER = os.environ.get("PBM_MAILS_PER_SENDER", "60/m")
+PBM_SEND_ATTEMPTS = int(os.environ.get("PBM_SEND_ATTEMPTS", "20"))
+
 # --- Security -------------------------------------------------------------------------
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
@@ -288,4 +299,6 @@ LOGGING = {
         }
     },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    # aiosmtpd (the mail door) logs every line of every SMTP conversation at INFO.
+    "loggers": {"mail.log": {"level": "WARNING"}},
 }

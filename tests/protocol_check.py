@@ -59,7 +59,17 @@ def _every_frame_is_documented(monkeypatch: pytest.MonkeyPatch) -> Iterator[None
     yield
 
 
-SERVER_PACKAGES = ("realtime", "config", "accounts", "games", "ratings", "bots", "lobby", "follows")
+SERVER_PACKAGES = (
+    "realtime",
+    "config",
+    "accounts",
+    "games",
+    "ratings",
+    "bots",
+    "lobby",
+    "follows",
+    "pbm",
+)
 
 
 def code_mentions(name: str, roots: tuple[str, ...] = SERVER_PACKAGES) -> bool:

@@ -2,8 +2,9 @@
 
 From the ground up: realtime (errors, the protocol edge, sockets, database threads, presence,
 channel layers, limits) knows no app; accounts, then games, then ratings and bots (the
-computer opponents), the lobby and follows on top; config (settings, URLs, socket routing,
-ASGI, the server's launcher) is the roof and may import any of them. The tooling (devtools:
+computer opponents), the lobby, and on top follows and pbm (pbmserv's commands by mail);
+config (settings, URLs, socket routing, ASGI, the server's launcher) is the roof and may
+import any of them. The tooling (devtools:
 benchmarks, load generators, fault injection) stands beside the house: it may import the
 product, and nothing of the product imports it."""
 
@@ -16,16 +17,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ["accounts", "games", "ratings", "bots", "lobby", "follows"]
+APPS = ["accounts", "games", "ratings", "bots", "lobby", "follows", "pbm"]
 PRODUCT = ["realtime", *APPS, "config"]
 FORBIDDEN = {
     "realtime": {*APPS, "config", "devtools"},
-    "accounts": {"games", "ratings", "bots", "lobby", "follows", "config", "devtools"},
-    "games": {"ratings", "bots", "lobby", "follows", "config", "devtools"},
-    "ratings": {"bots", "lobby", "follows", "config", "devtools"},
-    "bots": {"lobby", "follows", "config", "devtools"},
-    "lobby": {"follows", "config", "devtools"},
-    "follows": {"config", "devtools"},
+    "accounts": {"games", "ratings", "bots", "lobby", "follows", "pbm", "config", "devtools"},
+    "games": {"ratings", "bots", "lobby", "follows", "pbm", "config", "devtools"},
+    "ratings": {"bots", "lobby", "follows", "pbm", "config", "devtools"},
+    "bots": {"lobby", "follows", "pbm", "config", "devtools"},
+    "lobby": {"follows", "pbm", "config", "devtools"},
+    # The two doors on top: follows (news of games and players) and pbm (pbmserv by mail).
+    "follows": {"pbm", "config", "devtools"},
+    "pbm": {"follows", "config", "devtools"},
     "config": {"devtools"},
 }
 

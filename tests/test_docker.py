@@ -51,9 +51,11 @@ def test_compose_has_the_production_services(compose: dict[str, Any]) -> None:
         "web2",
         "sweeper",
         "bots",
+        "mail",
         "proxy",
     }
     assert compose["services"]["sweeper"]["command"] == ["python", "manage.py", "sweeper"]
+    assert compose["services"]["mail"]["command"][:3] == ["python", "manage.py", "mailserver"]
     assert compose["services"]["bots"]["command"] == ["python", "manage.py", "bots"]
     assert compose["services"]["db"]["image"].startswith("postgres:")
     assert compose["services"]["redis"]["image"].startswith("redis:")

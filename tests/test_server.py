@@ -6,11 +6,15 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
+import smtplib
 import subprocess
 import sys
+import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack
+from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +55,7 @@ def make_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             "DJANGO_STATIC_ROOT": str(scratch / "static"),
             "WS_MAX_BYTES": str(WS_MAX_BYTES),
             "CHANNEL_LAYER_PREFIX": f"makerun{os.getpid()}",
+            "PBM_SMTP_PORT": str(free_port()),
         }
         # The test run's own settings module and services must not leak into the server.
         for variable in ("DJANGO_SETTINGS_MODULE", "DJANGO_DEBUG", "DJANGO_SECRET_KEY"):
@@ -125,6 +130,30 @@ def test_the_server_drops_a_socket_that_sends_an_oversized_message(make_run: Ser
     # Daphne refuses the frame before the application sees it; the server lives on.
     assert asyncio.run(send(WS_MAX_BYTES)) == "closed"
     assert asyncio.run(send(1000)) == "pong"
+
+
+def test_make_run_answers_a_mailed_command(make_run: Server) -> None:
+    """The mail door is one of `make run`'s processes; with no EMAIL_HOST its replies are
+    printed (Django's console backend), here into the server's log."""
+    port = int(re.search(r"SMTP on 127.0.0.1:(\d+)", make_run.output()).group(1))  # type: ignore[union-attr]
+    mail = EmailMessage()
+    mail["From"], mail["To"], mail["Subject"] = "player@players.test", "pbm@localhost", "list"
+    mail["Message-ID"] = f"<make-run-{os.getpid()}@players.test>"
+    mail.set_content("\n")
+    deadline = time.monotonic() + 30
+    while True:  # the mail door may start after the web server answers
+        try:
+            with smtplib.SMTP("127.0.0.1", port, timeout=10) as smtp:
+                smtp.send_message(mail)
+            break
+        except ConnectionRefusedError:
+            assert time.monotonic() < deadline, make_run.output()
+            time.sleep(0.2)
+    deadline = time.monotonic() + 20
+    while "In-Reply-To: <make-run-" not in make_run.output() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert "In-Reply-To: <make-run-" in make_run.output()
+    assert "four-rank-diffusion" in make_run.output()
 
 
 def test_a_second_make_run_just_starts_the_server(make_run: Server) -> None:

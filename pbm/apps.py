@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class PbmConfig(AppConfig):
+    name = "pbm"
+    verbose_name = "Play by e-mail (pbmserv's commands)"

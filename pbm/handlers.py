@@ -1,0 +1,593 @@
+"""What each pbmserv command does: one function per command, each calling the same services
+as the web (so the same rules, versions, throttles and broadcasts) and answering in text.
+
+`answer(subject, body, sender)` is the door: it parses, runs and returns the reply's subject
+and text, plus notices for other players. A refused command changes nothing and its reply says
+what was wrong and the right form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+
+from accounts.models import User
+from games import services as game_services
+from games.engine import rules_for
+from games.models import Game
+from games.rules import IllegalMove, available_games, game_info
+from lobby.models import Challenge
+from lobby.services.challenges import accept_challenge, create_challenge
+from pbm import board, identity
+from pbm.grammar import (
+    GAME_FORMS,
+    GLOBAL_FORMS,
+    BadCommand,
+    Command,
+    board_number,
+    parse,
+    split_move_number,
+    words_of,
+)
+from ratings import selectors as rating_selectors
+from realtime.errors import ServiceError
+
+# Commands a `multiple` mail may hold.
+MAX_COMMANDS_PER_MAIL = 20
+
+
+@dataclass
+class Notice:
+    """A mail to another player (told of a challenge, a message, a chat line)."""
+
+    user: User
+    subject: str
+    body: str
+
+
+@dataclass
+class Reply:
+    subject: str
+    text: str
+    notices: list[Notice] = field(default_factory=list)
+    ok: bool = True
+
+
+@dataclass(frozen=True)
+class Mail:
+    sender: str
+    body: str
+
+
+Handler = Callable[[Command, Mail], Reply]
+
+
+def _words(command: Command, count: int, *, at_least: bool = False) -> tuple[str, ...]:
+    have = len(command.words)
+    if have < count or (have > count and not at_least):
+        raise BadCommand("bad_command", f"That is not the form of `{command.verb}`.", command.form)
+    return command.words
+
+
+def _game(command: Command, word: str) -> Game:
+    number = board_number(word)
+    game = Game.objects.select_related("player1", "player2").filter(pk=number).first()
+    if game is None or game.slug != command.game:
+        raise ServiceError("no_such_game", f"There is no {command.game} board {number}.")
+    return game
+
+
+def _user(name: str) -> User:
+    user = User.objects.filter(username__iexact=name).first()
+    if user is None:
+        raise ServiceError("unknown_user", f"There is no user called {name!r:.40}.")
+    return user
+
+
+def _game_reply(game: Game, said: str) -> Reply:
+    game.refresh_from_db()
+    return Reply(f"{game.slug} board {game.pk}: {said}", f"{said}\n\n{board.board(game)}")
+
+
+# --- global commands --------------------------------------------------------------------------
+
+
+def help_(command: Command, mail: Mail) -> Reply:
+    lines = ["Commands (put one in the subject of a mail to this address):", ""]
+    lines += [f"  {form}" for form in GLOBAL_FORMS.values()]
+    lines += ["", "Commands of a game (GAME is one of: " + ", ".join(_slugs()) + "):", ""]
+    lines += [f"  {form}" for verb, form in GAME_FORMS.items() if verb not in {"submit", "confirm"}]
+    lines += [
+        "",
+        "MAILPASSWORD is your mail password (set it on your profile page, or by signup),",
+        "never your site password; commands must come from your account's address.",
+        f"Every command, with an example and its answer: {_site()}/docs/pbmserv/",
+    ]
+    return Reply("help", "\n".join(lines))
+
+
+def list_(command: Command, mail: Mail) -> Reply:
+    lines = [f"{g['slug']:22} {g['name']}: {g['summary']}" for g in available_games()]
+    return Reply("list", "The games here:\n\n" + "\n".join(lines))
+
+
+def signup(command: Command, mail: Mail) -> Reply:
+    words = _words(command, 2, at_least=True)
+    if len(words) > 3:
+        raise BadCommand("bad_command", "Name one address at most.", command.form)
+    address = identity.address_of(words[2]) if len(words) == 3 else identity.address_of(mail.sender)
+    if "@" not in address:
+        raise BadCommand("bad_address", f"{words[2]!r:.60} is not an e-mail address.", command.form)
+    user = identity.sign_up(words[0], words[1], address)
+    return Reply(
+        f"signup {user.username}: welcome",
+        f"Welcome, {user.username}. Your account plays by mail from {address};\n"
+        f"your mail password is the one you sent. Try `list`, then `GAME challenge`.",
+    )
+
+
+def change(command: Command, mail: Mail) -> Reply:
+    words = _words(command, 1, at_least=True)
+    what = words[0].lower()
+    if what == "password":
+        if len(words) != 4:
+            raise BadCommand(
+                "bad_command", "That is not the form of `change password`.", command.form
+            )
+        user = identity.authenticate(words[1], words[2], mail.sender)
+        identity.set_mail_password(user, words[3])
+        return Reply(f"change password {user.username}: done", "Your mail password is changed.")
+    if what == "address":
+        if len(words) != 4:
+            raise BadCommand(
+                "bad_command", "That is not the form of `change address`.", command.form
+            )
+        user = identity.authenticate(words[1], words[2], mail.sender)
+        address = identity.address_of(words[3])
+        if "@" not in address:
+            raise BadCommand(
+                "bad_address", f"{words[3]!r:.60} is not an e-mail address.", command.form
+            )
+        User.objects.filter(pk=user.pk).update(email=address)
+        return Reply(
+            f"change address {user.username}: done",
+            f"Mail for {user.username} now goes to {address}, and commands must come from it.",
+        )
+    raise BadCommand("bad_command", "Change what: `password` or `address`?", command.form)
+
+
+def add(command: Command, mail: Mail) -> Reply:
+    raise ServiceError(
+        "not_here",
+        "An account here has one address. Use `change address USERID MAILPASSWORD ADDRESS`.",
+    )
+
+
+def signoff(command: Command, mail: Mail) -> Reply:
+    words = _words(command, 2)
+    user = identity.authenticate(words[0], words[1], mail.sender)
+    user.email_on_move = False
+    user.save(update_fields=["email_on_move"])
+    return Reply(
+        f"signoff {user.username}: done",
+        'You will get no more "your move" mail. Your games go on; resign any you leave.',
+    )
+
+
+def delete(command: Command, mail: Mail) -> Reply:
+    raise ServiceError(
+        "not_here",
+        "Accounts are closed on the site (your profile page), where what goes is shown first.",
+    )
+
+
+def message(command: Command, mail: Mail) -> Reply:
+    words = _words(command, 3, at_least=True)
+    user = identity.authenticate(words[0], words[1], mail.sender)
+    text = mail.body.strip()
+    if not text:
+        raise BadCommand(
+            "bad_message", "The message is the mail's body, and it is empty.", command.form
+        )
+    targets = [_user(name) for name in words[2:]]
+    notices = [
+        Notice(target, f"message from {user.username}", f"{user.username} writes:\n\n{text[:4000]}")
+        for target in targets
+        if target.email and not target.is_bot
+    ]
+    names = ", ".join(t.username for t in targets)
+    return Reply(f"message {user.username}: sent", f"Sent to {names}.", notices)
+
+
+def broadcast(command: Command, mail: Mail) -> Reply:
+    raise ServiceError(
+        "not_here", "There is no mail to every player here; the lobby's pages list who plays."
+    )
+
+
+def multiple(command: Command, mail: Mail) -> Reply:
+    raise BadCommand(
+        "bad_command", "`multiple` takes no words: the commands are the body's lines.", command.form
+    )
+
+
+def all_show(command: Command, mail: Mail) -> Reply:
+    words = _words(command, 2, at_least=True)
+    if words[0].lower() != "show" or len(words) > 3:
+        raise BadCommand("bad_command", "That is not the form of `all show`.", command.form)
+    user = _user(words[1])
+    which = words[2].lower() if len(words) == 3 else "active"
+    games = _games_of([user], which, None)
+    text = "\n\n".join(board.board(game) for game in games[:20]) or "No boards."
+    return Reply(f"all show {user.username} {which}", text)
+
+
+# --- a game's commands ------------------------------------------------------------------------
+
+
+def game_help(command: Command, mail: Mail) -> Reply:
+    info = game_info(command.game or "")
+    lines = [f"{info.name}: {info.summary}", "", "Commands:"]
+    lines += [
+        f"  {form.replace('GAME', info.slug)}"
+        for verb, form in GAME_FORMS.items()
+        if verb not in {"submit", "confirm"}
+    ]
+    if info.options:
+        lines += ["", "Challenge options:"]
+        lines += [
+            f"  -{o.name}=N  {o.help or o.wanted()} (default {o.default})" for o in info.options
+        ]
+    lines += ["", f"The rules: {_site()}/rules/{info.slug}/"]
+    return Reply(f"{info.slug} help", "\n".join(lines))
+
+
+def standings(command: Command, mail: Mail) -> Reply:
+    lines = []
+    for speed, label in rating_selectors.SPEEDS:
+        rows = rating_selectors.standings(command.game or "", speed)
+        lines += [f"{label}:"]
+        lines += [f"{r['rank']:4d}. {r['username']:20} {r['rating']:6.0f}" for r in rows] or [
+            "  no rated games yet"
+        ]
+        lines += [""]
+    return Reply(f"{command.game} standings", "\n".join(lines))
+
+
+def history(command: Command, mail: Mail) -> Reply:
+    games = Game.objects.filter(slug=command.game).exclude(status=Game.Status.ACTIVE)
+    games = games.select_related("player1", "player2").order_by("-updated_at")[:50]
+    lines = [_game_line(game) for game in games] or ["No finished games yet."]
+    return Reply(f"{command.game} history", "\n".join(lines))
+
+
+def games_(command: Command, mail: Mail) -> Reply:
+    words = list(command.words)
+    which = "active"
+    if words and words[-1].lower() in {"all", "active", "inactive", "next"}:
+        which = words.pop().lower()
+    users = [_user(name) for name in words]
+    games = _games_of(users, which, command.game)
+    lines = [_game_line(game) for game in games] or ["No boards."]
+    return Reply(f"{command.game} games {' '.join(command.words)}".strip(), "\n".join(lines))
+
+
+def show(command: Command, mail: Mail) -> Reply:
+    words = _words(command, 1, at_least=True)
+    if all(w.split("#")[0].isdigit() for w in words):
+        parts = []
+        for word in words[:20]:
+            number, at = split_move_number(word)
+            parts.append(board.board(_game(command, number), at=at))
+        return Reply(f"{command.game} show {' '.join(words)}", "\n\n".join(parts))
+    return _show_users(command)
+
+
+def _show_users(command: Command) -> Reply:
+    words = list(command.words)
+    which = "active"
+    if words[-1].lower() in {"all", "active", "inactive", "next"}:
+        which = words.pop().lower()
+    users = [_user(name) for name in words]
+    games = _games_of(users, which, command.game)
+    text = "\n\n".join(board.board(game) for game in games[:20]) or "No boards."
+    return Reply(f"{command.game} show {' '.join(command.words)}", text)
+
+
+def showas(command: Command, mail: Mail) -> Reply:
+    words = _words(command, 2, at_least=True)
+    user = identity.authenticate(words[0], words[1], mail.sender)
+    rest = list(words[2:]) or ["active"]
+    if rest[0].isdigit():
+        games = [_game(command, word) for word in rest[:20]]
+    else:
+        games = _games_of([user], rest[0].lower(), command.game)
+    text = "\n\n".join(board.board(game) for game in games[:20]) or "No boards."
+    return Reply(f"{command.game} showas {user.username}", text)
+
+
+def challenge(command: Command, mail: Mail) -> Reply:
+    names = [w for w in command.words if not w.startswith("-")]
+    options: dict[str, int | str] = {}
+    for word in command.words:
+        if word.startswith("-"):
+            key, equals, value = word[1:].partition("=")
+            if not key or not equals:
+                raise BadCommand(
+                    "bad_command", f"Options look like -name=value, not {word!r:.40}.", command.form
+                )
+            options[key.lower()] = (
+                int(value) if value.isascii() and value.lstrip("-").isdigit() else value
+            )
+    if len(names) != 2:
+        raise BadCommand(
+            "bad_command", "Name two users: USERID1 (moves first) and USERID2.", command.form
+        )
+    first, second = _user(names[0]), _user(names[1])
+    sender = identity.address_of(mail.sender)
+    me = next((u for u in (first, second) if u.email.strip().lower() == sender), None)
+    if me is None:
+        raise ServiceError(
+            "not_yours", "Send a challenge from the address of one of its two users."
+        )
+    other = second if me == first else first
+    # The other side's challenge, the same game: this command accepts it (both sent it).
+    waiting = Challenge.objects.filter(
+        challenger=other, challenged=me, slug=command.game, status=Challenge.Status.PENDING
+    ).order_by("pk")
+    for pending in waiting:
+        if _same_options(pending.options, options, command.game or ""):
+            game = accept_challenge(user=me, challenge_id=pending.pk)
+            notice = Notice(
+                other, f"{game.slug} board {game.pk}: {me.username} accepted", board.board(game)
+            )
+            reply = _game_reply(game, f"the game against {other.username} has begun")
+            reply.notices.append(notice)
+            return reply
+    made = create_challenge(
+        challenger=me,
+        challenged=other.username,
+        slug=command.game or "",
+        options=options,
+        side=Challenge.Side.FIRST if me == first else Challenge.Side.SECOND,
+    )
+    form = f"{command.game} challenge {first.username} {second.username}"
+    form += "".join(f" -{k}={v}" for k, v in sorted(options.items()))
+    notice = Notice(
+        other,
+        f"{command.game}: {me.username} challenges you",
+        f"{me.username} challenges you to {command.game}; {first.username} moves first.\n"
+        f"To accept, send: {form}\n(or answer on the site: {_site()}/)",
+    )
+    return Reply(
+        f"{command.game} challenge: sent to {other.username}",
+        f"Challenge {made.pk} is waiting for {other.username}, who accepts by sending\n{form}\n"
+        f"It lapses at {made.expires_at:%Y-%m-%d %H:%M} UTC.",
+        [notice],
+    )
+
+
+def _same_options(stored: dict[str, object], given: dict[str, int | str], slug: str) -> bool:
+    info = game_info(slug)
+    full = {o.name: o.default for o in info.options}
+    return {**full, **stored} == {**full, **given}
+
+
+def move(command: Command, mail: Mail) -> Reply:
+    words = _words(command, 4)
+    game = _game(command, words[0])
+    user = identity.authenticate(words[1], words[2], mail.sender)
+    text, number = split_move_number(words[3])
+    word = text.lower()
+    if word == "resign":
+        game_services.resign(game_id=game.pk, user=user)
+        return _game_reply(game, f"{user.username} resigned")
+    if word in {"propose", "undo", "accept", "reject"}:
+        return _offer(game, user, word)
+    ply = game.ply if number is None else number - 1
+    if number is not None and ply != game.ply:
+        reply = _game_reply(game, f"move #{number} refused: this board is at move #{game.ply + 1}")
+        reply.ok = False
+        return reply
+    try:
+        game_services.play_move(game_id=game.pk, user=user, move=text, ply=ply)
+    except ServiceError as error:
+        if error.code in {"illegal_move", "stale_ply", "not_your_turn", "game_over"}:
+            reply = _game_reply(game, f"{text!r:.40} refused: {error.message}")
+            reply.ok = False
+            return reply
+        raise
+    return _game_reply(game, f"{user.username} played {text}")
+
+
+def _offer(game: Game, user: User, word: str) -> Reply:
+    """propose (a draw), undo (ask to take back), accept / reject (whichever is offered)."""
+    if word == "propose":
+        game_services.offer_draw(game_id=game.pk, user=user)
+        return _game_reply(game, f"{user.username} proposes a draw")
+    if word == "undo":
+        game_services.offer_takeback(game_id=game.pk, user=user)
+        return _game_reply(game, f"{user.username} asks to take back the last move")
+    accept = word == "accept"
+    opponent = 3 - (game.player_number(user) or 0)
+    # game.offers: {"draw": seat, "takeback": seat}, each by the seat that offered it.
+    if (game.offers or {}).get("takeback") == opponent:
+        game_services.answer_takeback(game_id=game.pk, user=user, accept=accept)
+        return _game_reply(
+            game, f"{user.username} {'accepted' if accept else 'refused'} the takeback"
+        )
+    game_services.answer_draw(game_id=game.pk, user=user, accept=accept)
+    return _game_reply(game, f"{user.username} {'accepted' if accept else 'refused'} the draw")
+
+
+def resign(command: Command, mail: Mail) -> Reply:
+    words = _words(command, 3)
+    game = _game(command, words[0])
+    user = identity.authenticate(words[1], words[2], mail.sender)
+    game_services.resign(game_id=game.pk, user=user)
+    return _game_reply(game, f"{user.username} resigned")
+
+
+def queue(command: Command, mail: Mail) -> Reply:
+    words = _words(command, 3, at_least=True)
+    game = _game(command, words[0])
+    user = identity.authenticate(words[1], words[2], mail.sender)
+    stored = game_services.set_queue(game_id=game.pk, user=user, moves=list(words[3:]))
+    said = f"queued: {' '.join(stored)}" if stored else "queue cleared"
+    return _game_reply(game, said)
+
+
+def chat(command: Command, mail: Mail) -> Reply:
+    words = _words(command, 3)
+    game = _game(command, words[0])
+    user = identity.authenticate(words[1], words[2], mail.sender)
+    text = " ".join(mail.body.split())
+    game_services.post_chat(game_id=game.pk, user=user, room="players", text=text)
+    opponent = game.player2 if game.player_number(user) == 1 else game.player1
+    notice = Notice(opponent, f"{game.slug} board {game.pk}: {user.username} says", text)
+    return Reply(
+        f"{game.slug} board {game.pk}: chat sent", f"Sent to {opponent.username}: {text}", [notice]
+    )
+
+
+def preview(command: Command, mail: Mail) -> Reply:
+    words = _words(command, 2, at_least=True)
+    game = _game(command, words[0])
+    rules = rules_for(game.slug, game.options)
+    state = rules.from_json(game.state)
+    for word in words[1:]:
+        try:
+            state = rules.play(state, word)
+        except IllegalMove as error:
+            raise ServiceError("illegal_move", f"{word!r:.40}: {error}") from None
+    return Reply(
+        f"{game.slug} board {game.pk}: preview of {' '.join(words[1:])}",
+        f"Board {game.pk} after {' '.join(words[1:])} (nothing was played):\n\n"
+        + rules.render_text(state),
+    )
+
+
+def two_step(command: Command, mail: Mail) -> Reply:
+    raise ServiceError(
+        "not_here",
+        f"Moves here are one step: `{command.form}` (the #MOVENO guards against a stale mail).",
+    )
+
+
+# --- the table and the door -------------------------------------------------------------------
+
+GLOBAL: dict[str, Handler] = {
+    "help": help_,
+    "signup": signup,
+    "add": add,
+    "change": change,
+    "signoff": signoff,
+    "delete": delete,
+    "list": list_,
+    "message": message,
+    "broadcast": broadcast,
+    "multiple": multiple,
+    "all": all_show,
+}
+GAME: dict[str, Handler] = {
+    "help": game_help,
+    "standings": standings,
+    "ratings": standings,
+    "history": history,
+    "games": games_,
+    "show": show,
+    "showas": showas,
+    "challenge": challenge,
+    "move": move,
+    "queue": queue,
+    "resign": resign,
+    "chat": chat,
+    "preview": preview,
+    "submit": two_step,
+    "confirm": two_step,
+}
+
+
+def refusal(code: str, message: str, command: str, form: str = "") -> Reply:
+    """The answer to a refused command: the code (docs/PROTOCOL.md), what was wrong, the form."""
+    more = f"\n\nThe form: {form}" if form else ""
+    return Reply(f"error ({code}): {command[:80]}", f"{message}{more}", ok=False)
+
+
+def run(text: str, mail: Mail) -> Reply:
+    """One command: its reply, or an error reply that changed nothing."""
+    try:
+        command = parse(text)
+        handler = (GLOBAL if command.game is None else GAME)[command.verb]
+        with transaction.atomic():
+            return handler(command, mail)
+    except BadCommand as error:
+        return refusal(error.code, error.message, text, error.form)
+    except ServiceError as error:
+        return refusal(error.code, error.message, text)
+
+
+def answer(subject: str, body: str, sender: str) -> Reply:
+    """A mail's reply: its subject's command, or each line of a `multiple` body."""
+    mail = Mail(sender=sender, body=body)
+    if words_of(subject)[:1] != ["multiple"] or len(words_of(subject)) != 1:
+        return run(subject, mail)
+    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    if len(lines) > MAX_COMMANDS_PER_MAIL:
+        return refusal(
+            "too_many_commands",
+            f"A `multiple` mail holds at most {MAX_COMMANDS_PER_MAIL} commands, one a line.",
+            "multiple",
+        )
+    replies = [run(line, Mail(sender=sender, body="")) for line in lines]
+    text = "\n\n".join(
+        f"> {line}\n{reply.text}" for line, reply in zip(lines, replies, strict=True)
+    )
+    notices = [notice for reply in replies for notice in reply.notices]
+    done = sum(reply.ok for reply in replies)
+    return Reply(
+        f"multiple: {done} of {len(replies)} done", text or "The body held no commands.", notices
+    )
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def _site() -> str:
+    return str(settings.SITE_URL).rstrip("/")
+
+
+def _slugs() -> list[str]:
+    return [g["slug"] for g in available_games()]
+
+
+def _game_line(game: Game) -> str:
+    state = {Game.Status.ACTIVE: f"move #{game.ply + 1}"}.get(game.status, game.status)
+    players = f"{game.player1.username} vs {game.player2.username}"
+    return f"{game.pk:8d}  {game.slug:20} {players}  ({state})"
+
+
+def _games_of(users: list[User], which: str, slug: str | None) -> list[Game]:
+    games = Game.objects.select_related("player1", "player2").order_by("-updated_at")
+    if slug is not None:
+        games = games.filter(slug=slug)
+    for user in users:
+        games = games.filter(Q(player1=user) | Q(player2=user))
+    if which in {"active", "next"}:
+        games = games.filter(status=Game.Status.ACTIVE)
+    elif which == "inactive":
+        games = games.exclude(status=Game.Status.ACTIVE)
+    found = list(games[:100])
+    if which == "next" and users:
+        found = [g for g in found if _to_move(g) in {users[0].pk}]
+    return found
+
+
+def _to_move(game: Game) -> int | None:
+    rules = rules_for(game.slug, game.options)
+    seat = rules.to_move(rules.from_json(game.state))
+    return game.player1_id if seat == 1 else game.player2_id

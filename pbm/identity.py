@@ -1,0 +1,90 @@
+"""Who a mailed command speaks for: a user name, the mail password, and the sender's address.
+
+pbmserv put `userid password` in the subject. Here that password is the account's mail
+password (set on the profile page or by `signup`), hashed, never the site's password; and the
+mail must come from the account's own address, so a leaked mail password alone drives nothing.
+Wrong passwords are counted per account and per sender address (realtime.limits' windows).
+"""
+
+from __future__ import annotations
+
+from email.utils import parseaddr
+
+from django.conf import settings
+from django.contrib.auth.hashers import check_password, make_password
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django_ratelimit.core import get_usage
+
+from accounts.models import User
+from accounts.usernames import validate_username
+from pbm.models import MailPassword
+from realtime.errors import ServiceError
+
+MIN_MAIL_PASSWORD = 6
+
+
+def address_of(sender: str) -> str:
+    return parseaddr(sender)[1].strip().lower()
+
+
+def _counted(group: str, key: str, rate: str, *, increment: bool) -> bool:
+    usage = get_usage(None, group=group, key=lambda _g, _r: key, rate=rate, increment=increment)
+    if usage is None:
+        return False
+    return bool(usage["should_limit"] if increment else usage["count"] >= usage["limit"])
+
+
+def set_mail_password(user: User, password: str) -> None:
+    if len(password) < MIN_MAIL_PASSWORD or any(c.isspace() for c in password):
+        raise ServiceError(
+            "bad_password",
+            f"A mail password is at least {MIN_MAIL_PASSWORD} characters, without spaces.",
+        )
+    MailPassword.objects.update_or_create(user=user, defaults={"password": make_password(password)})
+
+
+def authenticate(username: str, password: str, sender: str) -> User:
+    """The account `username` if `password` is its mail password and the mail came from its
+    address; ServiceError otherwise (the same answer for a wrong name and a wrong password)."""
+    address = address_of(sender)
+    refused = ServiceError(
+        "bad_credentials",
+        "That user name and mail password do not match, or this address is not the account's.",
+    )
+    rate = settings.LOGIN_FAILURES_PER_ACCOUNT
+    if _counted("mail-login", username.lower(), rate, increment=False) or _counted(
+        "mail-login-address", address, settings.LOGIN_FAILURES_PER_ADDRESS, increment=False
+    ):
+        raise ServiceError(
+            "rate_limited", "Too many wrong mail passwords lately: wait a quarter of an hour."
+        )
+    user = User.objects.filter(username__iexact=username, is_active=True).first()
+    stored = MailPassword.objects.filter(user=user).first() if user is not None else None
+    if (
+        user is None
+        or stored is None
+        or not check_password(password, stored.password)
+        or user.email.strip().lower() != address
+    ):
+        _counted("mail-login", username.lower(), rate, increment=True)
+        _counted("mail-login-address", address, settings.LOGIN_FAILURES_PER_ADDRESS, increment=True)
+        raise refused
+    return user
+
+
+def sign_up(username: str, password: str, address: str) -> User:
+    """pbmserv's `signup`: an account that plays by mail (no site password until one is set
+    through the site's password reset)."""
+    try:
+        validate_username(username)
+    except ValidationError as error:
+        raise ServiceError("bad_username", " ".join(error.messages)) from None
+    if _counted("new-account", address, settings.NEW_ACCOUNTS_PER_ADDRESS, increment=True):
+        raise ServiceError("rate_limited", "Too many new accounts from this address: try tomorrow.")
+    with transaction.atomic():
+        if User.objects.filter(username__iexact=username).exists():
+            raise ServiceError("name_taken", f"The name {username!r} is taken: choose another.")
+        user = User.objects.create_user(username=username, email=address, password=None)
+        set_mail_password(user, password)
+    return user

@@ -1,0 +1,198 @@
+"""The mail door's three steps, each safe to repeat after a crash:
+
+1. `store`: a received mail is written down (once per Message-ID) before anything is done;
+2. `process`: under a lock on its row, its commands run and their replies are stored in the
+   same transaction as the mail's new status, so a mail is answered once or not at all;
+3. `deliver`: stored replies go to the outgoing mail server, each taken by one sender only.
+
+A robot's mail (RFC 3834 `Auto-Submitted`, a bounce, a mailing list, our own replies) is
+stored and never answered, so two robots cannot mail each other forever.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import hashlib
+import logging
+import uuid
+from email.message import EmailMessage as ParsedMail
+from email.utils import parseaddr
+
+from django.conf import settings
+from django.core.mail import EmailMessage, get_connection
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from pbm import handlers
+from pbm.identity import address_of
+from pbm.models import InboundMail, OutboundMail
+
+logger = logging.getLogger(__name__)
+
+MAX_BODY_CHARS = 20_000
+# Replies sent per pass of `deliver`, on one connection to the outgoing server.
+DELIVER_BATCH = 50
+ROBOT_SENDERS = ("mailer-daemon@", "postmaster@", "noreply@", "no-reply@")
+
+
+def _one_line(text: str, limit: int) -> str:
+    """Header text on one line: a decoded subject may hold encoded line breaks."""
+    return " ".join(str(text).split())[:limit]
+
+
+def _plain_body(message: ParsedMail) -> str:
+    part = message.get_body(preferencelist=("plain",))
+    if part is None:
+        return ""
+    try:
+        return str(part.get_content())[:MAX_BODY_CHARS]
+    except (LookupError, ValueError):  # an unknown or broken charset
+        return ""
+
+
+def robot_reason(message: ParsedMail, envelope_sender: str) -> str:
+    """Why this mail must not be answered (a robot's), or "" for a person's."""
+    auto = str(message.get("Auto-Submitted", "no")).strip().lower()
+    if auto and auto != "no":
+        return f"Auto-Submitted: {auto[:40]}"
+    if not envelope_sender or envelope_sender == "<>":
+        return "a bounce (empty envelope sender)"
+    sender = address_of(str(message.get("From", "")) or envelope_sender)
+    if sender.startswith(ROBOT_SENDERS):
+        return f"a robot's address ({sender[:60]})"
+    if sender == address_of(settings.PBM_ADDRESS):
+        return "our own address"
+    if message.get("List-Id") or message.get("List-Unsubscribe"):
+        return "a mailing list"
+    if str(message.get("Precedence", "")).strip().lower() in {"bulk", "list", "junk"}:
+        return f"Precedence: {message.get('Precedence')}"
+    return ""
+
+
+def store(raw: bytes, envelope_sender: str, recipients: list[str]) -> InboundMail | None:
+    """Write a received mail down; None if it was stored before (a mail delivered twice)."""
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    assert isinstance(message, ParsedMail)
+    message_id = _one_line(str(message.get("Message-ID", "")), 255)
+    if not message_id:
+        message_id = "sha256:" + hashlib.sha256(raw).hexdigest()
+    robot = robot_reason(message, envelope_sender)
+    sender = str(message.get("Reply-To") or message.get("From") or envelope_sender)
+    _name, address = parseaddr(_one_line(sender, 254))
+    try:
+        with transaction.atomic():
+            return InboundMail.objects.create(
+                message_id=message_id,
+                sender=address[:254],
+                recipient=(recipients[0] if recipients else "")[:254],
+                subject=_one_line(str(message.get("Subject", "")), 1000),
+                body=_plain_body(message),
+                status=InboundMail.Status.IGNORED if robot else InboundMail.Status.RECEIVED,
+                note=robot[:200],
+            )
+    except IntegrityError:
+        return None
+
+
+def _message_id() -> str:
+    domain = address_of(settings.PBM_ADDRESS).partition("@")[2] or "localhost"
+    return f"<pbm-{uuid.uuid4().hex}@{domain}>"
+
+
+def process(mail_id: int) -> int:
+    """Run a stored mail's commands and store the replies; how many mails were stored."""
+    with transaction.atomic():
+        mail = (
+            InboundMail.objects.select_for_update()
+            .filter(pk=mail_id, status=InboundMail.Status.RECEIVED)
+            .first()
+        )
+        if mail is None:
+            return 0  # answered already, or a robot's
+        reply = handlers.answer(mail.subject, mail.body, mail.sender)
+        outgoing = [
+            OutboundMail(
+                inbound=mail,
+                to=mail.sender,
+                subject=_one_line(reply.subject, 300),
+                body=reply.text,
+                message_id=_message_id(),
+                in_reply_to=mail.message_id,
+            )
+        ]
+        outgoing += [
+            OutboundMail(
+                inbound=mail,
+                to=notice.user.email,
+                subject=_one_line(notice.subject, 300),
+                body=notice.body,
+                message_id=_message_id(),
+            )
+            for notice in reply.notices
+            if notice.user.email
+        ]
+        OutboundMail.objects.bulk_create(outgoing)
+        mail.status = InboundMail.Status.ANSWERED
+        mail.answered_at = timezone.now()
+        mail.save(update_fields=["status", "answered_at"])
+    return len(outgoing)
+
+
+def pending_mails(limit: int = 100) -> list[int]:
+    return list(
+        InboundMail.objects.filter(status=InboundMail.Status.RECEIVED)
+        .order_by("pk")
+        .values_list("pk", flat=True)[:limit]
+    )
+
+
+def _as_email(row: OutboundMail) -> EmailMessage:
+    headers = {
+        "Message-ID": row.message_id,
+        # RFC 3834: a robot's reply; mail programs and other robots do not answer it.
+        "Auto-Submitted": "auto-replied" if row.in_reply_to else "auto-generated",
+    }
+    if row.in_reply_to:
+        headers["In-Reply-To"] = row.in_reply_to
+        headers["References"] = row.in_reply_to
+    return EmailMessage(
+        subject=row.subject,
+        body=row.body,
+        from_email=settings.PBM_ADDRESS,
+        to=[row.to],
+        reply_to=[row.reply_to or settings.PBM_ADDRESS],
+        headers=headers,
+    )
+
+
+def deliver(limit: int = DELIVER_BATCH) -> int:
+    """Hand stored replies to the outgoing mail server; how many went."""
+    sent = 0
+    with transaction.atomic():
+        rows = list(
+            OutboundMail.objects.select_for_update(skip_locked=True)
+            .filter(sent_at__isnull=True, attempts__lt=settings.PBM_SEND_ATTEMPTS)
+            .order_by("pk")[:limit]
+        )
+        if not rows:
+            return 0
+        connection = get_connection()
+        try:
+            connection.open()
+            for row in rows:
+                try:
+                    connection.send_messages([_as_email(row)])
+                except OSError as error:
+                    logger.warning("mail to %s not sent yet (%s)", row.to, error)
+                    row.attempts += 1
+                    row.save(update_fields=["attempts"])
+                    continue
+                row.sent_at = timezone.now()
+                row.save(update_fields=["sent_at"])
+                sent += 1
+        except OSError as error:
+            logger.warning("the outgoing mail server is unreachable (%s)", error)
+        finally:
+            connection.close()
+    return sent

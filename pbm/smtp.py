@@ -1,0 +1,115 @@
+"""The SMTP listener (aiosmtpd) and the worker that answers what it stored.
+
+The listener accepts a mail only once it is stored (`inbox.store`); a mail over
+PBM_MAX_MAIL_BYTES is refused at SMTP (552), a sender over PBM_MAILS_PER_SENDER is told to try
+later (451). The worker runs each stored mail's commands and hands the replies to the outgoing
+mail server (Django's e-mail backend); on start it first finishes what a stopped server left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from typing import Any
+
+from aiosmtpd.controller import Controller
+from django.conf import settings
+from django.db import close_old_connections
+from django_ratelimit.core import get_usage
+
+from pbm import inbox
+from pbm.identity import address_of
+
+logger = logging.getLogger(__name__)
+
+# The worker looks for leftover work this often even when nothing new arrived.
+IDLE_SECONDS = 1.0
+
+
+def _sender_refused(address: str) -> bool:
+    usage = get_usage(
+        None,
+        group="mail-sender",
+        key=lambda _g, _r: address,
+        rate=settings.PBM_MAILS_PER_SENDER,
+        increment=True,
+    )
+    return bool(usage and usage["should_limit"])
+
+
+class Inbox:
+    """aiosmtpd's handler: store, then wake the worker."""
+
+    def __init__(self, wake: threading.Event) -> None:
+        self.wake = wake
+
+    async def handle_RCPT(
+        self, server: Any, session: Any, envelope: Any, address: str, options: list[str]
+    ) -> str:
+        if len(envelope.rcpt_tos) >= 5:
+            return "452 4.5.3 Too many recipients"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        sender = address_of(envelope.mail_from or "")
+        if sender and await asyncio.to_thread(_guarded, _sender_refused, sender):
+            return "451 4.7.1 Too many mails from this address: try again later"
+        raw = envelope.original_content or envelope.content
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8", "surrogateescape")
+        stored = await asyncio.to_thread(
+            _guarded, inbox.store, raw, envelope.mail_from or "", list(envelope.rcpt_tos)
+        )
+        if stored is not None:
+            self.wake.set()
+        return "250 2.0.0 Stored; the answer follows by mail"
+
+
+def _guarded(function: Any, *args: Any) -> Any:
+    close_old_connections()
+    try:
+        return function(*args)
+    finally:
+        close_old_connections()
+
+
+def work_once() -> tuple[int, int]:
+    """Answer the stored mails and send the replies: (mails answered, mails sent)."""
+    answered = 0
+    for mail_id in inbox.pending_mails():
+        try:
+            inbox.process(mail_id)
+            answered += 1
+        except Exception:
+            logger.exception("mail %s could not be answered; it stays stored", mail_id)
+    sent = 0
+    while batch := inbox.deliver():
+        sent += batch
+    return answered, sent
+
+
+def serve(host: str, port: int, stop: threading.Event | None = None) -> None:
+    """Listen and answer until `stop` is set (or forever)."""
+    wake = threading.Event()
+    controller = Controller(
+        Inbox(wake),
+        hostname=host,
+        port=port,
+        data_size_limit=settings.PBM_MAX_MAIL_BYTES,
+        server_hostname=address_of(settings.PBM_ADDRESS).partition("@")[2] or "localhost",
+    )
+    controller.start()
+    logger.warning("mail server listening on %s:%s", host, port)
+    stop = stop or threading.Event()
+    try:
+        while not stop.is_set():
+            wake.wait(IDLE_SECONDS)
+            wake.clear()
+            try:
+                _guarded(work_once)
+            except Exception:
+                logger.exception("the mail worker's pass failed; it tries again")
+    finally:
+        controller.stop()

@@ -1,0 +1,149 @@
+"""Mail for tests, through real SMTP: `manage.py mailserver` as its own process, an aiosmtpd
+sink as the outgoing mail server, and smtplib as the players' mail programs."""
+
+from __future__ import annotations
+
+import smtplib
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+from aiosmtpd.controller import Controller
+
+from tests.servers import background, free_port, migrated_scratch_database
+
+WAIT_SECONDS = 20.0
+
+
+class Sink:
+    """The outgoing mail server: keeps every mail handed to it."""
+
+    def __init__(self) -> None:
+        self.mails: list[EmailMessage] = []
+        self.arrived = threading.Condition()
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        mail = message_from_bytes(
+            envelope.original_content or envelope.content, policy=policy.default
+        )
+        assert isinstance(mail, EmailMessage)
+        mail["X-Envelope-To"] = ", ".join(envelope.rcpt_tos)
+        with self.arrived:
+            self.mails.append(mail)
+            self.arrived.notify_all()
+        return "250 OK"
+
+    def wait_for(self, match: Any, timeout: float = WAIT_SECONDS) -> EmailMessage:
+        deadline = time.monotonic() + timeout
+        with self.arrived:
+            while True:
+                found = [mail for mail in self.mails if match(mail)]
+                if found:
+                    return found[0]
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    subjects = [str(m["Subject"]) for m in self.mails[-10:]]
+                    raise AssertionError(f"no such mail within {timeout} s; the last: {subjects}")
+                self.arrived.wait(left)
+
+    def to(self, address: str) -> list[EmailMessage]:
+        with self.arrived:
+            return [m for m in self.mails if address in str(m["X-Envelope-To"])]
+
+
+class MailSite:
+    def __init__(self, port: int, sink: Sink, log: Path) -> None:
+        self.port = port
+        self.sink = sink
+        self.log = log
+
+    def send(
+        self,
+        sender: str,
+        subject: str,
+        body: str = "",
+        *,
+        headers: dict[str, str] | None = None,
+        envelope_sender: str | None = None,
+        message_id: str | None = None,
+    ) -> str:
+        """Mail the server; the Message-ID sent."""
+        mail = EmailMessage()
+        mail["From"] = sender
+        mail["To"] = "pbm@localhost"
+        mail["Subject"] = subject
+        mail["Message-ID"] = message_id or f"<{uuid.uuid4().hex}@players.test>"
+        for name, value in (headers or {}).items():
+            mail[name] = value
+        mail.set_content(body or "\n")
+        with smtplib.SMTP("127.0.0.1", self.port, timeout=10) as smtp:
+            smtp.send_message(
+                mail, from_addr=sender if envelope_sender is None else envelope_sender
+            )
+        return str(mail["Message-ID"])
+
+    def ask(self, sender: str, subject: str, body: str = "") -> EmailMessage:
+        """Mail a command and wait for its reply."""
+        sent = self.send(sender, subject, body)
+        return self.sink.wait_for(lambda mail: str(mail["In-Reply-To"]) == sent)
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+def text_of(mail: EmailMessage) -> str:
+    part = mail.get_body(preferencelist=("plain",))
+    assert part is not None
+    return str(part.get_content()).replace("\r\n", "\n")
+
+
+@contextmanager
+def mail_site(directory: Path, **env: str) -> Iterator[MailSite]:
+    """The mail door on a database of its own, replying through a sink."""
+    sink = Sink()
+    sink_port = free_port()
+    controller = Controller(sink, hostname="127.0.0.1", port=sink_port)
+    controller.start()
+    port = free_port()
+    try:
+        with migrated_scratch_database(directory) as url:
+            log = directory / "mailserver.log"
+            settings = {
+                "DATABASE_URL": url,
+                "DJANGO_SECRET_KEY": "test-only-secret-key-not-for-production-use-0123456789",
+                "DJANGO_SETTINGS_MODULE": "config.settings",
+                "REDIS_URL": None,
+                "EMAIL_HOST": "127.0.0.1",
+                "EMAIL_PORT": str(sink_port),
+                "EMAIL_USE_TLS": "0",
+                "PBM_SMTP_PORT": str(port),
+                "PBM_ADDRESS": "Diffusion <pbm@localhost>",
+                **env,
+            }
+            command = [sys.executable, "manage.py", "mailserver"]
+            with background(command, settings, log) as process:
+                _wait_for_smtp(port, process, log)
+                yield MailSite(port, sink, log)
+    finally:
+        controller.stop()
+
+
+def _wait_for_smtp(port: int, process: Any, log: Path) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the mail server exited:\n{log.read_text(errors='replace')}")
+        try:
+            with smtplib.SMTP("127.0.0.1", port, timeout=2) as smtp:
+                smtp.noop()
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"the mail server did not listen:\n{log.read_text(errors='replace')}")

@@ -1,0 +1,137 @@
+"""pbmserv by mail, through real SMTP: accounts, challenges and whole games played only by
+mail, and every bad mail answered with what was wrong (or, for a robot's, not at all)."""
+
+from __future__ import annotations
+
+import re
+import smtplib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.mail import MailSite, mail_site, text_of
+
+pytestmark = pytest.mark.sqlite(reason="the mail door's own process and database: run once")
+
+ALICE = "alice@players.test"
+BOB = "bob@players.test"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MailSite]:
+    with mail_site(Path(tmp_path_factory.mktemp("mail"))) as running:
+        yield running
+    assert "Traceback" not in running.output(), running.output()
+
+
+@pytest.fixture(scope="module")
+def players(site: MailSite) -> dict[str, str]:
+    """alice and bob, signed up by mail."""
+    for name, address in (("alice", ALICE), ("bob", BOB)):
+        reply = site.ask(address, f"signup {name} {name}-mailpw")
+        assert str(reply["Subject"]).startswith(f"signup {name}"), text_of(reply)
+    return {"alice": ALICE, "bob": BOB}
+
+
+def legal_moves(text: str) -> list[str]:
+    found = re.search(r"^Legal moves: (.*)$", text, re.MULTILINE)
+    assert found, text
+    return found.group(1).split()
+
+
+def test_help_and_list_answer_anyone(site: MailSite) -> None:
+    reply = site.ask("someone@players.test", "help")
+    assert "GAME move BOARD USERID MAILPASSWORD MOVE[#MOVENO]" in text_of(reply)
+    assert reply["Auto-Submitted"] == "auto-replied"
+    listing = text_of(site.ask("someone@players.test", "list"))
+    for slug in ("diffusion", "four-rank-diffusion", "diffusion-chess", "zigzag"):
+        assert slug in listing
+
+
+def test_a_zigzag_game_played_only_by_mail_ends_by_the_rules(
+    site: MailSite, players: dict[str, str]
+) -> None:
+    offer = site.ask(ALICE, "zigzag challenge alice bob -pits=2 -seeds=3")
+    assert "waiting for bob" in text_of(offer)
+    told = site.sink.wait_for(lambda m: "alice challenges you" in str(m["Subject"]))
+    assert "zigzag challenge alice bob -pits=2 -seeds=3" in text_of(told)
+    begun = site.ask(BOB, "zigzag challenge alice bob -pits=2 -seeds=3")
+    board = int(re.search(r"board (\d+)", str(begun["Subject"])).group(1))  # type: ignore[union-attr]
+    text = text_of(begun)
+    seats = {"alice": ALICE, "bob": BOB}
+    passwords = {"alice": "alice-mailpw", "bob": "bob-mailpw"}
+    for _ in range(200):
+        if "Game over" in text:
+            break
+        mover = re.search(r"^(\w+) to move; this move is #(\d+)", text, re.MULTILINE)
+        assert mover, text
+        name, number = mover.group(1), int(mover.group(2))
+        move = legal_moves(text)[0]
+        reply = site.ask(
+            seats[name], f"zigzag move {board} {name} {passwords[name]} {move}#{number}"
+        )
+        assert "played" in str(reply["Subject"]), text_of(reply)
+        text = text_of(reply)
+    assert "Game over" in text, text
+    # The finished game answers a move with the board and why not.
+    late = site.ask(ALICE, f"zigzag move {board} alice alice-mailpw a")
+    assert "refused" in str(late["Subject"]) and "Game over" in text_of(late)
+
+
+def test_a_stale_or_doubled_move_is_refused_with_the_board(
+    site: MailSite, players: dict[str, str]
+) -> None:
+    site.ask(ALICE, "diffusion challenge alice bob")
+    begun = site.ask(BOB, "diffusion challenge alice bob")
+    board = int(re.search(r"board (\d+)", str(begun["Subject"])).group(1))  # type: ignore[union-attr]
+    move = legal_moves(text_of(begun))[0]
+    played = site.ask(ALICE, f"diffusion move {board} alice alice-mailpw {move}#1")
+    assert "alice played" in str(played["Subject"])
+    again = site.ask(ALICE, f"diffusion move {board} alice alice-mailpw {move}#1")
+    assert "refused" in str(again["Subject"])
+    assert "this board is at move #2" in text_of(again)
+    assert "bob to move; this move is #2" in text_of(again)
+
+
+def test_bad_mail_gets_a_clear_answer_that_shows_the_right_form(
+    site: MailSite, players: dict[str, str]
+) -> None:
+    unknown = site.ask(ALICE, "frobnicate now")
+    assert str(unknown["Subject"]).startswith("error (bad_command)")
+    assert "Commands:" in text_of(unknown) or "neither a command nor a game" in text_of(unknown)
+    form = site.ask(ALICE, "zigzag move 1 alice")
+    assert "The form: zigzag move BOARD USERID MAILPASSWORD MOVE[#MOVENO]" in text_of(form)
+    wrong = site.ask(ALICE, "zigzag move 1 alice not-her-password a")
+    assert str(wrong["Subject"]).startswith("error (")
+    # Someone else's address cannot drive alice's account, even with her mail password.
+    stolen = site.ask("mallory@players.test", "change password alice alice-mailpw mallory-pw")
+    assert str(stolen["Subject"]).startswith("error (bad_credentials)")
+    site_password = site.ask(ALICE, "signup carol short")
+    assert str(site_password["Subject"]).startswith("error (bad_password)")
+
+
+def test_a_mail_delivered_twice_is_answered_once(site: MailSite) -> None:
+    first = site.send("twice@players.test", "list", message_id="<same-mail@players.test>")
+    site.sink.wait_for(lambda m: str(m["In-Reply-To"]) == first)
+    site.send("twice@players.test", "list", message_id="<same-mail@players.test>")
+    marker = site.ask("twice@players.test", "help")  # answered after the second copy was stored
+    assert marker is not None
+    replies = [m for m in site.sink.to("twice@players.test") if str(m["In-Reply-To"]) == first]
+    assert len(replies) == 1
+
+
+def test_robots_are_never_answered(site: MailSite) -> None:
+    robot = "robot@players.test"
+    site.send(robot, "help", headers={"Auto-Submitted": "auto-replied"})
+    site.send(robot, "help", headers={"List-Id": "<players.lists.test>"})
+    site.send(robot, "help", envelope_sender="")
+    site.ask("person@players.test", "help")  # handled after the robots' mails
+    assert site.sink.to(robot) == []
+
+
+def test_mail_over_the_size_limit_is_refused_at_smtp(site: MailSite) -> None:
+    with pytest.raises(smtplib.SMTPException) as refused:
+        site.send("big@players.test", "help", "x" * (70 * 1024))
+    assert "552" in str(refused.value) or "exceeded" in str(refused.value).lower()
+    assert site.sink.to("big@players.test") == []
