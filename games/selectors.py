@@ -179,27 +179,66 @@ def games_with_status(status: str, limit: int = 100) -> QuerySet[Game]:
     )
 
 
-def game_text(game: Game) -> str:
-    """pbmserv-style: a header, the board, and the numbered move list."""
+# A Diffusion Chess turn can be any of thousands of paths: the text lists the stones instead.
+MAX_LISTED_MOVES = 60
+
+
+def legal_moves_text(rules: Any, state: Any) -> str:
+    """The moves the player to move may make, in the notation a move is sent in."""
+    moves = client_moves(rules, state)
+    if isinstance(moves, dict):  # Diffusion Chess: {"destinations": {stone: {cell: path}}, "echo"}
+        text = f"stones that can move: {' '.join(sorted(moves['destinations']))}"
+        if moves.get("echo"):
+            text += "; or echo"
+        return text + " (a move is the stone's path, as d4-d5-e5)"
+    listed = list(moves)
+    if len(listed) > MAX_LISTED_MOVES:
+        return f"{len(listed)} moves, among them {' '.join(listed[:MAX_LISTED_MOVES])} ..."
+    return " ".join(listed) if listed else "none"
+
+
+def _now_text(game: Game, rules: Any, state: Any) -> list[str]:
+    """Whose move and its number, with the legal moves; or how the game ended."""
+    result = game.result()
+    if result is None:
+        seat = rules.to_move(state)
+        mover = game.player1 if seat == 1 else game.player2
+        return [
+            f"{mover.username} ({seat}) to move; this move is #{game.ply + 1}.",
+            f"Legal moves: {legal_moves_text(rules, state)}",
+        ]
+    if result["winner"] is None:
+        return [f"Game over: {result['reason']} (no winner)."]
+    winner = game.player1 if result["winner"] == 1 else game.player2
+    return [f"Game over: {winner.username} wins ({result['reason']})."]
+
+
+def game_text(game: Game, *, at: int | None = None, last: int | None = None) -> str:
+    """pbmserv-style, as the site's text view and the mail door show a game: a header, the
+    board, whose move and its number with the legal moves (or how the game ended), and the
+    numbered moves (the `last` few only, if given). With `at`, the board as it stood after
+    move `at` (0: before the first)."""
     rules = rules_for(game.slug, game.options)
-    state = rules.from_json(game.state)
+    moves = played(game)
     lines = [
         f"{game.slug} game {game.pk}: {game.player1.username} (1) vs {game.player2.username} (2)",
     ]
     if game.options:
         lines.append("options: " + " ".join(f"-{k}={v}" for k, v in sorted(game.options.items())))
-    lines += ["", rules.render_text(state).rstrip("\n"), ""]
-    result = game.result()
-    if result is None:
-        lines.append(f"Player {rules.to_move(state)} to move.")
-    elif result["winner"] is None:
-        lines.append(f"Game over: {result['reason']} (no winner).")
+    if at is not None:
+        states = positions(game)
+        at = max(0, min(at, len(states) - 1))
+        moves = moves[:at]
+        lines += [f"as it stood after move {at} of {len(states) - 1}"]
+        state = rules.from_json(states[at])
     else:
-        winner = game.player1 if result["winner"] == 1 else game.player2
-        lines.append(f"Game over: {winner.username} wins ({result['reason']}).")
+        state = rules.from_json(game.state)
+    lines += ["", rules.render_text(state).rstrip("\n"), ""]
+    if at is None:
+        lines += _now_text(game, rules, state)
     lines.append("")
-    for number, (player, notation) in enumerate(played(game), start=1):
-        lines.append(f"{number:4d}. ({player}) {notation}")
+    numbered = [f"{n:4d}. ({player}) {notation}" for n, (player, notation) in enumerate(moves, 1)]
+    lines += numbered[-last:] if last else numbered
     return "\n".join(lines) + "\n"
 
 

@@ -180,7 +180,7 @@ def test_the_text_view_prints_the_board_and_the_moves(
     body = text.content.decode()
     assert "alice (1) vs bob (2)" in body
     assert "   1. (1) I" in body
-    assert "Player 2 to move." in body
+    assert "bob (2) to move; this move is #2." in body
     assert "5" in body  # the board shows the sown pits
 
 

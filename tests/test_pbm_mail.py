@@ -64,7 +64,7 @@ def test_a_zigzag_game_played_only_by_mail_ends_by_the_rules(
     for _ in range(200):
         if "Game over" in text:
             break
-        mover = re.search(r"^(\w+) to move; this move is #(\d+)", text, re.MULTILINE)
+        mover = re.search(r"^(\w+) \([12]\) to move; this move is #(\d+)", text, re.MULTILINE)
         assert mover, text
         name, number = mover.group(1), int(mover.group(2))
         move = legal_moves(text)[0]
@@ -91,7 +91,7 @@ def test_a_stale_or_doubled_move_is_refused_with_the_board(
     again = site.ask(ALICE, f"diffusion move {board} alice alice-mailpw {move}#1")
     assert "refused" in str(again["Subject"])
     assert "this board is at move #2" in text_of(again)
-    assert "bob to move; this move is #2" in text_of(again)
+    assert "bob (2) to move; this move is #2" in text_of(again)
 
 
 def test_bad_mail_gets_a_clear_answer_that_shows_the_right_form(
