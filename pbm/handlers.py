@@ -239,9 +239,7 @@ def game_help(command: Command, mail: Mail) -> Reply:
     ]
     if info.options:
         lines += ["", "Challenge options:"]
-        lines += [
-            f"  -{o.name}=N  {o.help or o.wanted()} (default {o.default})" for o in info.options
-        ]
+        lines += [f"  -{o.name}=N  {o.describe()['help']}" for o in info.options]
     lines += ["", f"The rules: {_site()}/rules/{info.slug}/"]
     return Reply(f"{info.slug} help", "\n".join(lines))
 
@@ -397,7 +395,10 @@ def move(command: Command, mail: Mail) -> Reply:
         game_services.play_move(game_id=game.pk, user=user, move=text, ply=ply)
     except ServiceError as error:
         if error.code in {"illegal_move", "stale_ply", "not_your_turn", "game_over"}:
-            reply = _game_reply(game, f"{text!r:.40} refused: {error.message}")
+            why = error.message
+            if word in {"pass", "swap"} and error.code == "illegal_move":
+                why = f"{game_info(game.slug).name} has no {word}: a player to move must move"
+            reply = _game_reply(game, f"{text!r:.40} refused: {why}")
             reply.ok = False
             return reply
         raise

@@ -61,6 +61,7 @@ PAGES_OUT = [
     "/rules/four-rank-diffusion/",
     "/standings/",
     "/live/",
+    "/help/mail/",
 ]
 
 
