@@ -93,6 +93,11 @@ def game_slug(word: str) -> str | None:
     return GAME_NAMES.get(word.lower().replace("-", "").replace("_", ""))
 
 
+def strip_reply_prefixes(text: str) -> str:
+    """Mail programs prefix replies and forwards: "Re: zigzag move ..." is the command."""
+    return re.sub(r"^\s*((re|fwd?|aw|sv)\s*:\s*)+", "", text, flags=re.IGNORECASE)
+
+
 def words_of(text: str) -> list[str]:
     return _WORD.findall(text)
 
@@ -103,8 +108,7 @@ def parse(text: str) -> Command:
         raise BadCommand(
             "bad_command", f"A command is one line of at most {MAX_COMMAND_CHARS} characters."
         )
-    # Mail clients prefix replies and forwards: "Re: zigzag move ..." is the command.
-    words = words_of(re.sub(r"^\s*((re|fwd?|aw|sv)\s*:\s*)+", "", text, flags=re.IGNORECASE))
+    words = words_of(strip_reply_prefixes(text))
     if not words:
         raise BadCommand("bad_command", "The subject is empty: put the command there (try `help`).")
     first = words[0].lower()

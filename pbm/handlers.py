@@ -19,6 +19,7 @@ from accounts.models import User
 from games import services as game_services
 from games.engine import rules_for
 from games.models import Game
+from games.reply_address import read_reply_address
 from games.rules import IllegalMove, available_games, game_info
 from lobby.models import Challenge
 from lobby.services.challenges import accept_challenge, create_challenge
@@ -31,6 +32,7 @@ from pbm.grammar import (
     board_number,
     parse,
     split_move_number,
+    strip_reply_prefixes,
     words_of,
 )
 from ratings import selectors as rating_selectors
@@ -387,8 +389,13 @@ def move(command: Command, mail: Mail) -> Reply:
     if word in {"propose", "undo", "accept", "reject"}:
         return _offer(game, user, word)
     ply = game.ply if number is None else number - 1
-    if number is not None and ply != game.ply:
-        reply = _game_reply(game, f"move #{number} refused: this board is at move #{game.ply + 1}")
+    return _play(game, user, text, ply)
+
+
+def _play(game: Game, user: User, text: str, ply: int) -> Reply:
+    """Play `text` as move number ply + 1; refused (with the board) if the game is elsewhere."""
+    if ply != game.ply:
+        reply = _game_reply(game, f"move #{ply + 1} refused: this board is at move #{game.ply + 1}")
         reply.ok = False
         return reply
     try:
@@ -396,8 +403,10 @@ def move(command: Command, mail: Mail) -> Reply:
     except ServiceError as error:
         if error.code in {"illegal_move", "stale_ply", "not_your_turn", "game_over"}:
             why = error.message
-            if word in {"pass", "swap"} and error.code == "illegal_move":
-                why = f"{game_info(game.slug).name} has no {word}: a player to move must move"
+            if text.lower() in {"pass", "swap"} and error.code == "illegal_move":
+                why = (
+                    f"{game_info(game.slug).name} has no {text.lower()}: a player to move must move"
+                )
             reply = _game_reply(game, f"{text!r:.40} refused: {why}")
             reply.ok = False
             return reply
@@ -472,6 +481,30 @@ def preview(command: Command, mail: Mail) -> Reply:
     )
 
 
+def reply_move(signed: tuple[int, int, int], subject: str, mail: Mail) -> Reply:
+    """A reply to a "your move" mail: its subject (or, left as it was, the body's first line)
+    is the move, played as the move number the mail was sent for."""
+    user_id, game_id, ply = signed
+    user = User.objects.filter(pk=user_id, is_active=True).first()
+    shown = f"reply about game {game_id}"
+    if user is None or user.email.strip().lower() != identity.address_of(mail.sender):
+        return refusal(
+            "bad_credentials", 'Reply from the address the "your move" mail went to.', shown
+        )
+    words = words_of(strip_reply_prefixes(subject))
+    if not words or words[0].lower() == "your":  # the subject left as "Re: Your move in ..."
+        lines = [line for line in mail.body.splitlines() if line.strip() and line[0] != ">"]
+        words = words_of(lines[0]) if lines else []
+    if not words:
+        return refusal("bad_command", "Put your move in the subject of the reply.", shown)
+    game = Game.objects.select_related("player1", "player2").filter(pk=game_id).first()
+    if game is None:
+        return refusal("no_such_game", f"There is no game {game_id}.", shown)
+    text = words[0]
+    with transaction.atomic():
+        return _play(game, user, text, ply)
+
+
 def two_step(command: Command, mail: Mail) -> Reply:
     raise ServiceError(
         "not_here",
@@ -532,9 +565,13 @@ def run(text: str, mail: Mail) -> Reply:
         return refusal(error.code, error.message, text)
 
 
-def answer(subject: str, body: str, sender: str) -> Reply:
-    """A mail's reply: its subject's command, or each line of a `multiple` body."""
+def answer(subject: str, body: str, sender: str, recipient: str = "") -> Reply:
+    """A mail's reply: a move sent to a signed reply address, the subject's command, or each
+    line of a `multiple` body."""
     mail = Mail(sender=sender, body=body)
+    signed = read_reply_address(recipient)
+    if signed is not None:
+        return reply_move(signed, subject, mail)
     if words_of(subject)[:1] != ["multiple"] or len(words_of(subject)) != 1:
         return run(subject, mail)
     lines = [line.strip() for line in body.splitlines() if line.strip()]

@@ -24,6 +24,7 @@ from django.core.mail import EmailMessage, get_connection
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from games.reply_address import read_reply_address
 from pbm import handlers
 from pbm.identity import address_of
 from pbm.models import InboundMail, OutboundMail
@@ -70,6 +71,13 @@ def robot_reason(message: ParsedMail, envelope_sender: str) -> str:
     return ""
 
 
+def _recipient(recipients: list[str]) -> str:
+    """The recipient that matters: a signed reply address (a "your move" mail answered) if
+    the mail went to one, else the first."""
+    signed = [r for r in recipients if read_reply_address(r) is not None]
+    return (signed or recipients or [""])[0]
+
+
 def store(raw: bytes, envelope_sender: str, recipients: list[str]) -> InboundMail | None:
     """Write a received mail down; None if it was stored before (a mail delivered twice)."""
     message = email.message_from_bytes(raw, policy=email.policy.default)
@@ -85,7 +93,7 @@ def store(raw: bytes, envelope_sender: str, recipients: list[str]) -> InboundMai
             return InboundMail.objects.create(
                 message_id=message_id,
                 sender=address[:254],
-                recipient=(recipients[0] if recipients else "")[:254],
+                recipient=_recipient(recipients)[:254],
                 subject=_one_line(str(message.get("Subject", "")), 1000),
                 body=_plain_body(message),
                 status=InboundMail.Status.IGNORED if robot else InboundMail.Status.RECEIVED,
@@ -110,7 +118,7 @@ def process(mail_id: int) -> int:
         )
         if mail is None:
             return 0  # answered already, or a robot's
-        reply = handlers.answer(mail.subject, mail.body, mail.sender)
+        reply = handlers.answer(mail.subject, mail.body, mail.sender, mail.recipient)
         outgoing = [
             OutboundMail(
                 inbound=mail,

@@ -73,11 +73,12 @@ class MailSite:
         headers: dict[str, str] | None = None,
         envelope_sender: str | None = None,
         message_id: str | None = None,
+        to: str | None = None,
     ) -> str:
         """Mail the server; the Message-ID sent."""
         mail = EmailMessage()
         mail["From"] = sender
-        mail["To"] = "pbm@localhost"
+        mail["To"] = to or "pbm@localhost"
         mail["Subject"] = subject
         mail["Message-ID"] = message_id or f"<{uuid.uuid4().hex}@players.test>"
         for name, value in (headers or {}).items():
@@ -128,7 +129,12 @@ def mail_site(directory: Path, **env: str) -> Iterator[MailSite]:
                 **env,
             }
             command = [sys.executable, "manage.py", "mailserver"]
-            with background(command, settings, log) as process:
+            # The sweeper sends the "your move" mails, as in `make run`.
+            sweeper = [sys.executable, "manage.py", "sweeper"]
+            with (
+                background(command, settings, log) as process,
+                background(sweeper, settings, directory / "sweeper.log"),
+            ):
                 _wait_for_smtp(port, process, log)
                 yield MailSite(port, sink, log)
     finally:

@@ -135,3 +135,42 @@ def test_mail_over_the_size_limit_is_refused_at_smtp(site: MailSite) -> None:
         site.send("big@players.test", "help", "x" * (70 * 1024))
     assert "552" in str(refused.value) or "exceeded" in str(refused.value).lower()
     assert site.sink.to("big@players.test") == []
+
+
+def test_replying_to_a_your_move_mail_with_just_the_move_plays_it_once(
+    site: MailSite, players: dict[str, str]
+) -> None:
+    site.ask(ALICE, "zigzag challenge alice bob -pits=4 -seeds=1")
+    begun = site.ask(BOB, "zigzag challenge alice bob -pits=4 -seeds=1")
+    board = int(re.search(r"board (\d+)", str(begun["Subject"])).group(1))  # type: ignore[union-attr]
+    first = legal_moves(text_of(begun))[0]
+    site.ask(ALICE, f"zigzag move {board} alice alice-mailpw {first}#1")
+    # The sweeper mails bob, who is on no page of the game, with a signed reply address.
+    notice = site.sink.wait_for(
+        lambda m: (
+            str(m["Subject"]).startswith("Your move in ZigZag")
+            and f"#{board} " in str(m["Subject"])
+        )
+    )
+    assert BOB in str(notice["X-Envelope-To"])
+    reply_to = str(notice["Reply-To"])
+    assert reply_to.startswith("pbm+r-") and "bob (2) to move; this move is #2." in text_of(notice)
+    answer = legal_moves(text_of(notice))[0]
+    # Someone else replying from another address plays nothing.
+    sent = site.send("mallory@players.test", answer, to=reply_to)
+    refused = site.sink.wait_for(lambda m: str(m["In-Reply-To"]) == sent)
+    assert str(refused["Subject"]).startswith("error (bad_credentials)")
+    sent = site.send(BOB, f"Re: {answer}", to=reply_to)
+    played = site.sink.wait_for(lambda m: str(m["In-Reply-To"]) == sent)
+    assert str(played["Subject"]) == f"zigzag board {board}: bob played {answer}"
+    # The same reply again is stale: refused with the board.
+    sent = site.send(BOB, answer, to=reply_to)
+    again = site.sink.wait_for(lambda m: str(m["In-Reply-To"]) == sent)
+    assert "refused: this board is at move #3" in str(again["Subject"])
+    # A forged address (the signature of another move) is an ordinary, unknown command.
+    forged = (
+        reply_to.replace("-2-", "-3-", 1) if "-2-" in reply_to else reply_to[:-15] + "@localhost"
+    )
+    sent = site.send(BOB, answer, to=forged)
+    odd = site.sink.wait_for(lambda m: str(m["In-Reply-To"]) == sent)
+    assert str(odd["Subject"]).startswith("error (bad_command)")

@@ -7,13 +7,14 @@ import logging
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.core.mail import send_mail
+from django.core.mail import EmailMessage, send_mail
 from django.db import transaction
 from django.utils import timezone
 
 from games import selectors
 from games.engine import rules_for
 from games.models import Game, GameConnection, MoveNotice, Vacation
+from games.reply_address import reply_address
 from games.services._core import locked
 from games.services.ending import finish
 
@@ -145,18 +146,23 @@ def notify_move(game_id: int, player: int) -> bool:
         return False
     name = selectors.title_for(game.slug, game.options)
     link = f"{settings.SITE_URL.rstrip('/')}/games/{game.pk}/"
+    message = EmailMessage(
+        subject=f"Your move in {name} #{game.pk} against {opponent.username}",
+        body=(
+            f"{opponent.username} has moved in {name} #{game.pk}. It is your move:\n\n"
+            f"{link}\n\nYou have {game.time_control.label}.\n"
+            f"To move by mail, reply to this mail with your move as its subject (it is move "
+            f"#{game.ply + 1}).\n\n{selectors.game_text(game, last=10)}\n"
+            f"Turn these e-mails off on your profile: "
+            f"{settings.SITE_URL.rstrip('/')}/@{user.username}/\n"
+        ),
+        to=[user.email],
+        # Replying with just the move plays it (the mail door checks the signature and ply).
+        reply_to=[reply_address(user.pk, game.pk, game.ply)],
+        headers={"Auto-Submitted": "auto-generated"},
+    )
     try:
-        send_mail(
-            subject=f"Your move in {name} #{game.pk} against {opponent.username}",
-            message=(
-                f"{opponent.username} has moved in {name} #{game.pk}. It is your move:\n\n"
-                f"{link}\n\nYou have {game.time_control.label}.\n"
-                f"Turn these e-mails off on your profile: "
-                f"{settings.SITE_URL.rstrip('/')}/@{user.username}/\n"
-            ),
-            from_email=None,
-            recipient_list=[user.email],
-        )
+        message.send()
     except OSError:
         logger.exception("could not e-mail %s about game %s", user.username, game.pk)
         return False

@@ -191,7 +191,8 @@ def _advance(
     move_event, *end = step.events
     written.events.append((prepare(game, move_event), played))
     written.events.extend((prepare(game, event), None) for event in end)
-    if step.turn_over and not step.game_over and game.time_control.correspondence:
+    # Correspondence and untimed games (the ones played by mail) tell the player to move.
+    if step.turn_over and not step.game_over and not game.time_control.realtime:
         written.noticed.append(3 - player)
     written.ended = step.game_over
     return step
