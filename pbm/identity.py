@@ -14,6 +14,7 @@ from django.conf import settings
 from django.contrib.auth.hashers import check_password, make_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.crypto import constant_time_compare, salted_hmac
 from django_ratelimit.core import get_usage
 
 from accounts.models import User
@@ -22,6 +23,13 @@ from pbm.models import MailPassword
 from realtime.errors import ServiceError
 
 MIN_MAIL_PASSWORD = 6
+# Checking a password against its hash costs ~0.1 CPU-second by design (PBKDF2), and a player
+# mails the same one with every move. The last password proved right for each account is kept
+# as a keyed digest, in this process only, and a command with it skips the slow check; a
+# changed or revoked password (its stored hash changes) is checked slowly again. Wrong
+# guesses never enter it (and the rate limit counts them either way).
+_PROVEN: dict[int, tuple[str, str]] = {}  # user id -> (stored hash, digest of the password)
+PROVEN_KEPT = 10_000
 
 
 def address_of(sender: str) -> str:
@@ -64,13 +72,29 @@ def authenticate(username: str, password: str, sender: str) -> User:
     if (
         user is None
         or stored is None
-        or not check_password(password, stored.password)
+        or not _password_right(user.pk, password, stored.password)
         or user.email.strip().lower() != address
     ):
         _counted("mail-login", username.lower(), rate, increment=True)
         _counted("mail-login-address", address, settings.LOGIN_FAILURES_PER_ADDRESS, increment=True)
         raise refused
     return user
+
+
+def _digest(password: str) -> str:
+    return salted_hmac("pbm-proven-mail-password", password).hexdigest()
+
+
+def _password_right(user_id: int, password: str, stored: str) -> bool:
+    proven = _PROVEN.get(user_id)
+    if proven is not None and proven[0] == stored:
+        return constant_time_compare(proven[1], _digest(password))
+    if not check_password(password, stored):
+        return False
+    if len(_PROVEN) >= PROVEN_KEPT:
+        _PROVEN.pop(next(iter(_PROVEN)))
+    _PROVEN[user_id] = (stored, _digest(password))
+    return True
 
 
 def sign_up(username: str, password: str, address: str) -> User:

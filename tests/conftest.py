@@ -82,7 +82,8 @@ def depends_on_the_database(item: pytest.Item) -> bool:
 
 
 def starts_servers(item: pytest.Item) -> bool:
-    """Whether the test's module starts server processes (it uses tests/servers.py)."""
+    """Whether the test's module starts server processes (it uses tests/servers.py, or
+    tests/mail.py's mail door)."""
     module = getattr(item, "module", None)
     return module is not None and _uses_servers(module)
 
@@ -90,7 +91,7 @@ def starts_servers(item: pytest.Item) -> bool:
 @functools.cache
 def _uses_servers(module: types.ModuleType) -> bool:
     return any(
-        getattr(value, "__module__", None) == "tests.servers"
+        getattr(value, "__module__", None) in {"tests.servers", "tests.mail"}
         for value in vars(module).values()
         if callable(value)
     )

@@ -27,6 +27,7 @@ class Sink:
 
     def __init__(self) -> None:
         self.mails: list[EmailMessage] = []
+        self.replies: dict[str, EmailMessage] = {}  # by In-Reply-To, read once on arrival
         self.arrived = threading.Condition()
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
@@ -35,10 +36,24 @@ class Sink:
         )
         assert isinstance(mail, EmailMessage)
         mail["X-Envelope-To"] = ", ".join(envelope.rcpt_tos)
+        answering = str(mail["In-Reply-To"] or "")
         with self.arrived:
             self.mails.append(mail)
+            if answering:
+                self.replies.setdefault(answering, mail)
             self.arrived.notify_all()
         return "250 OK"
+
+    def reply_to(self, message_id: str, timeout: float = WAIT_SECONDS) -> EmailMessage:
+        """The answer to the mail sent with `message_id`."""
+        deadline = time.monotonic() + timeout
+        with self.arrived:
+            while message_id not in self.replies:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"no answer to {message_id} within {timeout} s")
+                self.arrived.wait(left)
+            return self.replies[message_id]
 
     def wait_for(self, match: Any, timeout: float = WAIT_SECONDS) -> EmailMessage:
         deadline = time.monotonic() + timeout
@@ -92,8 +107,7 @@ class MailSite:
 
     def ask(self, sender: str, subject: str, body: str = "") -> EmailMessage:
         """Mail a command and wait for its reply."""
-        sent = self.send(sender, subject, body)
-        return self.sink.wait_for(lambda mail: str(mail["In-Reply-To"]) == sent)
+        return self.sink.reply_to(self.send(sender, subject, body))
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")

@@ -3,6 +3,7 @@ mail, and every bad mail answered with what was wrong (or, for a robot's, not at
 
 from __future__ import annotations
 
+import random
 import re
 import smtplib
 from collections.abc import Iterator
@@ -10,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from games.engine import client_moves, pick_client_move
+from games.rules import get_rules
 from tests.mail import MailSite, mail_site, text_of
 
-pytestmark = pytest.mark.sqlite(reason="the mail door's own process and database: run once")
+# Both passes: the mail door's locks and its once-per-Message-ID rest on the database.
 
 ALICE = "alice@players.test"
 BOB = "bob@players.test"
@@ -20,7 +23,9 @@ BOB = "bob@players.test"
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MailSite]:
-    with mail_site(Path(tmp_path_factory.mktemp("mail"))) as running:
+    # Whole games by mail send hundreds of mails a minute from each player; the limit on a
+    # sender has a site of its own below.
+    with mail_site(Path(tmp_path_factory.mktemp("mail")), PBM_MAILS_PER_SENDER="5000/m") as running:
         yield running
     assert "Traceback" not in running.output(), running.output()
 
@@ -113,7 +118,7 @@ def test_bad_mail_gets_a_clear_answer_that_shows_the_right_form(
 
 def test_a_mail_delivered_twice_is_answered_once(site: MailSite) -> None:
     first = site.send("twice@players.test", "list", message_id="<same-mail@players.test>")
-    site.sink.wait_for(lambda m: str(m["In-Reply-To"]) == first)
+    site.sink.reply_to(first)
     site.send("twice@players.test", "list", message_id="<same-mail@players.test>")
     marker = site.ask("twice@players.test", "help")  # answered after the second copy was stored
     assert marker is not None
@@ -158,19 +163,62 @@ def test_replying_to_a_your_move_mail_with_just_the_move_plays_it_once(
     answer = legal_moves(text_of(notice))[0]
     # Someone else replying from another address plays nothing.
     sent = site.send("mallory@players.test", answer, to=reply_to)
-    refused = site.sink.wait_for(lambda m: str(m["In-Reply-To"]) == sent)
+    refused = site.sink.reply_to(sent)
     assert str(refused["Subject"]).startswith("error (bad_credentials)")
     sent = site.send(BOB, f"Re: {answer}", to=reply_to)
-    played = site.sink.wait_for(lambda m: str(m["In-Reply-To"]) == sent)
+    played = site.sink.reply_to(sent)
     assert str(played["Subject"]) == f"zigzag board {board}: bob played {answer}"
     # The same reply again is stale: refused with the board.
     sent = site.send(BOB, answer, to=reply_to)
-    again = site.sink.wait_for(lambda m: str(m["In-Reply-To"]) == sent)
+    again = site.sink.reply_to(sent)
     assert "refused: this board is at move #3" in str(again["Subject"])
     # A forged address (the signature of another move) is an ordinary, unknown command.
     forged = (
         reply_to.replace("-2-", "-3-", 1) if "-2-" in reply_to else reply_to[:-15] + "@localhost"
     )
     sent = site.send(BOB, answer, to=forged)
-    odd = site.sink.wait_for(lambda m: str(m["In-Reply-To"]) == sent)
+    odd = site.sink.reply_to(sent)
     assert str(odd["Subject"]).startswith("error (bad_command)")
+
+
+@pytest.mark.sqlite(reason="whole games: the moves' services are the web's, tested on both")
+@pytest.mark.parametrize("slug", ["diffusion", "four-rank-diffusion", "diffusion-chess", "zigzag"])
+def test_a_whole_game_of_each_game_is_played_by_mail_to_its_end_by_the_rules(
+    site: MailSite, players: dict[str, str], slug: str
+) -> None:
+    """Each player keeps their own board (the rule engine) and mails moves with #MOVENO; the
+    server's boards and its end agree with it."""
+    rules = get_rules(slug)
+    state = rules.initial_state()
+    rng = random.Random(slug)
+    site.ask(ALICE, f"{slug} challenge alice bob")
+    begun = site.ask(BOB, f"{slug} challenge alice bob")
+    board = int(re.search(r"board (\d+)", str(begun["Subject"])).group(1))  # type: ignore[union-attr]
+    seats = {1: ("alice", ALICE, "alice-mailpw"), 2: ("bob", BOB, "bob-mailpw")}
+    number = 0
+    while rules.outcome(state) is None:
+        number += 1
+        name, address, password = seats[rules.to_move(state)]
+        move = pick_client_move(client_moves(rules, state), rng)
+        reply = site.ask(address, f"{slug} move {board} {name} {password} {move}#{number}")
+        assert str(reply["Subject"]) == f"{slug} board {board}: {name} played {move}", text_of(
+            reply
+        )
+        state = rules.play(state, move)
+    outcome = rules.outcome(state)
+    assert outcome is not None
+    winner = seats[outcome.winner][0] if outcome.winner else None
+    assert f"Game over: {winner} wins" in text_of(reply), text_of(reply)
+    final = text_of(site.ask(ALICE, f"{slug} show {board}"))
+    assert rules.render_text(state).rstrip("\n") in final
+
+
+def test_a_sender_over_the_limit_is_told_to_try_later_and_others_are_not(tmp_path: Path) -> None:
+    with mail_site(tmp_path, PBM_MAILS_PER_SENDER="3/m") as limited:
+        for _ in range(3):
+            limited.ask("eager@players.test", "list")
+        with pytest.raises(smtplib.SMTPDataError) as later:
+            limited.send("eager@players.test", "list")
+        assert later.value.smtp_code == 451
+        assert limited.ask("calm@players.test", "list") is not None
+        assert "Traceback" not in limited.output()
