@@ -3,13 +3,15 @@ sink as the outgoing mail server, and smtplib as the players' mail programs."""
 
 from __future__ import annotations
 
+import os
+import signal
 import smtplib
 import sys
 import threading
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from pathlib import Path
@@ -74,10 +76,20 @@ class Sink:
 
 
 class MailSite:
-    def __init__(self, port: int, sink: Sink, log: Path) -> None:
+    def __init__(self, port: int, sink: Sink, log: Path, start: Any) -> None:
         self.port = port
         self.sink = sink
         self.log = log
+        self._start = start  # starts `manage.py mailserver` again (after `kill`)
+        self.process = start()
+
+    def kill(self) -> None:
+        """kill -9 the mail server, as a crash or a power cut would."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+    def restart(self) -> None:
+        self.process = self._start()
 
     def send(
         self,
@@ -109,8 +121,22 @@ class MailSite:
         """Mail a command and wait for its reply."""
         return self.sink.reply_to(self.send(sender, subject, body))
 
+    def send_many(self, mails: list[tuple[str, str]]) -> list[str]:
+        """(sender, subject) mails sent on one connection, as fast as SMTP goes: Message-IDs."""
+        sent = []
+        with smtplib.SMTP("127.0.0.1", self.port, timeout=10) as smtp:
+            for sender, subject in mails:
+                mail = EmailMessage()
+                mail["From"], mail["To"], mail["Subject"] = sender, "pbm@localhost", subject
+                mail["Message-ID"] = f"<{uuid.uuid4().hex}@players.test>"
+                mail.set_content("\n")
+                smtp.send_message(mail)
+                sent.append(str(mail["Message-ID"]))
+        return sent
+
     def output(self) -> str:
-        return self.log.read_text(errors="replace")
+        logs = sorted(self.log.parent.glob("mailserver*.log"))
+        return "".join(path.read_text(errors="replace") for path in logs)
 
 
 def text_of(mail: EmailMessage) -> str:
@@ -128,9 +154,9 @@ def mail_site(directory: Path, **env: str) -> Iterator[MailSite]:
     controller.start()
     port = free_port()
     try:
-        with migrated_scratch_database(directory) as url:
+        with migrated_scratch_database(directory) as url, ExitStack() as stack:
             log = directory / "mailserver.log"
-            settings = {
+            settings: dict[str, str | None] = {
                 "DATABASE_URL": url,
                 "DJANGO_SECRET_KEY": "test-only-secret-key-not-for-production-use-0123456789",
                 "DJANGO_SETTINGS_MODULE": "config.settings",
@@ -142,15 +168,20 @@ def mail_site(directory: Path, **env: str) -> Iterator[MailSite]:
                 "PBM_ADDRESS": "Diffusion <pbm@localhost>",
                 **env,
             }
-            command = [sys.executable, "manage.py", "mailserver"]
             # The sweeper sends the "your move" mails, as in `make run`.
             sweeper = [sys.executable, "manage.py", "sweeper"]
-            with (
-                background(command, settings, log) as process,
-                background(sweeper, settings, directory / "sweeper.log"),
-            ):
-                _wait_for_smtp(port, process, log)
-                yield MailSite(port, sink, log)
+            stack.enter_context(background(sweeper, settings, directory / "sweeper.log"))
+            starts = iter(range(1, 100))
+
+            def start() -> Any:
+                number = next(starts)
+                name = "mailserver.log" if number == 1 else f"mailserver-{number}.log"
+                command = [sys.executable, "manage.py", "mailserver"]
+                process = stack.enter_context(background(command, settings, directory / name))
+                _wait_for_smtp(port, process, directory / name)
+                return process
+
+            yield MailSite(port, sink, log, start)
     finally:
         controller.stop()
 

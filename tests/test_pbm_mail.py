@@ -222,3 +222,36 @@ def test_a_sender_over_the_limit_is_told_to_try_later_and_others_are_not(tmp_pat
         assert later.value.smtp_code == 451
         assert limited.ask("calm@players.test", "list") is not None
         assert "Traceback" not in limited.output()
+
+
+def test_a_mail_server_killed_mid_burst_answers_every_stored_mail_once_when_back(
+    tmp_path: Path,
+) -> None:
+    with mail_site(tmp_path) as site:
+        sent = site.send_many([(f"burst{n % 6}@players.test", "list") for n in range(48)])
+        site.kill()  # every mail was stored (SMTP said 250); some were not answered yet
+        answered_before = sum(1 for message_id in sent if message_id in site.sink.replies)
+        site.restart()
+        for message_id in sent:
+            site.sink.reply_to(message_id)
+        ids: dict[str, set[str]] = {}
+        for mail in site.sink.mails:
+            ids.setdefault(str(mail["In-Reply-To"]), set()).add(str(mail["Message-ID"]))
+        assert all(len(ids[message_id]) == 1 for message_id in sent), ids
+        assert answered_before < len(sent), "the kill came after every answer: nothing was tested"
+        assert "Traceback" not in site.output()
+
+
+def test_a_line_break_smuggled_into_a_subject_adds_no_header_to_the_answer(site: MailSite) -> None:
+    raw = (
+        "From: sly@players.test\r\nTo: pbm@localhost\r\n"
+        "Message-ID: <smuggled@players.test>\r\n"
+        "Subject: =?utf-8?q?zigzag_show_1=0D=0ABcc:_victim@players.test?=\r\n\r\nhi\r\n"
+    )
+    with smtplib.SMTP("127.0.0.1", site.port, timeout=10) as smtp:
+        smtp.sendmail("sly@players.test", ["pbm@localhost"], raw.encode())
+    answer = site.sink.reply_to("<smuggled@players.test>")
+    assert answer["Bcc"] is None
+    assert "\n" not in str(answer["Subject"])
+    assert str(answer["X-Envelope-To"]) == "sly@players.test"
+    assert site.sink.to("victim@players.test") == []
