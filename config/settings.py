@@ -256,6 +256,7 @@ PBM_ADDRESS = os.environ.get("PBM_ADDRESS", "pbm@localhost")
 PBM_MAX_MAIL_BYTES = int(os.environ.get("PBM_MAX_MAIL_BYTES", str(64 * 1024)))
 PBM_MAILS_PER_SENDER = os.environ.get("PBM_MAILS_PER_SENDER", "60/m")
 PBM_SEND_ATTEMPTS = int(os.environ.get("PBM_SEND_ATTEMPTS", "20"))
+PBM_WORKER_THREADS = int(os.environ.get("PBM_WORKER_THREADS", "4"))
 
 # --- Security -------------------------------------------------------------------------
 SESSION_COOKIE_HTTPONLY = True

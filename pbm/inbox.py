@@ -147,11 +147,12 @@ def process(mail_id: int) -> int:
     return len(outgoing)
 
 
-def pending_mails(limit: int = 100) -> list[int]:
+def pending_mails(limit: int = 200) -> list[tuple[int, str]]:
+    """(id, sender) of the stored mails not yet answered, oldest first."""
     return list(
         InboundMail.objects.filter(status=InboundMail.Status.RECEIVED)
         .order_by("pk")
-        .values_list("pk", flat=True)[:limit]
+        .values_list("pk", "sender")[:limit]
     )
 
 

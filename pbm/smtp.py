@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from aiosmtpd.controller import Controller
@@ -75,19 +76,54 @@ def _guarded(function: Any, *args: Any) -> Any:
         close_old_connections()
 
 
-def work_once() -> tuple[int, int]:
-    """Answer the stored mails and send the replies: (mails answered, mails sent)."""
-    answered = 0
-    for mail_id in inbox.pending_mails():
+class Worker:
+    """Answers stored mails on a few threads (checking a new mail password costs a tenth of a
+    second of CPU, and must not hold up everyone's moves), one mail of a sender at a time and
+    in the order they came, so that a player's moves mailed one after the other are played in
+    that order."""
+
+    def __init__(self, threads: int, wake: threading.Event) -> None:
+        self.wake = wake  # set when a mail is done: its sender's next may be waiting
+        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="mail")
+        self.lock = threading.Lock()
+        self.busy_senders: set[str] = set()
+        self.busy_mails: set[int] = set()
+
+    def dispatch(self) -> None:
+        """Hand out the stored mails whose senders have none in hand; send leftover replies."""
+        for mail_id, sender in _guarded(inbox.pending_mails):
+            with self.lock:
+                if mail_id in self.busy_mails or sender in self.busy_senders:
+                    continue
+                self.busy_mails.add(mail_id)
+                self.busy_senders.add(sender)
+            self.pool.submit(self.answer, mail_id, sender)
+        with self.lock:
+            idle = not self.busy_mails
+        if idle:  # replies left by a stopped server, or by an outgoing server that was down
+            _guarded(_deliver_all)
+
+    def answer(self, mail_id: int, sender: str) -> None:
         try:
-            inbox.process(mail_id)
-            answered += 1
+            _guarded(inbox.process, mail_id)
+            _guarded(_deliver_all)
         except Exception:
             logger.exception("mail %s could not be answered; it stays stored", mail_id)
+        finally:
+            with self.lock:
+                self.busy_mails.discard(mail_id)
+                self.busy_senders.discard(sender)
+            self.wake.set()
+
+    def stop(self) -> None:
+        self.pool.shutdown(wait=True)
+
+
+def _deliver_all() -> int:
     sent = 0
     while batch := inbox.deliver():
         sent += batch
-    return answered, sent
+    return sent
 
 
 def serve(host: str, port: int, stop: threading.Event | None = None) -> None:
@@ -102,14 +138,16 @@ def serve(host: str, port: int, stop: threading.Event | None = None) -> None:
     )
     controller.start()
     logger.warning("mail server listening on %s:%s", host, port)
+    worker = Worker(settings.PBM_WORKER_THREADS, wake)
     stop = stop or threading.Event()
     try:
         while not stop.is_set():
             wake.wait(IDLE_SECONDS)
             wake.clear()
             try:
-                _guarded(work_once)
+                worker.dispatch()
             except Exception:
                 logger.exception("the mail worker's pass failed; it tries again")
     finally:
         controller.stop()
+        worker.stop()
