@@ -146,15 +146,19 @@ def text_of(mail: EmailMessage) -> str:
 
 
 @contextmanager
-def mail_site(directory: Path, **env: str) -> Iterator[MailSite]:
-    """The mail door on a database of its own, replying through a sink."""
+def mail_site(
+    directory: Path, database_url: str | None = None, **env: str | None
+) -> Iterator[MailSite]:
+    """The mail door on a database of its own (or on `database_url`, a web site's), replying
+    through a sink."""
     sink = Sink()
     sink_port = free_port()
     controller = Controller(sink, hostname="127.0.0.1", port=sink_port)
     controller.start()
     port = free_port()
     try:
-        with migrated_scratch_database(directory) as url, ExitStack() as stack:
+        with ExitStack() as stack:
+            url = database_url or stack.enter_context(migrated_scratch_database(directory))
             log = directory / "mailserver.log"
             settings: dict[str, str | None] = {
                 "DATABASE_URL": url,
