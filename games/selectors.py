@@ -225,6 +225,7 @@ def game_text(game: Game, *, at: int | None = None, last: int | None = None) -> 
     ]
     if game.options:
         lines.append("options: " + " ".join(f"-{k}={v}" for k, v in sorted(game.options.items())))
+    lines.append(f"{'rated' if game.rated else 'casual'}, {game.time_control.label}")
     if at is not None:
         states = positions(game)
         at = max(0, min(at, len(states) - 1))

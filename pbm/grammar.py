@@ -50,7 +50,7 @@ GAME_FORMS = {
     "games": "GAME games [USERID ...] [all | active | inactive | next]",
     "show": "GAME show BOARD[#MOVENO] ... | GAME show USERID ... [all | active | inactive | next]",
     "showas": "GAME showas USERID MAILPASSWORD [BOARD ... | all | active | inactive | next]",
-    "challenge": "GAME challenge USERID1 USERID2 [-OPTION=VALUE ...]",
+    "challenge": "GAME challenge USERID1 USERID2 [-OPTION=VALUE ...] [-rated=1] [-time=3d]",
     "move": "GAME move BOARD USERID MAILPASSWORD MOVE[#MOVENO]",
     "queue": "GAME queue BOARD USERID MAILPASSWORD MOVE ... (an empty list clears the queue)",
     "resign": "GAME resign BOARD USERID MAILPASSWORD",

@@ -327,6 +327,10 @@ def challenge(command: Command, mail: Mail) -> Reply:
         raise BadCommand(
             "bad_command", "Name two users: USERID1 (moves first) and USERID2.", command.form
         )
+    # The site's own options beside the game's: -rated=1 (pbmserv rated every game) and
+    # -time=3d (a correspondence clock; untimed by default, as pbmserv's games were).
+    rated = str(options.pop("rated", 0)).lower() in {"1", "yes", "true"}
+    time_control = str(options.pop("time", ""))
     first, second = _user(names[0]), _user(names[1])
     sender = identity.address_of(mail.sender)
     me = next((u for u in (first, second) if u.email.strip().lower() == sender), None)
@@ -340,7 +344,7 @@ def challenge(command: Command, mail: Mail) -> Reply:
         challenger=other, challenged=me, slug=command.game, status=Challenge.Status.PENDING
     ).order_by("pk")
     for pending in waiting:
-        if _same_options(pending.options, options, command.game or ""):
+        if pending.rated == rated and _same_options(pending.options, options, command.game or ""):
             game = accept_challenge(user=me, challenge_id=pending.pk)
             notice = Notice(
                 other, f"{game.slug} board {game.pk}: {me.username} accepted", board.board(game)
@@ -354,9 +358,12 @@ def challenge(command: Command, mail: Mail) -> Reply:
         slug=command.game or "",
         options=options,
         side=Challenge.Side.FIRST if me == first else Challenge.Side.SECOND,
+        time_control=time_control,
+        rated=rated,
     )
     form = f"{command.game} challenge {first.username} {second.username}"
     form += "".join(f" -{k}={v}" for k, v in sorted(options.items()))
+    form += (" -rated=1" if rated else "") + (f" -time={time_control}" if time_control else "")
     notice = Notice(
         other,
         f"{command.game}: {me.username} challenges you",

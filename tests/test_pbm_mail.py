@@ -255,3 +255,13 @@ def test_a_line_break_smuggled_into_a_subject_adds_no_header_to_the_answer(site:
     assert "\n" not in str(answer["Subject"])
     assert str(answer["X-Envelope-To"]) == "sly@players.test"
     assert site.sink.to("victim@players.test") == []
+
+
+def test_a_rated_correspondence_game_is_challenged_and_accepted_by_mail(
+    site: MailSite, players: dict[str, str]
+) -> None:
+    site.ask(ALICE, "diffusion challenge bob alice -rated=1 -time=3d")
+    begun = site.ask(BOB, "diffusion challenge bob alice -rated=1 -time=3d")
+    assert "the game against alice has begun" in str(begun["Subject"]), text_of(begun)
+    assert "bob (1) vs alice (2)" in text_of(begun)
+    assert "rated, 3 days per move" in text_of(begun)
