@@ -181,9 +181,21 @@ def signoff(command: Command, mail: Mail) -> Reply:
 
 
 def delete(command: Command, mail: Mail) -> Reply:
-    raise ServiceError(
-        "not_here",
-        "Accounts are closed on the site (your profile page), where what goes is shown first.",
+    """Close the account: it can no longer sign in or mail commands; its finished games keep
+    its name. Refused while it has games going (resign them first), so no opponent is left
+    waiting on a closed account."""
+    words = _words(command, 2)
+    user = identity.authenticate(words[0], words[1], mail.sender)
+    going = Game.objects.filter(Q(player1=user) | Q(player2=user), status=Game.Status.ACTIVE)
+    if going.exists():
+        boards = ", ".join(str(pk) for pk in going.values_list("pk", flat=True)[:20])
+        raise ServiceError(
+            "games_going", f"Finish or resign your games first (boards {boards}); then delete."
+        )
+    identity.close_account(user)
+    return Reply(
+        f"delete {user.username}: done",
+        f"The account {user.username} is closed: it signs in and takes mail commands no more.",
     )
 
 

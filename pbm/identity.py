@@ -97,9 +97,19 @@ def _password_right(user_id: int, password: str, stored: str) -> bool:
     return True
 
 
+def close_account(user: User) -> None:
+    """pbmserv's `delete`: the account stays as a name on its past games, but cannot sign in,
+    take mail commands or be mailed."""
+    with transaction.atomic():
+        MailPassword.objects.filter(user=user).delete()
+        User.objects.filter(pk=user.pk).update(is_active=False, email="", email_on_move=False)
+    _PROVEN.pop(user.pk, None)
+
+
 def sign_up(username: str, password: str, address: str) -> User:
-    """pbmserv's `signup`: an account that plays by mail (no site password until one is set
-    through the site's password reset)."""
+    """pbmserv's `signup`: an account that plays by mail. It has no site password, so it
+    cannot sign in on the site; a player who wants both signs up there and sets a mail
+    password on the profile page."""
     try:
         validate_username(username)
     except ValidationError as error:

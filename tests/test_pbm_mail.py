@@ -265,3 +265,22 @@ def test_a_rated_correspondence_game_is_challenged_and_accepted_by_mail(
     assert "the game against alice has begun" in str(begun["Subject"]), text_of(begun)
     assert "bob (1) vs alice (2)" in text_of(begun)
     assert "rated, 3 days per move" in text_of(begun)
+
+
+def test_delete_waits_for_the_games_to_end_then_closes_the_account(site: MailSite) -> None:
+    dave, erin = "dave@players.test", "erin@players.test"
+    site.ask(dave, "signup dave dave-mailpw")
+    site.ask(erin, "signup erin erin-mailpw")
+    site.ask(dave, "zigzag challenge dave erin -pits=2 -seeds=1")
+    begun = site.ask(erin, "zigzag challenge dave erin -pits=2 -seeds=1")
+    board = int(re.search(r"board (\d+)", str(begun["Subject"])).group(1))  # type: ignore[union-attr]
+    early = site.ask(dave, "delete dave dave-mailpw")
+    assert str(early["Subject"]).startswith("error (games_going)")
+    assert str(board) in text_of(early)
+    site.ask(dave, f"zigzag resign {board} dave dave-mailpw")
+    closed = site.ask(dave, "delete dave dave-mailpw")
+    assert str(closed["Subject"]) == "delete dave: done"
+    after = site.ask(dave, "zigzag games dave all")  # its past games keep its name
+    assert f"{board}" in text_of(after)
+    refused = site.ask(dave, "change password dave dave-mailpw dave-other")
+    assert str(refused["Subject"]).startswith("error (bad_credentials)")
