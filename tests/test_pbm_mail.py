@@ -97,6 +97,11 @@ def test_a_stale_or_doubled_move_is_refused_with_the_board(
     assert "refused" in str(again["Subject"])
     assert "this board is at move #2" in text_of(again)
     assert "bob (2) to move; this move is #2" in text_of(again)
+    illegal = site.ask(BOB, f"diffusion move {board} bob bob-mailpw Q#2")
+    assert "'Q' refused" in str(illegal["Subject"]), text_of(illegal)
+    assert "bob (2) to move; this move is #2" in text_of(illegal)
+    passing = site.ask(BOB, f"diffusion move {board} bob bob-mailpw pass")
+    assert "Diffusion has no pass" in text_of(passing)
 
 
 def test_bad_mail_gets_a_clear_answer_that_shows_the_right_form(
