@@ -30,6 +30,7 @@ from pbm.grammar import (
     BadCommand,
     Command,
     board_number,
+    game_slug,
     parse,
     split_move_number,
     strip_reply_prefixes,
@@ -99,6 +100,8 @@ def _game_reply(game: Game, said: str) -> Reply:
 
 
 def help_(command: Command, mail: Mail) -> Reply:
+    if command.words:
+        return _help_on(command.words)
     lines = ["Commands (put one in the subject of a mail to this address):", ""]
     lines += [f"  {form}" for form in GLOBAL_FORMS.values()]
     lines += ["", "Commands of a game (GAME is one of: " + ", ".join(_slugs()) + "):", ""]
@@ -107,9 +110,26 @@ def help_(command: Command, mail: Mail) -> Reply:
         "",
         "MAILPASSWORD is your mail password (set it on your profile page, or by signup),",
         "never your site password; commands must come from your account's address.",
-        f"Every command, with an example and its answer: {_site()}/docs/pbmserv/",
+        "`help COMMAND` or `help GAME` says more about one.",
+        f"Every command, with an example and its answer: {_site()}/help/mail/",
     ]
     return Reply("help", "\n".join(lines))
+
+
+def _help_on(subjects: tuple[str, ...]) -> Reply:
+    """pbmserv's `help SUBJECT ...`: a game's help, or the forms of the commands named."""
+    parts = []
+    for word in subjects[:10]:
+        slug = game_slug(word)
+        verb = word.lower()
+        if slug is not None:
+            parts.append(game_help(Command(slug, "help", ()), Mail("", "")).text)
+        elif verb in GLOBAL_FORMS or verb in GAME_FORMS:
+            forms = [GLOBAL_FORMS.get(verb), GAME_FORMS.get(verb)]
+            parts.append("\n".join(f"  {form}" for form in forms if form))
+        else:
+            parts.append(f"No help on {word!r:.40}: try `help` for every command.")
+    return Reply(f"help {' '.join(subjects[:10])}", "\n\n".join(parts))
 
 
 def list_(command: Command, mail: Mail) -> Reply:

@@ -1,5 +1,5 @@
 """One player on the web page, the other by mail: each mailed move reaches the page at once,
-without a reload, and each click reaches the mail player's next board."""
+without a reload, and the web player's moves reach the mail player as "your move" mails."""
 
 from __future__ import annotations
 
@@ -80,4 +80,9 @@ def test_a_web_player_sees_each_move_mailed_by_the_opponent_arrive_live(
         assert mailed >= 3
         final = text_of(mail.ask(address, f"zigzag show {board}"))
         assert "Game over" in final
+        # And the reverse: Alice's clicks reached Bob as "your move" mails (he has no page open).
+        told = [
+            m for m in mail.sink.to(address) if str(m["Subject"]).startswith("Your move in ZigZag")
+        ]
+        assert told, [str(m["Subject"]) for m in mail.sink.to(address)]
         assert "Traceback" not in mail.output()

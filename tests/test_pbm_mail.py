@@ -49,6 +49,9 @@ def test_help_and_list_answer_anyone(site: MailSite) -> None:
     reply = site.ask("someone@players.test", "help")
     assert "GAME move BOARD USERID MAILPASSWORD MOVE[#MOVENO]" in text_of(reply)
     assert reply["Auto-Submitted"] == "auto-replied"
+    on_move = text_of(site.ask("someone@players.test", "help move zigzag"))
+    assert "GAME move BOARD USERID MAILPASSWORD MOVE[#MOVENO]" in on_move
+    assert "-pits=N" in on_move
     listing = text_of(site.ask("someone@players.test", "list"))
     for slug in ("diffusion", "four-rank-diffusion", "diffusion-chess", "zigzag"):
         assert slug in listing
