@@ -28,6 +28,7 @@ from games.reply_address import read_reply_address
 from pbm import handlers
 from pbm.identity import address_of
 from pbm.models import InboundMail, OutboundMail
+from realtime.errors import is_outage
 
 logger = logging.getLogger(__name__)
 
@@ -118,7 +119,19 @@ def process(mail_id: int) -> int:
         )
         if mail is None:
             return 0  # answered already, or a robot's
-        reply = handlers.answer(mail.subject, mail.body, mail.sender, mail.recipient)
+        try:
+            reply = handlers.answer(mail.subject, mail.body, mail.sender, mail.recipient)
+        except Exception as error:
+            if is_outage(error):
+                raise  # the database is away: the mail stays stored and is answered later
+            # A bug: answered (once) with the documented code, rather than retried forever.
+            logger.exception("mail %s could not be answered; it gets server_error", mail.pk)
+            reply = handlers.refusal(
+                "server_error",
+                "Something went wrong on our side, and it is logged. Nothing was changed: "
+                "send the command again later.",
+                mail.subject,
+            )
         outgoing = [
             OutboundMail(
                 inbound=mail,

@@ -1,0 +1,84 @@
+"""The mail door's store-then-answer steps, in-process on the test database: a mail is stored
+once per Message-ID, a bug answers it once with `server_error` instead of retrying forever,
+and a database outage leaves it stored for later."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import OperationalError
+
+from pbm import handlers, inbox
+from pbm.models import InboundMail, OutboundMail
+
+pytestmark = pytest.mark.django_db
+
+
+def raw(message_id: str, subject: str = "list", **headers: str) -> bytes:
+    extra = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+    return (
+        f"From: p@players.test\r\nTo: pbm@localhost\r\nMessage-ID: {message_id}\r\n"
+        f"Subject: {subject}\r\n{extra}\r\nbody\r\n"
+    ).encode()
+
+
+def test_a_mail_is_stored_once_and_answered_once() -> None:
+    first = inbox.store(raw("<one@players.test>"), "p@players.test", ["pbm@localhost"])
+    assert first is not None
+    assert inbox.store(raw("<one@players.test>"), "p@players.test", ["pbm@localhost"]) is None
+    assert inbox.process(first.pk) == 1
+    assert inbox.process(first.pk) == 0
+    reply = OutboundMail.objects.get()
+    assert (reply.to, reply.subject, reply.in_reply_to) == (
+        "p@players.test",
+        "list",
+        "<one@players.test>",
+    )
+
+
+def test_a_bug_in_a_command_is_answered_once_with_server_error(monkeypatch: Any) -> None:
+    mail = inbox.store(raw("<bug@players.test>"), "p@players.test", ["pbm@localhost"])
+    assert mail is not None
+
+    def broken(*args: Any) -> handlers.Reply:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(handlers, "answer", broken)
+    assert inbox.process(mail.pk) == 1
+    mail.refresh_from_db()
+    assert mail.status == InboundMail.Status.ANSWERED
+    assert OutboundMail.objects.get().subject.startswith("error (server_error)")
+
+
+def test_a_database_outage_leaves_the_mail_stored_for_later(monkeypatch: Any) -> None:
+    mail = inbox.store(raw("<later@players.test>"), "p@players.test", ["pbm@localhost"])
+    assert mail is not None
+
+    def away(*args: Any) -> handlers.Reply:
+        raise OperationalError("the server closed the connection")
+
+    monkeypatch.setattr(handlers, "answer", away)
+    with pytest.raises(OperationalError):
+        inbox.process(mail.pk)
+    mail.refresh_from_db()
+    assert mail.status == InboundMail.Status.RECEIVED
+    assert not OutboundMail.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("headers", "envelope"),
+    [
+        ({"Auto-Submitted": "auto-replied"}, "p@players.test"),
+        ({"List-Id": "<games.lists.test>"}, "p@players.test"),
+        ({"Precedence": "bulk"}, "p@players.test"),
+        ({}, ""),
+    ],
+)
+def test_a_robots_mail_is_stored_but_never_answered(headers: dict[str, str], envelope: str) -> None:
+    mail = inbox.store(
+        raw(f"<robot{len(headers)}{envelope}@x>", **headers), envelope, ["pbm@localhost"]
+    )
+    assert mail is not None and mail.status == InboundMail.Status.IGNORED
+    assert inbox.process(mail.pk) == 0
+    assert not OutboundMail.objects.exists()
