@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -290,12 +291,15 @@ def title_for(slug: str, options: dict[str, Any]) -> str:
 
 
 def vacation_days_used(user: Any, now: datetime) -> float:
-    """Days of vacation taken (or booked) in the 365 days up to `now`."""
+    """Whole days of vacation taken (or booked) in the 365 days up to `now`. A vacation ended
+    early counts the whole days it ran: the part of a day not completed is given back with
+    the days not taken (booked and ended at once, it costs nothing)."""
     window = now - timedelta(days=365)
     used = 0.0
     for vacation in Vacation.objects.filter(user=user, ends_at__gt=window):
         start = max(vacation.starts_at, window)
-        used += max(0.0, (vacation.ends_at - start).total_seconds() / 86400)
+        days = (vacation.ends_at - start).total_seconds() / 86400
+        used += max(0, math.floor(days + 1e-6))  # 1e-6 day: a clock's rounding, not a day
     return used
 
 

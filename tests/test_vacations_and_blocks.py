@@ -79,9 +79,24 @@ def test_coming_back_early_restarts_the_clocks_and_gives_back_the_days(
         assert (info["until"], info["days_used"], info["days_left"]) == (None, 4.0, 26)
 
 
+def test_days_booked_and_given_back_at_once_cost_nothing(pair: tuple[User, User]) -> None:
+    alice, _ = pair
+    with time_machine.travel(START, tick=False) as clock:
+        services.start_vacation(user=alice, days=2)
+        clock.shift(timedelta(seconds=5))
+        services.end_vacation(user=alice)
+        assert selectors.vacation_info(alice)["days_left"] == 30
+        # A part of a day is not a day taken either; a whole one is.
+        services.start_vacation(user=alice, days=3)
+        clock.shift(timedelta(days=1, hours=20))
+        services.end_vacation(user=alice)
+        assert selectors.vacation_info(alice)["days_left"] == 29
+        services.start_vacation(user=alice, days=29)  # all that is left, to the day
+
+
 @pytest.mark.parametrize(
     ("days", "code"),
-    [(31, "bad_message"), (0, "bad_message"), ("7", "bad_message"), (True, "bad_message")],
+    [(31, "vacation_limit"), (0, "bad_message"), ("7", "bad_message"), (True, "bad_message")],
 )
 def test_a_bad_vacation_request_is_refused(
     pair: tuple[User, User], days: object, code: str
@@ -126,8 +141,11 @@ def test_vacations_over_http(pair: tuple[User, User]) -> None:
     assert answer.status_code == 200 and answer.json()["until"] is not None
     again = browser.post("/api/vacation", json.dumps({"days": 3}), content_type="text/json")
     assert (again.status_code, again.json()["error"]["code"]) == (409, "on_vacation")
+    # More days than the allowance: the documented 409 vacation_limit, as when few are left.
     bad = browser.post("/api/vacation", json.dumps({"days": 99}), content_type="text/json")
-    assert bad.status_code == 400
+    assert (bad.status_code, bad.json()["error"]["code"]) == (409, "vacation_limit")
+    nonsense = browser.post("/api/vacation", json.dumps({"days": 0}), content_type="text/json")
+    assert (nonsense.status_code, nonsense.json()["error"]["code"]) == (400, "bad_message")
     back = browser.post("/api/vacation/end")
     assert back.status_code == 200 and back.json()["until"] is None
     # The profile's form.

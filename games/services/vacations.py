@@ -26,8 +26,12 @@ def start_vacation(*, user: Any, days: Any) -> Vacation:
     if user is None or not getattr(user, "is_authenticated", False):
         raise ServiceError("not_logged_in", "Log in to take a vacation.")
     allowance = settings.VACATION_DAYS
-    if not isinstance(days, int) or isinstance(days, bool) or not 1 <= days <= allowance:
+    if not isinstance(days, int) or isinstance(days, bool) or days < 1:
         raise ServiceError("bad_message", f"days is a whole number from 1 to {allowance}.")
+    if days > allowance:  # a well-formed request for more than there can ever be
+        raise ServiceError(
+            "vacation_limit", f"At most {allowance} days of vacation in a year, not {days}."
+        )
     with transaction.atomic():
         # One vacation change per user at a time: their row orders concurrent requests.
         User.objects.select_for_update().filter(pk=user.pk).first()
