@@ -291,12 +291,15 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "filters": {"one_line_outages": {"()": "realtime.log_filters.ConnectionErrorsInOneLine"}},
+    "filters": {
+        "one_line_outages": {"()": "realtime.log_filters.ConnectionErrorsInOneLine"},
+        "one_line_refusals": {"()": "realtime.log_filters.RefusedRequestsInOneLine"},
+    },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": "plain",
-            "filters": ["one_line_outages"],
+            "filters": ["one_line_outages", "one_line_refusals"],
         }
     },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},

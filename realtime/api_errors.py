@@ -2,7 +2,9 @@
 
 Views answer the refusals they know ({"error": {"code", "message"}}); this middleware covers
 the rest in one place, so a client of the API never receives an HTML page or a traceback:
-an unexpected exception (logged with its traceback) is `server_error` 500, an unknown path
+a body over Django's limit is `too_large` 413 and an unreadable request `bad_request` 400
+(logged in one line), an unexpected exception (logged with its traceback) is `server_error`
+500, an unknown path
 `not_found` 404, a wrong method `method_not_allowed` 405 and a CSRF refusal `csrf_failed` 403.
 """
 
@@ -11,7 +13,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, UnreadablePostError
 from django.shortcuts import render
 
 from realtime.errors import UNAVAILABLE, is_outage
@@ -57,6 +61,15 @@ class ApiErrorMiddleware:
             return None  # Django's own pages (500.html, 404.html)
         if isinstance(exception, Http404):
             return error(404, *PLAIN[404])
+        if isinstance(exception, RequestDataTooBig):
+            logger.warning("API %s %s: body over the limit", request.method, request.path)
+            limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+            return error(413, "too_large", f"A request body has at most {limit:,} bytes.")
+        if isinstance(exception, SuspiciousOperation | UnreadablePostError):
+            logger.warning(
+                "API %s %s: unreadable request (%s)", request.method, request.path, exception
+            )
+            return error(400, *PLAIN[400])
         if is_outage(exception):
             logger.warning(
                 "API %s %s: database unreachable (%s)", request.method, request.path, exception

@@ -51,6 +51,7 @@ HTTP_STATUS = {
     "vacation_limit": 409,
     "on_vacation": 409,
     "not_on_vacation": 409,
+    "too_large": 413,
     "illegal_move": 422,
     "rate_limited": 429,
     "server_error": 500,

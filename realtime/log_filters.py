@@ -1,4 +1,5 @@
-"""Log filters: an outage is one line per event, a bug keeps its traceback.
+"""Log filters: an outage, or a request refused as suspicious, is one line per event; a bug
+keeps its traceback.
 
 While Redis or PostgreSQL is unreachable, channels_redis's receive loop and our broadcasts log
 an error every time they try; with tracebacks, a short outage buried the log in pages of
@@ -46,4 +47,19 @@ class ConnectionErrorsInOneLine(logging.Filter):
                 record.args = None
                 record.exc_info = None
                 record.exc_text = None
+        return True
+
+
+class RefusedRequestsInOneLine(logging.Filter):
+    """Django logs a request it refuses as suspicious (a body over the limit, a bad Host) at
+    ERROR with its traceback, under `django.security.*`. The client's mistake is answered
+    with a 400; it is logged as one warning line, as an outage is."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.name.startswith("django.security.") and record.exc_info:
+            record.msg = f"refused request: {record.getMessage()}"
+            record.args = None
+            record.exc_info = None
+            record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
         return True

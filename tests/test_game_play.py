@@ -135,6 +135,21 @@ def test_the_http_move_endpoint_refuses_with_a_json_error(
     assert (game.ply, game.version) == (0, 0)
 
 
+def test_a_ten_mebibyte_body_is_a_documented_413_without_a_traceback(
+    game_and_browser: tuple[Game, Client], caplog: pytest.LogCaptureFixture
+) -> None:
+    game, browser = game_and_browser
+    huge = json.dumps({"move": "I", "ply": 0, "padding": "x" * (10 * 1024 * 1024)})
+    response = browser.post(
+        f"/api/games/{game.pk}/move", data=huge, content_type="application/json"
+    )
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "too_large"
+    assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
+    game.refresh_from_db()
+    assert (game.ply, game.version) == (0, 0)
+
+
 def test_the_http_move_endpoint_needs_a_player(game_and_browser: tuple[Game, Client]) -> None:
     game, _ = game_and_browser
     assert post(Client(), game, {"move": "I", "ply": 0}).status_code == 403

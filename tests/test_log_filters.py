@@ -5,7 +5,9 @@ from __future__ import annotations
 import io
 import logging
 
+import pytest
 import redis.exceptions
+from django.test import Client
 
 from realtime.log_filters import ConnectionErrorsInOneLine
 
@@ -56,3 +58,25 @@ def test_a_task_cancelled_while_the_server_stops_is_one_line() -> None:
 
     text = logged(asyncio.CancelledError())
     assert "Traceback" not in text and "CancelledError" in text
+
+
+@pytest.mark.django_db
+def test_a_page_sent_a_body_over_the_limit_answers_400_and_logs_one_line_without_a_traceback() -> (
+    None
+):
+    """Through the logging the settings configure (the console handler's own filters)."""
+    console = next(h for h in logging.getLogger().handlers if isinstance(h, logging.StreamHandler))
+    stream = io.StringIO()
+    previous = console.setStream(stream)
+    try:
+        response = Client().post(
+            "/login/",
+            data="a=" + "x" * (10 * 1024 * 1024),
+            content_type="application/x-www-form-urlencoded",
+        )
+    finally:
+        console.setStream(previous)
+    assert response.status_code == 400
+    text = stream.getvalue()
+    assert "refused request: Request body exceeded" in text
+    assert "Traceback" not in text
