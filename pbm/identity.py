@@ -15,12 +15,12 @@ from django.contrib.auth.hashers import check_password, make_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.crypto import constant_time_compare, salted_hmac
-from django_ratelimit.core import get_usage
 
 from accounts.models import User
 from accounts.usernames import validate_username
 from pbm.models import MailPassword
 from realtime.errors import ServiceError
+from realtime.limits import over_limit
 
 MIN_MAIL_PASSWORD = 6
 # Checking a password against its hash costs ~0.1 CPU-second by design (PBKDF2), and a player
@@ -37,10 +37,7 @@ def address_of(sender: str) -> str:
 
 
 def _counted(group: str, key: str, rate: str, *, increment: bool) -> bool:
-    usage = get_usage(None, group=group, key=lambda _g, _r: key, rate=rate, increment=increment)
-    if usage is None:
-        return False
-    return bool(usage["should_limit"] if increment else usage["count"] >= usage["limit"])
+    return over_limit(group, key, rate, increment=increment)
 
 
 def set_mail_password(user: User, password: str) -> None:

@@ -17,10 +17,10 @@ from typing import Any
 from aiosmtpd.controller import Controller
 from django.conf import settings
 from django.db import close_old_connections
-from django_ratelimit.core import get_usage
 
 from pbm import inbox
 from pbm.identity import address_of
+from realtime.limits import over_limit
 
 logger = logging.getLogger(__name__)
 
@@ -29,14 +29,7 @@ IDLE_SECONDS = 1.0
 
 
 def _sender_refused(address: str) -> bool:
-    usage = get_usage(
-        None,
-        group="mail-sender",
-        key=lambda _g, _r: address,
-        rate=settings.PBM_MAILS_PER_SENDER,
-        increment=True,
-    )
-    return bool(usage and usage["should_limit"])
+    return over_limit("mail-sender", address, settings.PBM_MAILS_PER_SENDER, increment=True)
 
 
 class Inbox:

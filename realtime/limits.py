@@ -11,13 +11,19 @@ which is right for the embedded default's single process.
 
 from __future__ import annotations
 
+import logging
+import re
+import time
 from collections.abc import Callable
 
+import redis.exceptions
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django_ratelimit.core import get_usage
 
 from realtime.api_errors import API_PREFIX, error
+
+logger = logging.getLogger(__name__)
 
 
 def address(request: HttpRequest) -> str:
@@ -25,14 +31,62 @@ def address(request: HttpRequest) -> str:
     return str(request.META.get("REMOTE_ADDR", ""))
 
 
-def _usage(request: HttpRequest, group: str, value: str, rate: str, increment: bool) -> bool:
-    """Whether `value` has used up `rate` in `group` (counting this request if `increment`)."""
-    usage = get_usage(
-        request, group=group, key=lambda _group, _request: value, rate=rate, increment=increment
-    )
+def _usage(request: HttpRequest | None, group: str, value: str, rate: str, increment: bool) -> bool:
+    """Whether `value` has used up `rate` in `group` (counting this request if `increment`).
+    While the cache (Redis) is unreachable, this process counts on its own: the site keeps
+    answering, and each process still holds a client to the rate."""
+    try:
+        usage = get_usage(
+            request, group=group, key=lambda _group, _request: value, rate=rate, increment=increment
+        )
+    except CACHE_DOWN as error:
+        return _counted_here(group, value, rate, increment, error)
     if usage is None:  # no rate: unlimited
         return False
     return bool(usage["count"] >= usage["limit"] if not increment else usage["should_limit"])
+
+
+def over_limit(group: str, value: str, rate: str, *, increment: bool) -> bool:
+    """`_usage` for callers without a request (the mail door): the same counters, the same
+    fallback while the cache is away."""
+    return _usage(None, group, value, rate, increment)
+
+
+# What the cache raises while Redis is unreachable.
+CACHE_DOWN: tuple[type[BaseException], ...] = (
+    OSError,
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+)
+_RATE = re.compile(r"(\d+)/(\d*)([smhd])")
+_UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+# (group, value, window) -> count, while the cache is away; old windows are dropped.
+_HERE: dict[tuple[str, str, int], int] = {}
+_HERE_KEPT = 50_000
+_warned_at = [0.0]
+
+
+def _counted_here(group: str, value: str, rate: str, increment: bool, error: BaseException) -> bool:
+    now = time.time()
+    if now - _warned_at[0] > 60:
+        _warned_at[0] = now
+        logger.warning("limits counted in this process: the cache is unreachable (%s)", error)
+    found = _RATE.fullmatch(rate)
+    if found is None:
+        return False
+    limit, period = int(found.group(1)), int(found.group(2) or 1) * _UNIT[found.group(3)]
+    key = (group, value, int(now // period))
+    if len(_HERE) >= _HERE_KEPT:
+        for old in [k for k in _HERE if k[2] != key[2]]:
+            del _HERE[old]
+        if len(_HERE) >= _HERE_KEPT:
+            _HERE.clear()
+    count = _HERE.get(key, 0)
+    if increment:
+        count += 1
+        _HERE[key] = count
+        return count > limit
+    return count >= limit
 
 
 def login_locked(request: HttpRequest, username: str) -> bool:

@@ -9,7 +9,8 @@ import time_machine
 from django.test import Client
 from django.utils import timezone
 
-from tests.games_helpers import make_user
+from tests.games_helpers import make_user, new_game
+from tests.servers import free_port
 
 pytestmark = pytest.mark.django_db
 
@@ -86,3 +87,21 @@ def test_the_api_answers_a_client_over_its_rate_with_a_json_429(settings: object
     assert frank.get("/api/lobby").status_code == 200
     # Pages are not counted.
     assert erin.get("/").status_code == 200
+
+
+def test_while_redis_is_down_the_api_answers_and_counts_in_the_process(settings: object) -> None:
+    """The counters live in Redis; with Redis away the API answers from PostgreSQL as usual
+    and each process counts on its own meanwhile (fail open, but still limited)."""
+    nobody = free_port()  # nothing listens there: Redis is down
+    settings.CACHES = {  # type: ignore[attr-defined]
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{nobody}/0",
+        }
+    }
+    settings.API_REQUESTS_PER_CLIENT = "3/m"  # type: ignore[attr-defined]
+    game = new_game()
+    erin = Client()
+    erin.force_login(game.player1)
+    answers = [erin.get(f"/api/games/{game.pk}").status_code for _ in range(4)]
+    assert answers == [200, 200, 200, 429]
