@@ -19,7 +19,7 @@ from django.conf import settings
 
 from games import catchup, presence, protocol, selectors, services
 from games.delivery import Versioned, VersionedStream
-from games.models import Game
+from games.models import Game, GameConnection
 from realtime import presence as process_presence
 from realtime.db import db_call
 from realtime.errors import ServiceError
@@ -82,25 +82,23 @@ class GameConsumer(JsonConsumer):
         # Accept at once: in a reconnection storm the handshake must not wait for the
         # database or the channel layer (the client waits for its snapshot instead).
         await self.accept()
-        if await self.refused_as_one_too_many():
-            return
         game = await db_call(selectors.load_game)(self.game_id)
         if game is None:
             await self.send_error("no_such_game", f"There is no game {self.game_id}.")
             await self.close(code=CLOSE_NO_SUCH_GAME)
             return
         self.player = game.player_number(self.user)
+        # Admitted under the socket caps and recorded as present in one step. `joined` first:
+        # a socket dropped while it is admitted still leaves its row.
+        self.joined = True
+        if await self.refused_as_one_too_many(
+            GameConnection, game_id=self.game_id, player=self.player
+        ):
+            self.joined, self.player = False, None
+            return
         # Join before reading the snapshot: an event racing the snapshot is then received
         # and skipped by version rather than lost.
-        self.joined = True
         await self.join(presence.game_group(self.game_id))
-        await db_call(presence.arrive)(
-            game_id=self.game_id,
-            channel_name=self.channel_name,
-            user=self.user,
-            player=self.player,
-            address=self.address,
-        )
         if self.player is not None:
             await db_call(services.player_returned)(game_id=self.game_id, player=self.player)
         if await self.stream.resume(self._query_int("v")):

@@ -39,20 +39,6 @@ def game_group(game_id: int) -> str:
     return f"game.{game_id}"
 
 
-def arrive(
-    *, game_id: int, channel_name: str, user: Any, player: int | None, address: str = ""
-) -> None:
-    signed_in = user is not None and user.is_authenticated
-    presence.arrive(
-        GameConnection,
-        channel_name,
-        game_id=game_id,
-        user_id=user.pk if signed_in else None,
-        player=player,
-        address=address,
-    )
-
-
 def leave(*, channel_name: str) -> None:
     presence.leave(GameConnection, channel_name)
 

@@ -15,6 +15,7 @@ from urllib.parse import parse_qs
 from channels.layers import get_channel_layer
 
 from lobby import commands, matchmaker, protocol, selectors
+from lobby.models import LobbyConnection
 from lobby.services import computer, feed
 from lobby.services import presence as lobby_presence
 from realtime import presence
@@ -78,15 +79,13 @@ class LobbyConsumer(JsonConsumer):
         # Accept at once: in a reconnection storm the handshake must not wait for the
         # channel layer or the database (the client waits for its snapshot instead).
         await self.accept()
-        if await self.refused_as_one_too_many():
+        # Admitted under the socket caps and recorded as present in one step.
+        if await self.refused_as_one_too_many(LobbyConnection):
             self._refused = True
             return
         await self.join(LOBBY_GROUP)
         if self.user_id is not None:
             await self.join(feed.user_group(self.user_id))
-        await db_call(lobby_presence.arrive)(
-            channel_name=self.channel_name, user=self.user, address=self.address
-        )
         since = self._version_in_query()
         if since is None or not await self._replay(since):
             await self._send_snapshot()

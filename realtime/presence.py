@@ -29,7 +29,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import models, transaction
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from realtime.db import db_call
@@ -88,6 +88,43 @@ def arrive(model: type[models.Model], channel_name: str, **fields: Any) -> None:
         channel_name=channel_name,
         defaults={**fields, "server": SERVER_ID, "seen_at": timezone.now()},
     )
+
+
+def admit(
+    model: type[models.Model],
+    channel_name: str,
+    *,
+    user_id: int | None,
+    address: str,
+    per_user: int,
+    per_address: int,
+    **fields: Any,
+) -> str | None:
+    """Count the user's and the address's open sockets and, if there is room, record this
+    one (as `arrive`), in one transaction that no other admission of the same user or
+    address overlaps: counted first and recorded later, sockets opened together all saw
+    room. Returns "user" or "address" for the cap that refused it, None when admitted.
+    (PostgreSQL: an advisory lock per user and per address; SQLite's transactions already
+    take its one write lock at their start.)"""
+    counted_user = user_id if per_user else None
+    counted_address = address if per_address else ""
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            keys = sorted(
+                ([f"sockets-user:{counted_user}"] if counted_user is not None else [])
+                + ([f"sockets-address:{counted_address}"] if counted_address else [])
+            )
+            with connection.cursor() as cursor:
+                for key in keys:  # always in one order: two admissions cannot deadlock
+                    cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [key])
+        if counted_user is not None or counted_address:
+            by_user, by_address = open_sockets(counted_user, counted_address)
+            if counted_user is not None and by_user >= per_user:
+                return "user"
+            if counted_address and by_address >= per_address:
+                return "address"
+        arrive(model, channel_name, user_id=user_id, address=address, **fields)
+    return None
 
 
 def open_sockets(user_id: int | None, address: str) -> tuple[int, int]:

@@ -305,22 +305,28 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         client = self.scope.get("client")
         return str(client[0])[:64] if client else ""
 
-    async def refused_as_one_too_many(self) -> bool:
-        """Whether this (accepted) socket is over its user's or its address's limit of open
-        sockets; if so the client is told why and the socket closed."""
+    async def refused_as_one_too_many(self, model: type[Any], **fields: Any) -> bool:
+        """Admit this (accepted) socket under its user's and its address's limits of open
+        sockets, recording it in `model` (its presence table) in the same step; if over,
+        the client is told why and the socket closed, and nothing is recorded."""
         user = self.scope.get("user")
         user_id = user.pk if user is not None and user.is_authenticated else None
         per_user, per_address = settings.MAX_SOCKETS_PER_USER, settings.MAX_SOCKETS_PER_ADDRESS
-        address = self.address if per_address else ""
-        if user_id is None and not address:
+        refused = await db_call(presence.admit)(
+            model,
+            self.channel_name,
+            user_id=user_id,
+            address=self.address,
+            per_user=per_user,
+            per_address=per_address,
+            **fields,
+        )
+        if refused is None:
             return False
-        by_user, by_address = await db_call(presence.open_sockets)(user_id, address)
-        if user_id is not None and by_user >= per_user:
+        if refused == "user":
             message = f"You have {per_user} connections open already (tabs, devices)"
-        elif address and by_address >= per_address:
-            message = f"Your network address has {per_address} connections open already"
         else:
-            return False
+            message = f"Your network address has {per_address} connections open already"
         await self.send_error("too_many_sockets", f"{message}: close one and reload.")
         await self.close(code=CLOSE_TOO_MANY_SOCKETS)
         return True

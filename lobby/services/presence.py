@@ -5,7 +5,6 @@ lobby socket."""
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from channels.layers import get_channel_layer
 
@@ -18,11 +17,8 @@ from realtime.db import run_soon
 logger = logging.getLogger(__name__)
 
 
-def arrive(*, channel_name: str, user: Any, address: str = "") -> None:
-    signed_in = user is not None and user.is_authenticated
-    presence.arrive(
-        LobbyConnection, channel_name, user_id=user.pk if signed_in else None, address=address
-    )
+# A socket is recorded as it is admitted under the socket caps (realtime.ws,
+# `refused_as_one_too_many`, with realtime.presence.admit).
 
 
 def leave(*, channel_name: str, user_id: int | None) -> None:
