@@ -103,6 +103,25 @@ async def test_no_address_limit_when_it_is_zero(settings: Any) -> None:
         await client.disconnect()
 
 
+def behind_a_proxy(count: int, env: dict[str, str | None], logs: Path, scenario: Any) -> str:
+    """Run `scenario(servers)` against `count` Daphne processes started as behind the Docker
+    shape's nginx (--proxy-headers: the forwarded address is the client's); their logs."""
+    with ExitStack() as stack:
+        servers = [
+            stack.enter_context(
+                running(
+                    serve.command("127.0.0.1", port, "--proxy-headers"),
+                    env,
+                    logs / f"daphne-{port}.log",
+                    port,
+                )
+            )
+            for port in [free_port() for _ in range(count)]
+        ]
+        asyncio.run(scenario(servers))
+        return "".join(server.output() for server in servers)
+
+
 @pytest.mark.postgres(reason="two server processes share one database")
 @pytest.mark.redis
 def test_behind_a_proxy_the_forwarded_address_is_counted_on_every_process(
@@ -111,7 +130,6 @@ def test_behind_a_proxy_the_forwarded_address_is_counted_on_every_process(
     # The Docker shape: nginx passes X-Forwarded-For and Daphne runs with --proxy-headers,
     # so the proxy's own address (shared by everyone) is not what is counted.
     env = {**shared_test_env(f"address-{tmp_path.name}"), "MAX_SOCKETS_PER_ADDRESS": "3"}
-    ports = [free_port(), free_port()]
 
     async def dial(server: Server, forwarded: str) -> tuple[Any, dict[str, Any]]:
         client = await websockets.connect(
@@ -134,20 +152,7 @@ def test_behind_a_proxy_the_forwarded_address_is_counted_on_every_process(
         for client in (neighbour, *(client for client, _ in held)):
             await client.close()
 
-    with ExitStack() as stack:
-        servers = [
-            stack.enter_context(
-                running(
-                    serve.command("127.0.0.1", port, "--proxy-headers"),
-                    env,
-                    tmp_path / f"daphne-{port}.log",
-                    port,
-                )
-            )
-            for port in ports
-        ]
-        asyncio.run(scenario(servers))
-        logs = "".join(server.output() for server in servers)
+    logs = behind_a_proxy(2, env, tmp_path, scenario)
     assert "Traceback" not in logs, logs[-3000:]
 
 
@@ -189,18 +194,5 @@ def test_a_burst_of_sockets_on_two_processes_is_held_to_the_caps_exactly(tmp_pat
         visitors = await burst(servers, 150, {"X-Forwarded-For": "203.0.113.50"})
         assert visitors.count("lobby") == 100, visitors.count("lobby")
 
-    with ExitStack() as stack:
-        servers = [
-            stack.enter_context(
-                running(
-                    serve.command("127.0.0.1", port, "--proxy-headers"),
-                    env,
-                    tmp_path / f"daphne-{port}.log",
-                    port,
-                )
-            )
-            for port in (free_port(), free_port())
-        ]
-        asyncio.run(scenario(servers))
-        logs = "".join(server.output() for server in servers)
+    logs = behind_a_proxy(2, env, tmp_path, scenario)
     assert "Traceback" not in logs, logs[-3000:]
