@@ -137,6 +137,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_boo
         "max_size": int(os.environ.get("DATABASE_POOL_MAX", "20")),
         "timeout": 10,
     }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Django's backend, with its pool quick to get over killed sessions (the module says how).
+    DATABASES["default"]["ENGINE"] = "realtime.postgresql"
 # Threads that run database work for websocket consumers (see realtime/db.py).
 DB_THREADS = int(
     os.environ.get("DB_THREADS", "1" if DATABASES["default"]["ENGINE"].endswith("sqlite3") else "8")

@@ -34,8 +34,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
         "NAME": os.path.join(tempfile.gettempdir(), f"diffusion-test-{os.getpid()}.sqlite3")
     }
 
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # noqa: F405
-    # Django's backend, whose flush between transactional tests deletes rows rather than
+if DATABASES["default"]["ENGINE"] == "realtime.postgresql":  # noqa: F405
+    # The product's backend, whose flush between transactional tests deletes rows rather than
     # truncating tables (tests/postgresql/base.py says why).
     DATABASES["default"]["ENGINE"] = "tests.postgresql"  # noqa: F405
 

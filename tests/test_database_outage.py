@@ -124,5 +124,7 @@ def test_the_sweeper_outlives_its_database_sessions_being_killed(tmp_path: Path)
         assert sweeper.poll() is None, log.read_text()[-3000:]
     output = log.read_text()
     assert killed >= KILLS
-    assert "database unreachable" in output
+    # The kills were met: by a query (then answered as an outage), or by the pool's check of a
+    # connection before handing it out (the dead ones replaced at once).
+    assert "database unreachable" in output or "discarding broken connection" in output
     assert "Traceback" not in output, output[-3000:]

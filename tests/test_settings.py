@@ -92,7 +92,7 @@ def test_database_url_selects_postgresql() -> None:
     settings = settings_with(
         DJANGO_SECRET_KEY="k", DATABASE_URL="postgres://diffusion@db.internal:5432/diffusion"
     )
-    assert settings["ENGINE"] == "django.db.backends.postgresql"
+    assert settings["ENGINE"] == "realtime.postgresql"  # Django's, its pool tuned
     assert settings["NAME"] == "diffusion"
 
 

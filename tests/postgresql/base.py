@@ -1,5 +1,5 @@
-"""Django's PostgreSQL backend with one difference, for the tests only: a flush empties the
-tables with DELETE instead of TRUNCATE.
+"""The product's PostgreSQL backend (realtime/postgresql) with one difference, for the tests
+only: a flush empties the tables with DELETE instead of TRUNCATE.
 
 Every test that needs real transactions (pytest-django's `transaction=True`: the socket,
 server and lobby tests) ends with a flush of every table. TRUNCATE gives each of the 26 tables
@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.backends.postgresql import base, operations
+from django.db.backends.postgresql import operations
+
+from realtime.postgresql import base
 
 
 class DatabaseOperations(operations.DatabaseOperations):
