@@ -6,6 +6,7 @@ import gc
 import json
 import os
 import signal
+import smtplib
 import socket
 import subprocess
 import tempfile
@@ -154,3 +155,19 @@ def stop_servers(servers: list[BenchServer]) -> None:
             server.process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             os.killpg(server.process.pid, signal.SIGKILL)
+
+
+def wait_for_smtp(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
+    """Wait until `manage.py mailserver` (`process`, logging to `log`) answers SMTP on `port`;
+    RuntimeError, with its log, if it exits or is silent for a minute."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the mail server exited:\n{log.read_text(errors='replace')}")
+        try:
+            with smtplib.SMTP("127.0.0.1", port, timeout=2) as smtp:
+                smtp.noop()
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"the mail server did not listen:\n{log.read_text(errors='replace')}")

@@ -22,7 +22,7 @@ from games.models import Game
 from games.reply_address import read_reply_address
 from games.rules import IllegalMove, available_games, game_info
 from lobby.models import Challenge
-from lobby.services.challenges import accept_challenge, create_challenge
+from lobby.services.challenges import accept_challenge, create_challenge, parse_pbm_command
 from pbm import board, identity
 from pbm.grammar import (
     GAME_FORMS,
@@ -255,9 +255,7 @@ def all_show(command: Command, mail: Mail) -> Reply:
         raise BadCommand("bad_command", "That is not the form of `all show`.", command.form)
     user = _user(words[1])
     which = words[2].lower() if len(words) == 3 else "active"
-    games = _games_of([user], which, None)
-    text = "\n\n".join(board.board(game) for game in games[:20]) or "No boards."
-    return Reply(f"all show {user.username} {which}", text)
+    return Reply(f"all show {user.username} {which}", _boards(_games_of([user], which, None)))
 
 
 # --- a game's commands ------------------------------------------------------------------------
@@ -298,12 +296,7 @@ def history(command: Command, mail: Mail) -> Reply:
 
 
 def games_(command: Command, mail: Mail) -> Reply:
-    words = list(command.words)
-    which = "active"
-    if words and words[-1].lower() in {"all", "active", "inactive", "next"}:
-        which = words.pop().lower()
-    users = [_user(name) for name in words]
-    games = _games_of(users, which, command.game)
+    games = _games_of(*_users_and_which(command.words), command.game)
     lines = [_game_line(game) for game in games] or ["No boards."]
     return Reply(f"{command.game} games {' '.join(command.words)}".strip(), "\n".join(lines))
 
@@ -320,14 +313,8 @@ def show(command: Command, mail: Mail) -> Reply:
 
 
 def _show_users(command: Command) -> Reply:
-    words = list(command.words)
-    which = "active"
-    if words[-1].lower() in {"all", "active", "inactive", "next"}:
-        which = words.pop().lower()
-    users = [_user(name) for name in words]
-    games = _games_of(users, which, command.game)
-    text = "\n\n".join(board.board(game) for game in games[:20]) or "No boards."
-    return Reply(f"{command.game} show {' '.join(command.words)}", text)
+    games = _games_of(*_users_and_which(command.words), command.game)
+    return Reply(f"{command.game} show {' '.join(command.words)}", _boards(games))
 
 
 def showas(command: Command, mail: Mail) -> Reply:
@@ -338,27 +325,16 @@ def showas(command: Command, mail: Mail) -> Reply:
         games = [_game(command, word) for word in rest[:20]]
     else:
         games = _games_of([user], rest[0].lower(), command.game)
-    text = "\n\n".join(board.board(game) for game in games[:20]) or "No boards."
-    return Reply(f"{command.game} showas {user.username}", text)
+    return Reply(f"{command.game} showas {user.username}", _boards(games))
 
 
 def challenge(command: Command, mail: Mail) -> Reply:
-    names = [w for w in command.words if not w.startswith("-")]
-    options: dict[str, int | str] = {}
-    for word in command.words:
-        if word.startswith("-"):
-            key, equals, value = word[1:].partition("=")
-            if not key or not equals:
-                raise BadCommand(
-                    "bad_command", f"Options look like -name=value, not {word!r:.40}.", command.form
-                )
-            options[key.lower()] = (
-                int(value) if value.isascii() and value.lstrip("-").isdigit() else value
-            )
-    if len(names) != 2:
-        raise BadCommand(
-            "bad_command", "Name two users: USERID1 (moves first) and USERID2.", command.form
+    try:  # the lobby's reading of pbmserv's challenge, which `manage.py pbm` uses too
+        _, options, *names = parse_pbm_command(
+            f"{command.game} challenge {' '.join(command.words)}"
         )
+    except ServiceError as error:
+        raise BadCommand(error.code, error.message, command.form) from None
     # The site's own options beside the game's: -rated=1 (pbmserv rated every game) and
     # -time=3d (a correspondence clock; untimed by default, as pbmserv's games were).
     rated = str(options.pop("rated", 0)).lower() in {"1", "yes", "true"}
@@ -646,6 +622,22 @@ def _game_line(game: Game) -> str:
     state = {Game.Status.ACTIVE: f"move #{game.ply + 1}"}.get(game.status, game.status)
     players = f"{game.player1.username} vs {game.player2.username}"
     return f"{game.pk:8d}  {game.slug:20} {players}  ({state})"
+
+
+WHICH = {"all", "active", "inactive", "next"}
+MAX_BOARDS = 20  # boards in one answer
+
+
+def _users_and_which(words: tuple[str, ...]) -> tuple[list[User], str]:
+    """`USERID ... [all | active | inactive | next]`: the users, and which of their games."""
+    names, which = list(words), "active"
+    if names and names[-1].lower() in WHICH:
+        which = names.pop().lower()
+    return [_user(name) for name in names], which
+
+
+def _boards(games: list[Game]) -> str:
+    return "\n\n".join(board.board(game) for game in games[:MAX_BOARDS]) or "No boards."
 
 
 def _games_of(users: list[User], which: str, slug: str | None) -> list[Game]:

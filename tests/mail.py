@@ -19,6 +19,7 @@ from typing import Any
 
 from aiosmtpd.controller import Controller
 
+from devtools.servers import wait_for_smtp
 from tests.servers import background, free_port, migrated_scratch_database
 
 WAIT_SECONDS = 20.0
@@ -182,23 +183,9 @@ def mail_site(
                 name = "mailserver.log" if number == 1 else f"mailserver-{number}.log"
                 command = [sys.executable, "manage.py", "mailserver"]
                 process = stack.enter_context(background(command, settings, directory / name))
-                _wait_for_smtp(port, process, directory / name)
+                wait_for_smtp(port, process, directory / name)
                 return process
 
             yield MailSite(port, sink, log, start)
     finally:
         controller.stop()
-
-
-def _wait_for_smtp(port: int, process: Any, log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the mail server exited:\n{log.read_text(errors='replace')}")
-        try:
-            with smtplib.SMTP("127.0.0.1", port, timeout=2) as smtp:
-                smtp.noop()
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"the mail server did not listen:\n{log.read_text(errors='replace')}")

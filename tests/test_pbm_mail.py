@@ -7,6 +7,7 @@ import random
 import re
 import smtplib
 from collections.abc import Iterator
+from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,13 @@ def players(site: MailSite) -> dict[str, str]:
     return {"alice": ALICE, "bob": BOB}
 
 
+def board_of(reply: EmailMessage) -> int:
+    """The board a game command's answer is about ("zigzag board 12: ...")."""
+    found = re.search(r"board (\d+)", str(reply["Subject"]))
+    assert found, str(reply["Subject"])
+    return int(found.group(1))
+
+
 def legal_moves(text: str) -> list[str]:
     found = re.search(r"^Legal moves: (.*)$", text, re.MULTILINE)
     assert found, text
@@ -65,7 +73,7 @@ def test_a_zigzag_game_played_only_by_mail_ends_by_the_rules(
     told = site.sink.wait_for(lambda m: "alice challenges you" in str(m["Subject"]))
     assert "zigzag challenge alice bob -pits=2 -seeds=3" in text_of(told)
     begun = site.ask(BOB, "zigzag challenge alice bob -pits=2 -seeds=3")
-    board = int(re.search(r"board (\d+)", str(begun["Subject"])).group(1))  # type: ignore[union-attr]
+    board = board_of(begun)
     text = text_of(begun)
     seats = {"alice": ALICE, "bob": BOB}
     passwords = {"alice": "alice-mailpw", "bob": "bob-mailpw"}
@@ -92,7 +100,7 @@ def test_a_stale_or_doubled_move_is_refused_with_the_board(
 ) -> None:
     site.ask(ALICE, "diffusion challenge alice bob")
     begun = site.ask(BOB, "diffusion challenge alice bob")
-    board = int(re.search(r"board (\d+)", str(begun["Subject"])).group(1))  # type: ignore[union-attr]
+    board = board_of(begun)
     move = legal_moves(text_of(begun))[0]
     played = site.ask(ALICE, f"diffusion move {board} alice alice-mailpw {move}#1")
     assert "alice played" in str(played["Subject"])
@@ -155,7 +163,7 @@ def test_replying_to_a_your_move_mail_with_just_the_move_plays_it_once(
 ) -> None:
     site.ask(ALICE, "zigzag challenge alice bob -pits=4 -seeds=1")
     begun = site.ask(BOB, "zigzag challenge alice bob -pits=4 -seeds=1")
-    board = int(re.search(r"board (\d+)", str(begun["Subject"])).group(1))  # type: ignore[union-attr]
+    board = board_of(begun)
     first = legal_moves(text_of(begun))[0]
     site.ask(ALICE, f"zigzag move {board} alice alice-mailpw {first}#1")
     # The sweeper mails bob, who is on no page of the game, with a signed reply address.
@@ -201,7 +209,7 @@ def test_a_whole_game_of_each_game_is_played_by_mail_to_its_end_by_the_rules(
     rng = random.Random(slug)
     site.ask(ALICE, f"{slug} challenge alice bob")
     begun = site.ask(BOB, f"{slug} challenge alice bob")
-    board = int(re.search(r"board (\d+)", str(begun["Subject"])).group(1))  # type: ignore[union-attr]
+    board = board_of(begun)
     seats = {1: ("alice", ALICE, "alice-mailpw"), 2: ("bob", BOB, "bob-mailpw")}
     number = 0
     while rules.outcome(state) is None:
@@ -281,7 +289,7 @@ def test_delete_waits_for_the_games_to_end_then_closes_the_account(site: MailSit
     site.ask(erin, "signup erin erin-mailpw")
     site.ask(dave, "zigzag challenge dave erin -pits=2 -seeds=1")
     begun = site.ask(erin, "zigzag challenge dave erin -pits=2 -seeds=1")
-    board = int(re.search(r"board (\d+)", str(begun["Subject"])).group(1))  # type: ignore[union-attr]
+    board = board_of(begun)
     early = site.ask(dave, "delete dave dave-mailpw")
     assert str(early["Subject"]).startswith("error (games_going)")
     assert str(board) in text_of(early)

@@ -35,7 +35,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import User
-from devtools.servers import free_port, percentile
+from devtools.servers import free_port, percentile, wait_for_smtp
 from games.engine import client_moves, pick_client_move
 from games.rules import get_rules
 from games.services import create_game
@@ -140,7 +140,10 @@ class Command(BaseCommand):
                 stderr=subprocess.STDOUT,
             )
         try:
-            self.wait_for_listener(port, server, log)
+            try:
+                wait_for_smtp(port, server, log)
+            except RuntimeError as error:
+                raise CommandError(str(error)) from None
             cpu_before = _cpu_seconds(server.pid)
             figures = self.drive(port, sink, tables, password, options)
             cpu = _cpu_seconds(server.pid) - cpu_before
@@ -167,19 +170,6 @@ class Command(BaseCommand):
             }
             tables.append(Table(game.pk, seats, seed=n))
         return tables
-
-    def wait_for_listener(self, port: int, server: subprocess.Popen[bytes], log: Path) -> None:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if server.poll() is not None:
-                raise CommandError(f"the mail server exited:\n{log.read_text()}")
-            try:
-                with smtplib.SMTP("127.0.0.1", port, timeout=2) as smtp:
-                    smtp.noop()
-                    return
-            except OSError:
-                time.sleep(0.1)
-        raise CommandError("the mail server did not listen within 60 s")
 
     def drive(
         self, port: int, sink: Sink, tables: list[Table], password: str, options: dict[str, Any]
