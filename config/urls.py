@@ -4,7 +4,7 @@ from django.templatetags.static import static
 from django.urls import include, path
 
 from lobby.links import challenge_link
-from realtime.health import healthz
+from realtime.health import healthz, readyz
 
 
 def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
@@ -14,6 +14,7 @@ def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
     path("favicon.ico", favicon),
     path("admin/", admin.site.urls),
     path("", include("games.urls")),

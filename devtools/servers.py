@@ -136,7 +136,7 @@ def start_servers(
         deadline = time.monotonic() + STARTUP_SECONDS
         while True:
             try:
-                urllib.request.urlopen(f"http://127.0.0.1:{server.port}/healthz", timeout=2)
+                urllib.request.urlopen(f"http://127.0.0.1:{server.port}/readyz", timeout=2)
                 break
             except OSError as error:
                 if server.process.poll() is not None or time.monotonic() > deadline:

@@ -121,6 +121,13 @@ class GameConsumer(JsonConsumer):
         if self._prober is not None:
             self._prober.cancel()
         catchup.forget(self.stream)
+        if self.handed_over:
+            # Closed for a restart: the player is back in a moment on another process; the
+            # row is handed over (realtime/drain.py), so nobody is told they left.
+            await self.channel_layer.group_discard(
+                presence.game_group(self.game_id), self.channel_name
+            )
+            return
         try:
             await db_call(presence.leave)(channel_name=self.channel_name)
             if self.player is not None:

@@ -19,6 +19,7 @@ from games import protocol
 from games.models import GameConnection
 from realtime import presence
 from realtime.db import db_call, run_soon
+from realtime.presence import HANDED_OVER
 from realtime.protocol import encode
 
 logger = logging.getLogger(__name__)
@@ -59,10 +60,13 @@ def send_crowd(game_id: int) -> None:
 
 
 def crowd(game_id: int) -> protocol.Crowd:
-    rows = GameConnection.objects.filter(game_id=game_id).values_list("player", flat=True)
-    players = list(rows)
+    rows = list(GameConnection.objects.filter(game_id=game_id).values_list("player", "server"))
+    players = [player for player, _ in rows]
+    # A socket handed over by a restarting process (realtime/drain.py) is back on another
+    # process already: its player counts as here, but a spectator is not counted twice.
+    watching = [server for player, server in rows if player is None]
     return protocol.Crowd(
-        spectators=sum(1 for player in players if player is None),
+        spectators=sum(1 for server in watching if not server.startswith(HANDED_OVER)),
         players={"1": 1 in players, "2": 2 in players},
     )
 

@@ -99,12 +99,14 @@ class LobbyConsumer(JsonConsumer):
         if timer is not None:
             timer.cancel()
         try:
-            await db_call(lobby_presence.leave)(channel_name=self.channel_name, user_id=user_id)
+            if not self.handed_over:  # closed for a restart: the row is handed over
+                await db_call(lobby_presence.leave)(channel_name=self.channel_name, user_id=user_id)
         finally:
             await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
             if user_id is not None:
                 await self.channel_layer.group_discard(feed.user_group(user_id), self.channel_name)
-            online_changed()
+            if not self.handed_over:
+                online_changed()
 
     def _version_in_query(self) -> int | None:
         values = parse_qs(self.scope.get("query_string", b"").decode("latin-1")).get("v")

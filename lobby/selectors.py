@@ -20,6 +20,7 @@ from games.selectors import title_for
 from lobby import protocol
 from lobby.models import Challenge, LobbyConnection, LobbyEvent, LobbyVersion, Seek
 from lobby.payloads import challenge_payload, live_game, seek_payload
+from realtime.presence import HANDED_OVER
 from realtime.protocol import encode
 
 LIVE_GAMES_SHOWN = 50
@@ -32,7 +33,8 @@ def online_count() -> int:
     """People in the lobby: signed-in users once however many tabs, each anonymous socket."""
     counts = LobbyConnection.objects.aggregate(
         users=Count("user_id", distinct=True),
-        anonymous=Count("pk", filter=Q(user_id__isnull=True)),
+        # A visitor's socket handed over by a restarting process is back on another one.
+        anonymous=Count("pk", filter=Q(user_id__isnull=True) & ~Q(server__startswith=HANDED_OVER)),
     )
     return int(counts["users"]) + int(counts["anonymous"])
 

@@ -1,4 +1,11 @@
-"""GET /healthz: a real round trip to the database and to the channel layer."""
+"""Health checks, for the proxy, the orchestrator and the people who run the site:
+
+- GET /healthz, liveness: the process answers (its event loop turns). It does not look at
+  PostgreSQL or Redis: an outage of those is not cured by restarting every server process.
+- GET /readyz, readiness: the process should be sent traffic. 503 while it drains (it was
+  told to stop: realtime/drain.py) or while a real round trip to the database or to the
+  channel layer fails; each check's result and time are in the body.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +18,7 @@ from channels.layers import get_channel_layer
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
 
+from realtime import drain
 from realtime.db import db_call
 
 CHECK_TIMEOUT_SECONDS = 3.0
@@ -65,14 +73,23 @@ async def _release(layer: Any, channel: str) -> None:
 
 
 async def healthz(request: HttpRequest) -> JsonResponse:
+    return JsonResponse({"status": "ok", "draining": drain.is_draining()})
+
+
+async def readyz(request: HttpRequest) -> JsonResponse:
     database, channel_layer = await asyncio.gather(
         _check(_database_round_trip), _check(_channel_layer_round_trip)
     )
     layer = get_channel_layer()
-    healthy = database["ok"] and channel_layer["ok"]
+    if drain.is_draining():
+        status = "draining"
+    elif database["ok"] and channel_layer["ok"]:
+        status = "ok"
+    else:
+        status = "unavailable"
     body = {
-        "status": "ok" if healthy else "unavailable",
+        "status": status,
         "database": {"vendor": connection.vendor, **database},
         "channel_layer": {"backend": type(layer).__name__ if layer else None, **channel_layer},
     }
-    return JsonResponse(body, status=200 if healthy else 503)
+    return JsonResponse(body, status=200 if status == "ok" else 503)

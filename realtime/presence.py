@@ -159,6 +159,28 @@ def leave(model: type[models.Model], channel_name: str) -> None:
         table.gone.discard(channel_name)
 
 
+# A socket closed for a restart (realtime/drain.py) is handed over rather than removed: its
+# row stays, marked with this prefix, and is reaped this many seconds later by a live
+# process. By then its page has reconnected to another process, so the apps find the player
+# still here (no "left the game", no seek closed); a page that did not come back counts as
+# gone, as after a crash.
+HANDED_OVER = "handover:"
+HANDOVER_SECONDS = 5.0
+
+
+def hand_over() -> int:
+    """Hand this process's rows to the live processes (it is stopping); how many."""
+    aged = timezone.now() - timedelta(seconds=max(0.0, expiry_seconds() - HANDOVER_SECONDS))
+    handed = 0
+    for table in _tables.values():
+        with table.lock:
+            table.held.clear()  # nothing of this process is stamped or put back any more
+        handed += table.model._default_manager.filter(server=SERVER_ID).update(
+            server=f"{HANDED_OVER}{SERVER_ID}", seen_at=aged
+        )
+    return handed
+
+
 def stamp() -> None:
     """Vouch for this process's rows; put back any that were reaped while it stalled."""
     now = timezone.now()
@@ -221,11 +243,19 @@ def reap() -> int:
             if rows:
                 manager.filter(pk__in=[row.pk for row in rows]).delete()
         if rows:
-            logger.warning(
-                "presence: removed %d %s row(s) of dead processes",
-                len(rows),
-                table.model.__name__,
-            )
+            handed = sum(1 for row in rows if row.server.startswith(HANDED_OVER))
+            if handed < len(rows):
+                logger.warning(
+                    "presence: removed %d %s row(s) of dead processes",
+                    len(rows) - handed,
+                    table.model.__name__,
+                )
+            if handed:
+                logger.info(
+                    "presence: %d %s row(s) handed over by stopped processes checked",
+                    handed,
+                    table.model.__name__,
+                )
             table.on_reaped(rows)
             removed += len(rows)
     return removed

@@ -20,7 +20,7 @@ from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
-from realtime import presence
+from realtime import drain, presence
 from realtime.channel_layers import LAYER_DOWN, LAYER_RETRY_SECONDS
 from realtime.db import db_call
 from realtime.errors import UNAVAILABLE, ServiceError, is_outage
@@ -228,6 +228,10 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         self._closing = False
         self._account: str | None = None  # the account group this socket joined
         self._session_key: str | None = None
+        # Set while no message is in hand: a restart closes the socket only then.
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._restarting = False
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         try:
@@ -246,15 +250,19 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
-        if message["type"].startswith("websocket."):
-            await handler(message)
-            return
+        self._idle.clear()
         try:
-            await handler(message)
-        except Exception:
-            # A broadcast this socket could not handle must not end the socket (and with it
-            # the cleanup of its presence): log it, and go on with the next message.
-            logger.exception("%s failed on %s", type(self).__name__, message["type"])
+            if message["type"].startswith("websocket."):
+                await handler(message)
+                return
+            try:
+                await handler(message)
+            except Exception:
+                # A broadcast this socket could not handle must not end the socket (and with
+                # it the cleanup of its presence): log it, and go on with the next message.
+                logger.exception("%s failed on %s", type(self).__name__, message["type"])
+        finally:
+            self._idle.set()
 
     def client_key(self) -> str | None:
         """Who this socket is for the flood cool-down: the user, or a visitor's address."""
@@ -264,6 +272,13 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         return f"address:{self.address}" if self.address else None
 
     async def websocket_connect(self, message: dict[str, Any]) -> None:
+        if drain.is_draining():
+            # Reached a process that is stopping (the handshake was already under way): the
+            # client reconnects at once, to another process.
+            self._cleaned_up = True
+            await self.accept()
+            await self.close(code=drain.CLOSE_RESTARTING)
+            return
         if self.scope.get("database_unreachable"):
             # The sign-in could not be looked up (realtime/auth.py): come back in a moment.
             self._cleaned_up = True
@@ -277,6 +292,7 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             self._cleaned_up = True
             await self.close()
             return
+        drain.track(self)
         # Join the account's group before anything else: a logout that comes while the
         # consumer connects still reaches it.
         user = self.scope.get("user")
@@ -341,6 +357,23 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         if message.get("session") in (None, self._session_key):
             await self.close(code=CLOSE_SIGNED_OUT)
 
+    async def close_for_restart(self) -> None:
+        """This process is stopping: once the message in hand is done (a move being played is
+        answered first), close with 1012 so that the client reconnects elsewhere. Frames it
+        sent before it saw the close are still handled (realtime/drain.py)."""
+        while not self._idle.is_set():
+            await self._idle.wait()
+        if self._closing:
+            return
+        self._restarting = True
+        await self.close(code=drain.CLOSE_RESTARTING)
+
+    @property
+    def handed_over(self) -> bool:
+        """Closed for a restart: the client comes back at once, on another process, so its
+        presence is handed over (realtime/presence.py), not ended."""
+        return self._restarting
+
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
         await self._clean_up(message.get("code", 1006))
         raise StopConsumer()
@@ -360,6 +393,7 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
                 await self.channel_layer.group_discard(self._account, self.channel_name)
             except Exception:
                 logger.exception("%s could not leave its account group", type(self).__name__)
+        drain.untrack(self)
 
     async def send(
         self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
@@ -393,9 +427,11 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json({"type": "error", "code": code, "message": message, **extra})
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if self._closing:
+        if self._closing and not self._restarting:
             # Frames still in flight after we closed: acting on them would, among other
-            # things, restart a flooder's cool-down after it had run out.
+            # things, restart a flooder's cool-down after it had run out. (Closed for a
+            # restart, they are played: a move sent before the client saw the close is not
+            # lost, and its page learns of it when it resyncs on another process.)
             return
         verdict = self._flood.admit()
         if verdict != "ok":

@@ -54,7 +54,7 @@ def _wait_until_serving(server: Server) -> None:
         if server.process.poll() is not None:
             raise RuntimeError(f"the server exited early:\n{server.output()}")
         try:
-            with urllib.request.urlopen(f"{server.http}/healthz", timeout=2):
+            with urllib.request.urlopen(f"{server.http}/readyz", timeout=2):
                 return
         except OSError:
             time.sleep(0.2)
@@ -95,7 +95,7 @@ def background(
 def running(
     command: list[str], env: dict[str, str | None], log: Path, port: int
 ) -> Iterator[Server]:
-    """Start a web server (as `background`) and wait until its /healthz answers."""
+    """Start a web server (as `background`) and wait until its /readyz answers."""
     with background(command, env, log) as process:
         server = Server(port=port, process=process, log=log)
         _wait_until_serving(server)

@@ -84,7 +84,7 @@ def test_make_run_serves_the_home_page_and_its_static_files(make_run: Server) ->
 
 
 def test_make_run_is_healthy_on_the_database_and_layer_it_was_given(make_run: Server) -> None:
-    status, _, body = fetch(make_run.http + "/healthz")
+    status, _, body = fetch(make_run.http + "/readyz")
     health = json.loads(body)
     assert status == 200
     if on_postgresql():

@@ -23,7 +23,7 @@ from lobby.protocol_doc import UndocumentedFrame, check_text
 OPEN: set[Socket] = set()
 
 # Close codes the protocol document gives (and 1000/1001, an orderly close).
-DOCUMENTED_CLOSES = frozenset({1000, 1001, 4401, 4404, 4408, 4429, 4503})
+DOCUMENTED_CLOSES = frozenset({1000, 1001, 1012, 4401, 4404, 4408, 4429, 4503})
 
 
 @dataclass

@@ -186,7 +186,7 @@ class Cluster:
         deadline = time.monotonic() + STARTUP_SECONDS
         while True:
             try:
-                with urllib.request.urlopen(f"{server.http}/healthz", timeout=2):
+                with urllib.request.urlopen(f"{server.http}/readyz", timeout=2):
                     return
             except OSError as error:
                 if not server.alive or time.monotonic() > deadline:

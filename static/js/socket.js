@@ -4,6 +4,8 @@
 
 // The close codes of docs/PROTOCOL.md.
 export const CLOSE = Object.freeze({
+  // The server process is restarting (a deploy): come back at once, to another process.
+  RESTARTING: 1012,
   // The session ended: the cookie no longer signs the page in, so a new socket would be a
   // visitor's. The page reloads to show who is signed in now.
   SESSION_ENDED: 4401,
@@ -33,6 +35,13 @@ export function jittered(ms) {
   return ms * (0.75 + Math.random() / 2);
 }
 
+// After a 1012 the page comes back within this random wait, and shows nothing unless the new
+// socket is still not open after QUIET_MS: a restart nobody notices (docs/PROTOCOL.md).
+const RESTART_SPREAD_MS = 1000;
+const QUIET_MS = 3000;
+// Messages the page sends while it quietly reconnects wait for the new socket, at most these.
+const HELD_MESSAGES = 20;
+
 // `path` is the socket's address on this host ("/ws/lobby/"). Options:
 //   onMessage(message)   each JSON frame (a frame that is not JSON is dropped)
 //   resync()             what the page has seen, as query parameters ({v: 12}) that make the
@@ -50,6 +59,10 @@ class PageSocket {
   #socket = null;
   #timer = null;
   #stopped = true;
+  // Reconnecting after a restart (1012): not shown, and what is sent meanwhile is held.
+  #quiet = false;
+  #quietTimer = null;
+  #held = [];
 
   constructor(path, options) {
     this.path = path;
@@ -79,6 +92,7 @@ class PageSocket {
   stop() {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    this.#endQuiet();
   }
 
   isOpen() {
@@ -89,9 +103,14 @@ class PageSocket {
     return !this.#socket || this.#socket.readyState === WebSocket.CLOSED;
   }
 
-  // False, and nothing sent, when the socket is not open: the caller tells the user.
+  // False, and nothing sent, when the socket is not open: the caller tells the user. While
+  // the page quietly reconnects after a restart, the message goes out on the new socket.
   send(message) {
-    if (!this.isOpen()) return false;
+    if (!this.isOpen()) {
+      if (!this.#quiet || this.#held.length >= HELD_MESSAGES) return false;
+      this.#held.push(message);
+      return true;
+    }
     this.#socket.send(JSON.stringify(message));
     return true;
   }
@@ -104,10 +123,13 @@ class PageSocket {
     const socket = new WebSocket(`${scheme}://${location.host}${this.path}${query}`);
     const resumed = Boolean(since);
     this.#socket = socket;
-    this.options.onConnecting(resumed);
+    if (!this.#quiet) this.options.onConnecting(resumed);
     socket.addEventListener("open", () => {
       this.retry = this.options.firstRetry;
+      const held = this.#held;
+      this.#endQuiet();
       this.options.onOpen(resumed);
+      for (const message of held) socket.send(JSON.stringify(message));
     });
     socket.addEventListener("message", (event) => this.#received(event.data));
     socket.addEventListener("close", (event) => this.#closed(socket, event.code));
@@ -135,8 +157,36 @@ class PageSocket {
       this.options.stopOn[code]();
       return;
     }
+    if (code === CLOSE.RESTARTING && !this.#quiet) {
+      this.#quiet = true;
+      this.#quietTimer = setTimeout(() => this.#loud(), QUIET_MS);
+      this.#timer = setTimeout(() => this.#connect(), Math.random() * RESTART_SPREAD_MS);
+      return;
+    }
+    if (this.#quiet) {
+      // A try while quietly reconnecting failed: try again soon, still quietly.
+      this.#timer = setTimeout(() => this.#connect(), jittered(this.options.firstRetry));
+      return;
+    }
     this.options.onRetry();
     this.#timer = setTimeout(() => this.#connect(), jittered(this.retry));
     this.retry = Math.min(this.retry * 2, this.options.longestRetry);
+  }
+
+  // The quiet reconnect took too long: say so, as after any other drop, and keep trying.
+  #loud() {
+    if (!this.#quiet) return;
+    this.#endQuiet();
+    this.options.onRetry();
+    if (this.isClosed()) {
+      clearTimeout(this.#timer);
+      this.#timer = setTimeout(() => this.#connect(), jittered(this.retry));
+    }
+  }
+
+  #endQuiet() {
+    this.#quiet = false;
+    this.#held = [];
+    clearTimeout(this.#quietTimer);
   }
 }

@@ -1,0 +1,107 @@
+"""A server process's orderly stop (SIGTERM): nobody playing should notice it.
+
+config/serve.py calls `drain` when the process is told to stop, after it stopped accepting
+connections. From then on:
+
+- the readiness check answers 503 `draining` (realtime/health.py), so whatever routes traffic
+  sends none here;
+- every open socket finishes the message it has in hand (a move being played is answered
+  first), then is closed with code 1012 ("service restart", docs/PROTOCOL.md): the pages
+  reconnect after a short random wait, to another process, and resync by version;
+- the presence rows of those sockets are not deleted but handed over: the player did not
+  leave, so no opponent is told "left the game" and no seek is closed. The rows are aged so
+  that a live process reaps them a few seconds later, and the apps then look again (a player
+  who came back in the meantime is still here; one who did not counts as gone, as after a
+  crash). See realtime/presence.py, `hand_over`.
+
+All of it within `grace` seconds; what is still open then is left to Daphne, which cancels it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import weakref
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from realtime import presence
+from realtime.db import db_call
+
+logger = logging.getLogger(__name__)
+
+# Close code of a socket closed because its server process is restarting: "reconnect, to
+# another process if need be, and resync" (RFC 6455's 1012, Service Restart).
+CLOSE_RESTARTING = 1012
+
+
+class Restartable(Protocol):
+    async def close_for_restart(self) -> None: ...
+
+
+_sockets: weakref.WeakSet[Any] = weakref.WeakSet()
+_state = {"draining": False}
+_all_closed: asyncio.Event | None = None
+
+
+def is_draining() -> bool:
+    return _state["draining"]
+
+
+def track(consumer: Restartable) -> None:
+    """An open socket, to be closed with 1012 when the process drains."""
+    _sockets.add(consumer)
+
+
+def untrack(consumer: Restartable) -> None:
+    _sockets.discard(consumer)
+    if not _sockets and _all_closed is not None:
+        _all_closed.set()
+
+
+def open_sockets() -> int:
+    return len(_sockets)
+
+
+@dataclass(frozen=True)
+class Drained:
+    sockets: int  # open when the drain began
+    left_open: int  # still open when the grace ran out
+    handed_over: int  # presence rows handed to the other processes
+    seconds: float
+
+
+async def drain(grace: float) -> Drained:
+    """Close every socket of this process for a restart and hand its presence over."""
+    global _all_closed
+    started = time.monotonic()
+    _state["draining"] = True
+    sockets = list(_sockets)
+    _all_closed = asyncio.Event()
+    if not _sockets:
+        _all_closed.set()
+    closing = [asyncio.ensure_future(socket.close_for_restart()) for socket in sockets]
+    # Closed means the client answered the close and the consumer cleaned up.
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(_all_closed.wait(), grace)
+    for task in closing:
+        if not task.done():
+            task.cancel()
+        elif not task.cancelled() and task.exception() is not None:
+            logger.error("drain: a socket could not be closed", exc_info=task.exception())
+    left_open = len(_sockets)
+    handed_over = 0
+    try:
+        handed_over = await asyncio.wait_for(
+            db_call(presence.hand_over)(), max(0.5, grace - (time.monotonic() - started))
+        )
+    except Exception as error:  # the rows then expire as a dead process's would
+        logger.warning("drain: presence not handed over (%s)", error)
+    return Drained(
+        sockets=len(sockets),
+        left_open=left_open,
+        handed_over=handed_over,
+        seconds=time.monotonic() - started,
+    )
