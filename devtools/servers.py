@@ -14,7 +14,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
@@ -75,6 +75,8 @@ class BenchServer:
     port: int
     process: subprocess.Popen[bytes]
     log: Path
+    command: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
 
     def stats(self) -> dict[str, float]:
         """The process's counters (devtools/stats.py): statements run, CPU seconds."""
@@ -122,28 +124,57 @@ def start_servers(
     for _ in range(procs):
         port = free_port()
         log = Path(tempfile.mkstemp(prefix=f"bench-{port}-", suffix=".log")[1])
-        with log.open("wb") as sink:
-            process = subprocess.Popen(
-                serve.command("127.0.0.1", port, "--application", application, *extra),
-                cwd=settings.BASE_DIR,
-                env=env,
-                stdout=sink,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        servers.append(BenchServer(port=port, process=process, log=log))
+        command = serve.command("127.0.0.1", port, "--application", application, *extra)
+        server = BenchServer(port=port, process=_launch(command, env, log), log=log)
+        server.command, server.env = command, env
+        servers.append(server)
     for server in servers:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while True:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{server.port}/readyz", timeout=2)
-                break
-            except OSError as error:
-                if server.process.poll() is not None or time.monotonic() > deadline:
-                    stop_servers(servers)
-                    raise CommandError(f"server failed:\n{server.log.read_text()}") from error
-                time.sleep(0.2)
+        try:
+            wait_ready(server)
+        except CommandError:
+            stop_servers(servers)
+            raise
     return servers
+
+
+def _launch(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("ab") as sink:
+        return subprocess.Popen(
+            command,
+            cwd=settings.BASE_DIR,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
+def wait_ready(server: BenchServer) -> None:
+    """Until the server's readiness check answers 200."""
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while True:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{server.port}/readyz", timeout=2)
+            return
+        except OSError as error:
+            if server.process.poll() is not None or time.monotonic() > deadline:
+                raise CommandError(f"server failed:\n{server.log.read_text()}") from error
+            time.sleep(0.1)
+
+
+def restart_server(server: BenchServer, grace: float = 30.0) -> tuple[float, float]:
+    """Stop the server as a deploy does (SIGTERM: it drains) and start it again on the same
+    port. Returns (seconds until it exited, seconds until the new one was ready)."""
+    began = time.monotonic()
+    os.killpg(server.process.pid, signal.SIGTERM)
+    try:
+        server.process.wait(timeout=grace)
+    except subprocess.TimeoutExpired as error:
+        raise CommandError(f"server on {server.port} did not stop within {grace} s") from error
+    stopped = time.monotonic() - began
+    server.process = _launch(server.command, server.env, server.log)
+    wait_ready(server)
+    return stopped, time.monotonic() - began
 
 
 def stop_servers(servers: list[BenchServer]) -> None:

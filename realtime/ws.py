@@ -228,9 +228,9 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         self._closing = False
         self._account: str | None = None  # the account group this socket joined
         self._session_key: str | None = None
-        # Set while no message is in hand: a restart closes the socket only then.
-        self._idle = asyncio.Event()
-        self._idle.set()
+        # Whether a message is in hand: a restart closes the socket only between messages.
+        self._busy = False
+        self._restart_pending = False
         self._restarting = False
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
@@ -250,7 +250,7 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
-        self._idle.clear()
+        self._busy = True
         try:
             if message["type"].startswith("websocket."):
                 await handler(message)
@@ -262,7 +262,9 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
                 # it the cleanup of its presence): log it, and go on with the next message.
                 logger.exception("%s failed on %s", type(self).__name__, message["type"])
         finally:
-            self._idle.set()
+            self._busy = False
+            if self._restart_pending:
+                await self._close_for_restart_now()
 
     def client_key(self) -> str | None:
         """Who this socket is for the flood cool-down: the user, or a visitor's address."""
@@ -361,8 +363,13 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         """This process is stopping: once the message in hand is done (a move being played is
         answered first), close with 1012 so that the client reconnects elsewhere. Frames it
         sent before it saw the close are still handled (realtime/drain.py)."""
-        while not self._idle.is_set():
-            await self._idle.wait()
+        if self._busy:
+            self._restart_pending = True  # closed as soon as the message in hand is done
+            return
+        await self._close_for_restart_now()
+
+    async def _close_for_restart_now(self) -> None:
+        self._restart_pending = False
         if self._closing:
             return
         self._restarting = True

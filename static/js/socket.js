@@ -37,7 +37,7 @@ export function jittered(ms) {
 
 // After a 1012 the page comes back within this random wait, and shows nothing unless the new
 // socket is still not open after QUIET_MS: a restart nobody notices (docs/PROTOCOL.md).
-const RESTART_SPREAD_MS = 1000;
+const RESTART_SPREAD_MS = 500;
 const QUIET_MS = 3000;
 // Messages the page sends while it quietly reconnects wait for the new socket, at most these.
 const HELD_MESSAGES = 20;

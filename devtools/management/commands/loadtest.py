@@ -17,6 +17,11 @@ of the moves played while the servers finish the connect storm's work are printe
 
 --ramp raises the rate stage by stage (new games each stage, same servers) and prints the
 highest throughput whose p99 round trip stays under 100 ms.
+
+--rolling-restart plays on while each process in turn is stopped with SIGTERM (it drains)
+and started again, every socket reconnecting as the pages do, and prints what a player would
+have noticed: moves lost, error frames, banners, the round trip during the restarts
+(devtools/rolling.py). It fails unless all of them are nothing and the p99 is under 1 s.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.test import Client
 
 from accounts.models import User
+from devtools import rolling
 from devtools.servers import (
     BenchServer,
     busy_jiffies,
@@ -128,6 +134,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--stages", type=int, default=12, help="most stages of --ramp")
         parser.add_argument(
+            "--rolling-restart",
+            action="store_true",
+            help="restart each process in turn (SIGTERM, start again) while the games go on",
+        )
+        parser.add_argument(
             "--settle",
             type=float,
             default=2.0,
@@ -148,6 +159,9 @@ class Command(BaseCommand):
         self.spectators = options["spectators"]
         self.settle = options["settle"]
         try:
+            if options["rolling_restart"]:
+                self._rolling_restart(servers, options)
+                return
             if options["ramp"]:
                 self._ramp(servers, options)
                 return
@@ -182,6 +196,36 @@ class Command(BaseCommand):
             f"sustained throughput with p99 < 100 ms on {options['procs']} process(es): "
             + (f"{best:.0f} moves/s" if best is not None else "none (the first stage missed)")
         )
+
+    def _rolling_restart(self, servers: list[BenchServer], options: dict[str, Any]) -> None:
+        run = f"{int(time.time()) % 100000}"
+        tables = []
+        for index in range(options["games"]):
+            users = (
+                User.objects.create_user(username=f"rr{run}a{index}", password=None),
+                User.objects.create_user(username=f"rr{run}b{index}", password=None),
+            )
+            cookies = {1: self._cookie(users[0]), 2: self._cookie(users[1])}
+            tables.append(rolling.Table(users=users, cookies=cookies, slug=options["slug"]))
+        self.stdout.write(
+            f"{options['games']} games at {options['rate']:g} move/s each, {self.spectators} "
+            f"spectator(s) per game; restarting each process {self.settle + 5:g} s after every "
+            "socket is open"
+        )
+        with no_collector_pauses():
+            tally = asyncio.run(
+                rolling.run(
+                    tables,
+                    servers,
+                    spectators=self.spectators,
+                    rate=options["rate"],
+                    before=self.settle + 5,
+                    after=5.0,
+                    seed=options["seed"],
+                )
+            )
+        if not rolling.report(tally, self.stdout.write):
+            raise CommandError("the rolling restart was noticed (see above)")
 
     # --- setting up -------------------------------------------------------------------------
 

@@ -1,0 +1,412 @@
+"""Live play through a rolling restart: the deploy figure of `loadtest --rolling-restart`.
+
+Every socket behaves as the site's pages do (static/js/socket.js): after a close with 1012 it
+comes back within a random second, to another process if its own is gone, resuming from the
+last version it saw; a move that got no answer is sent again once the socket is back (the
+server answers a resend of a played move with the stored event, `duplicate`). Meanwhile each
+server process in turn is sent SIGTERM, waited for and started again on its port.
+
+What is counted, as a player would see it:
+- moves lost: acknowledged moves the database does not hold, and moves never acknowledged;
+- error frames, of any code;
+- banners: what makes a page show "reconnecting…" or "left the game": a close other than
+  1012, a reconnect after 1012 that took longer than the pages' quiet 3 s, an `away` frame;
+- the move round trip (the mover's send to every other socket of the game), for the moves
+  sent during the restarts and for the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import random
+import statistics
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from asgiref.sync import sync_to_async
+
+from devtools.servers import BenchServer, percentile, restart_server
+from games import services
+from games.engine import pick_client_move
+from games.models import GameEvent
+
+# The pages' own figures (static/js/socket.js).
+RESTART_SPREAD_SECONDS = 0.5
+QUIET_SECONDS = 3.0
+RETRY_SECONDS = 0.5
+
+_ids = itertools.count(1)
+
+
+@dataclass
+class Tally:
+    errors: Counter[str] = field(default_factory=Counter)
+    closes: Counter[int] = field(default_factory=Counter)
+    away: int = 0
+    slow_reconnects: list[float] = field(default_factory=list)  # seconds, over QUIET_SECONDS
+    reconnects: list[float] = field(default_factory=list)  # seconds from close to open
+    acked: list[tuple[int, int, str]] = field(default_factory=list)  # (game, ply, move)
+    unacked: int = 0  # moves sent that got no answer
+    undelivered: int = 0  # move events a socket of the game never got
+    trips: list[tuple[float, float]] = field(default_factory=list)  # (sent at, ms)
+    restarts: list[tuple[float, float]] = field(default_factory=list)  # (stopped, ready) s
+    connect_failures: int = 0
+    playing: set[int] = field(default_factory=set)  # tables whose sockets are all open
+    all_playing: asyncio.Event = field(default_factory=asyncio.Event)
+    tables: int = 0
+    window: tuple[float, float] = (0.0, 0.0)
+
+
+class Seat:
+    """One page's socket to a game: reconnects like the site's pages."""
+
+    def __init__(
+        self,
+        role: str,
+        game_id: int,
+        cookie: str | None,
+        servers: list[BenchServer],
+        home: int,
+        tally: Tally,
+        rng: random.Random,
+    ) -> None:
+        self.role = role
+        self.game_id = game_id
+        self.cookie = cookie
+        self.servers = servers
+        self.home = home
+        self.tally = tally
+        self.rng = rng
+        self.v = 0
+        self.view: dict[str, Any] = {}
+        self.connection: Any = None
+        self.open = asyncio.Event()
+        self.viewed = asyncio.Event()  # a snapshot arrived
+        self.heard: dict[int, float] = {}  # ply after the move -> when its event arrived
+        self.acks: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.stopping = False
+
+    async def run(self) -> None:
+        import websockets
+
+        first = True
+        closed_at = 0.0
+        restarted = False
+        while not self.stopping:
+            order = [self.home, *[i for i in range(len(self.servers)) if i != self.home]]
+            if restarted:
+                order = order[1:] + order[:1]  # its own process is the one going away
+            connection = None
+            for index in order:
+                server = self.servers[index]
+                query = "" if first else f"?v={self.v}"
+                try:
+                    connection = await websockets.connect(
+                        f"ws://127.0.0.1:{server.port}/ws/games/{self.game_id}/{query}",
+                        origin=websockets.Origin(f"http://127.0.0.1:{server.port}"),
+                        additional_headers={"Cookie": self.cookie} if self.cookie else {},
+                        open_timeout=30,
+                    )
+                    break
+                except Exception:  # refused (the process is gone): the next one
+                    self.tally.connect_failures += 1
+                    connection = None
+            if connection is None:
+                await asyncio.sleep(RETRY_SECONDS * (0.75 + self.rng.random() / 2))
+                continue
+            if not first:
+                took = time.perf_counter() - closed_at
+                self.tally.reconnects.append(took)
+                if restarted and took > QUIET_SECONDS:
+                    self.tally.slow_reconnects.append(took)
+            first = False
+            self.connection = connection
+            self.open.set()
+            code = await self._read(connection)
+            self.open.clear()
+            self.connection = None
+            if self.stopping:
+                return
+            closed_at = time.perf_counter()
+            self.tally.closes[code] += 1
+            restarted = code == 1012
+            wait = (
+                self.rng.random() * RESTART_SPREAD_SECONDS
+                if restarted
+                else RETRY_SECONDS * (0.75 + self.rng.random() / 2)
+            )
+            await asyncio.sleep(wait)
+
+    async def _read(self, connection: Any) -> int:
+        import websockets
+
+        try:
+            async for raw in connection:
+                self._take(json.loads(raw))
+        except websockets.ConnectionClosed:
+            pass
+        received = connection.protocol.close_rcvd
+        return received.code if received is not None else 1006
+
+    def _take(self, message: dict[str, Any]) -> None:
+        now = time.perf_counter()
+        for event in message["events"] if message["type"] == "batch" else [message]:
+            kind = event["type"]
+            if isinstance(event.get("v"), int):
+                self.v = max(self.v, event["v"])
+            if kind == "state":
+                self.view = dict(event["game"])
+                self.viewed.set()
+            elif kind == "move":
+                self.heard.setdefault(event["ply"], now)
+                if event["ply"] >= self.view.get("ply", -1):
+                    self.view.update(
+                        ply=event["ply"],
+                        to_move=event["to_move"],
+                        legal_moves=event["legal_moves"],
+                        status=event["status"],
+                    )
+                if "id" in event:
+                    self.acks.put_nowait(event)
+            elif kind == "error":
+                self.tally.errors[event.get("code", "?")] += 1
+                if "id" in event:
+                    self.acks.put_nowait(event)
+            elif kind == "away":
+                self.tally.away += 1
+
+    async def send(self, message: dict[str, Any]) -> None:
+        """Send on the open socket; one closing under the send is waited out, as the pages
+        hold what they send while they reconnect."""
+        import websockets
+
+        while True:
+            await self.open.wait()
+            connection = self.connection
+            if connection is None:
+                await asyncio.sleep(0.01)
+                continue
+            try:
+                await connection.send(json.dumps(message))
+                return
+            except websockets.ConnectionClosed:
+                # The reader notices the close and clears `open`; wait for the next socket.
+                while self.connection is connection:  # noqa: ASYNC110
+                    await asyncio.sleep(0.01)
+
+    async def close(self) -> None:
+        self.stopping = True
+        if self.connection is not None:
+            await self.connection.close()
+
+
+@dataclass
+class Table:
+    users: tuple[Any, Any]  # the two players (accounts.User)
+    cookies: dict[int, str]  # seat -> Cookie header
+    slug: str
+
+
+async def play_table(
+    table: Table,
+    servers: list[BenchServer],
+    spectators: int,
+    rate: float,
+    stop: asyncio.Event,
+    tally: Tally,
+    rng: random.Random,
+) -> None:
+    """Games between the table's two players, one after another, until `stop`."""
+    while not stop.is_set():
+        game = await sync_to_async(services.create_game)(
+            slug=table.slug, options={}, player1=table.users[0], player2=table.users[1]
+        )
+        await play_game(
+            game.pk, table.cookies, servers, spectators, rate, stop, tally, rng, id(table)
+        )
+
+
+async def play_game(
+    game_id: int,
+    cookies: dict[int, str],
+    servers: list[BenchServer],
+    spectators: int,
+    rate: float,
+    stop: asyncio.Event,
+    tally: Tally,
+    rng: random.Random,
+    table_id: int,
+) -> None:
+    home = game_id % len(servers)  # every socket of a game on one process, as a proxy would
+    seats = {
+        "p1": Seat("p1", game_id, cookies[1], servers, home, tally, rng),
+        "p2": Seat("p2", game_id, cookies[2], servers, home, tally, rng),
+        **{
+            f"s{n}": Seat(f"s{n}", game_id, None, servers, home, tally, rng)
+            for n in range(spectators)
+        },
+    }
+    runners = [asyncio.ensure_future(seat.run()) for seat in seats.values()]
+    sent: dict[int, tuple[float, str]] = {}  # ply moved from -> (sent at, mover)
+    try:
+        await asyncio.gather(*(seat.open.wait() for seat in seats.values()))
+        await seats["p1"].viewed.wait()
+        tally.playing.add(table_id)
+        if len(tally.playing) >= tally.tables:
+            tally.all_playing.set()
+        await asyncio.sleep(rng.random() / rate)
+        interval = 1 / rate
+        next_at = time.perf_counter()
+        view = dict(seats["p1"].view)
+        while view.get("status") == "active" and not stop.is_set():
+            next_at += interval
+            mover = seats[f"p{view['to_move']}"]
+            ply = view["ply"]
+            move = pick_client_move(view["legal_moves"], rng)
+            request = {"type": "move", "move": move, "ply": ply, "id": next(_ids)}
+            sent[ply] = (time.perf_counter(), mover.role)
+            answer = await _answered(mover, request)
+            if answer is None:
+                tally.unacked += 1
+                break
+            if answer["type"] == "error":
+                break
+            tally.acked.append((game_id, answer["ply"], answer["move"]))
+            view = dict(mover.view)
+            await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+        await asyncio.sleep(2.0)  # the last events reach every socket
+    finally:
+        for ply, (at, mover_role) in sent.items():
+            for seat in seats.values():
+                if seat.role == mover_role:
+                    continue
+                heard = seat.heard.get(ply + 1)
+                if heard is None:
+                    tally.undelivered += 1
+                else:
+                    tally.trips.append((at, (heard - at) * 1000))
+        for seat in seats.values():
+            await seat.close()
+        for runner in runners:
+            runner.cancel()
+
+
+async def _answered(mover: Seat, request: dict[str, Any]) -> dict[str, Any] | None:
+    """Send the move and wait for its answer; after a reconnect, send it again (a played
+    move is answered `duplicate`). None if no answer came within a minute."""
+    deadline = time.perf_counter() + 60
+    while time.perf_counter() < deadline:
+        await mover.send(request)
+        connection = mover.connection
+        while time.perf_counter() < deadline:
+            try:
+                answer = await asyncio.wait_for(mover.acks.get(), 0.2)
+            except TimeoutError:
+                if mover.connection is not connection:
+                    break  # the socket was replaced: the move may not have arrived
+                continue
+            if answer.get("id") == request["id"]:
+                return answer
+    return None
+
+
+def lost_moves(acked: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The acknowledged moves the database does not hold (game, ply after, move)."""
+    stored: dict[tuple[int, int], str] = {}
+    games = {game for game, _, _ in acked}
+    for game_id, ply, payload in GameEvent.objects.filter(
+        game_id__in=games, ply__isnull=False
+    ).values_list("game_id", "ply", "payload"):
+        stored[(game_id, ply + 1)] = payload.get("move")
+    return [(g, p, m) for g, p, m in acked if stored.get((g, p)) != m]
+
+
+async def run(
+    tables: list[Table],
+    servers: list[BenchServer],
+    *,
+    spectators: int,
+    rate: float,
+    before: float,
+    after: float,
+    seed: int,
+) -> Tally:
+    """Play every table; `before` seconds into play, restart each server in turn; play on
+    `after` seconds after the last is back."""
+    tally = Tally(tables=len(tables))
+    rng = random.Random(seed)
+    stop = asyncio.Event()
+    players = [
+        asyncio.ensure_future(play_table(table, servers, spectators, rate, stop, tally, rng))
+        for table in tables
+    ]
+    await tally.all_playing.wait()  # every game's sockets are open: the steady state
+    await asyncio.sleep(before)
+    began = time.perf_counter()
+    for server in servers:
+        stopped, ready = await asyncio.to_thread(restart_server, server)
+        tally.restarts.append((stopped, ready))
+        await asyncio.sleep(2.0)  # pages settle before the next process goes
+    tally.window = (began, time.perf_counter())
+    await asyncio.sleep(after)
+    stop.set()  # every game finishes the move in hand
+    await asyncio.gather(*players)
+    return tally
+
+
+def report(tally: Tally, write: Any) -> bool:
+    """Print the figures; whether the restart went unnoticed (0 lost, 0 errors, 0 banners,
+    p99 under 1 s during the restarts)."""
+    start, end = tally.window
+    during = [ms for sent, ms in tally.trips if start <= sent <= end]
+    outside = [ms for sent, ms in tally.trips if not start <= sent <= end]
+    lost = lost_moves(tally.acked)
+    bad_closes = {code: n for code, n in tally.closes.items() if code != 1012}
+    banners = sum(bad_closes.values()) + len(tally.slow_reconnects) + tally.away
+    errors = sum(tally.errors.values())
+    for index, (stopped, ready) in enumerate(tally.restarts):
+        write(
+            f"process {index + 1}: drained and stopped in {stopped:.2f} s, "
+            f"serving again {ready:.2f} s after the signal"
+        )
+    reconnects = tally.reconnects
+    if reconnects:
+        write(
+            f"reconnects after a close: {len(reconnects)}, close to open p50 "
+            f"{statistics.median(reconnects) * 1000:.0f} ms, p99 "
+            f"{percentile(reconnects, 0.99) * 1000:.0f} ms, max {max(reconnects) * 1000:.0f} ms "
+            f"(the page waits a random 0-{RESTART_SPREAD_SECONDS * 1000:.0f} ms first)"
+        )
+    write(f"closes seen by the clients: {dict(sorted(tally.closes.items()))}")
+    write(
+        f"moves acknowledged {len(tally.acked)}, lost {len(lost)}, never answered "
+        f"{tally.unacked}, move events a socket never got {tally.undelivered}; error frames "
+        f"{errors} {dict(tally.errors)}; banners a player would "
+        f"see {banners} (closes other than 1012: {sum(bad_closes.values())}, reconnects over "
+        f"{QUIET_SECONDS:g} s: {len(tally.slow_reconnects)}, `away` frames: {tally.away})"
+    )
+    p99 = percentile(during, 0.99) if during else float("nan")
+    if during:
+        write(
+            f"round trip during the restarts ({end - start:.1f} s, {len(during)} deliveries): "
+            f"p50 {statistics.median(during):.1f}  p99 {p99:.1f}  max {max(during):.1f} ms"
+        )
+    if outside:
+        write(
+            f"round trip outside them ({len(outside)} deliveries): p50 "
+            f"{statistics.median(outside):.1f}  p99 {percentile(outside, 0.99):.1f} ms"
+        )
+    ok = (
+        not lost
+        and not tally.unacked
+        and not tally.undelivered
+        and errors == 0
+        and banners == 0
+        and p99 < 1000
+    )
+    write(f"rolling restart unnoticed: {'yes' if ok else 'NO'}")
+    return ok
