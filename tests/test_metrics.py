@@ -45,12 +45,14 @@ from lobby.models import Challenge, Seek
 from lobby.services import computer as computer_seeks
 from lobby.services import seeks
 from realtime import metrics
+from realtime.channel_layers import PubSubChannelLayer, redis_host
 from tests import live
 from tests.games_helpers import make_user
 from tests.servers import (
     ROOT,
     Server,
     Visitor,
+    background,
     collected_static,
     free_port,
     migrated_scratch_database,
@@ -345,6 +347,62 @@ def test_the_database_gauges_count_what_waits() -> None:
         assert read[("diffusion_mails_queued", (kind,))] == 0
     assert read[("diffusion_pbm_mails_unanswered", ())] == 0
     assert read[("diffusion_database_state_up", ())] == 1
+
+
+def test_a_sweeper_without_its_database_counts_the_outage_and_still_answers(
+    tmp_path: Path,
+) -> None:
+    port = free_port()
+    env: dict[str, str | None] = {
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DJANGO_SECRET_KEY": SECRET,
+        # A database file in a directory that does not exist: it cannot be opened.
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'gone' / 'db.sqlite3'}",
+        "REDIS_URL": None,
+        "PROMETHEUS_MULTIPROC_DIR": None,
+        "METRICS_PORT": str(port),
+    }
+    command = [sys.executable, "manage.py", "sweeper"]
+    with background(command, env, tmp_path / "sweeper.log"):
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+                    samples = {
+                        (s.name, tuple(sorted(s.labels.items()))): s.value
+                        for family in text_string_to_metric_families(r.read().decode())
+                        for s in family.samples
+                    }
+                # The scrape's own failure is counted after it was read: seen by the next one.
+                if all(
+                    value(samples, "diffusion_database_errors_total", where=where) >= 1
+                    for where in ("sweeper", "metrics")
+                ):
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, (tmp_path / "sweeper.log").read_text()
+            time.sleep(0.2)
+    # The scrape answered, without the gauges it could not read, and says so.
+    assert value(samples, "diffusion_database_state_up") == 0
+    assert ("diffusion_seeks_waiting", (("kind", "realtime"),)) not in samples
+    log = (tmp_path / "sweeper.log").read_text()
+    assert "database unreachable" in log and "Traceback" not in log
+
+
+def test_a_channel_layer_that_cannot_reach_redis_is_counted() -> None:
+    before = sample("diffusion_redis_errors_total", operation="subscribe")
+
+    async def subscribe() -> None:
+        # Nothing listens on the port: Redis is down.
+        layer = PubSubChannelLayer(hosts=[redis_host(f"redis://127.0.0.1:{free_port()}/0")])
+        try:
+            await asyncio.wait_for(layer.new_channel(), 10)
+        finally:
+            await layer.flush()
+
+    asyncio.run(subscribe())
+    assert sample("diffusion_redis_errors_total", operation="subscribe") == before + 1
 
 
 # --- the documentation and the dashboard -------------------------------------------------------
