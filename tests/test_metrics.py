@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 import time_machine
 import yaml
+from channels.db import database_sync_to_async
 from django.utils import timezone
 from django.utils.module_loading import autodiscover_modules
 from prometheus_client import REGISTRY
@@ -37,7 +38,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from bots import services as bots
 from bots.worker import Worker
 from config import serve
-from games import services
+from games import catchup, services
 from games.engine import client_moves, pick_client_move, rules_for
 from games.management.commands.sweeper import sweep
 from games.models import Game, MoveNotice
@@ -347,6 +348,44 @@ def test_the_database_gauges_count_what_waits() -> None:
         assert read[("diffusion_mails_queued", (kind,))] == 0
     assert read[("diffusion_pbm_mails_unanswered", ())] == 0
     assert read[("diffusion_database_state_up", ())] == 1
+
+
+class BehindStream:
+    """A game socket's stream as the catch-up sees it (games.catchup.Stream), that missed
+    every broadcast."""
+
+    def __init__(self, game_id: int) -> None:
+        self.game_id, self.last_v, self.busy = game_id, 0, False
+
+    async def catch_up(self, version: int) -> None:
+        self.last_v = version
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_sockets_caught_up_from_the_database_are_counted() -> None:
+    def a_game_with_a_move() -> int:
+        game = services.create_game(
+            slug="diffusion", options={}, player1=make_user("alice"), player2=make_user("bob")
+        )
+        services.play_move(game_id=game.pk, user=game.player1, move=first_move(game), ply=0)
+        return int(game.pk)
+
+    game_id = await database_sync_to_async(a_game_with_a_move)()
+    streams = [BehindStream(game_id), BehindStream(game_id)]
+    before = sample("diffusion_catch_ups_total")
+    loop = asyncio.get_running_loop()
+    for stream in streams:
+        catchup.watch(stream)
+    try:
+        await catchup.catch_up_once(loop)  # sees v1 stored
+        assert sample("diffusion_catch_ups_total") == before
+        await catchup.catch_up_once(loop)  # both sockets still lack it: caught up
+        assert sample("diffusion_catch_ups_total") == before + 2
+        await catchup.catch_up_once(loop)  # up to date: nothing more
+        assert sample("diffusion_catch_ups_total") == before + 2
+    finally:
+        for stream in streams:
+            catchup.forget(stream)
 
 
 def test_a_sweeper_without_its_database_counts_the_outage_and_still_answers(
