@@ -34,14 +34,15 @@ dev: $(VENV)/.installed-dev
 	chmod 600 $@
 
 # The server and, beside it, the sweeper that ends games whose clocks ran out and the worker
-# that plays the computer's moves.
+# that plays the computer's moves. With METRICS_PORT=N each serves its metrics (docs/METRICS.md):
+# the server on N, the sweeper on N+1, the worker on N+2, the mail door on N+3.
 run: $(VENV)/.installed .secret_key
 	@export DJANGO_SECRET_KEY="$${DJANGO_SECRET_KEY:-$$(cat .secret_key)}"; \
 	$(BIN)/python manage.py migrate --noinput && \
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0 && \
-	{ $(BIN)/python manage.py sweeper & SWEEPER=$$!; \
-	  $(BIN)/python manage.py bots & BOTS=$$!; \
-	  $(BIN)/python manage.py mailserver & MAIL=$$!; \
+	{ METRICS_PORT=$${METRICS_PORT:+$$((METRICS_PORT + 1))} $(BIN)/python manage.py sweeper & SWEEPER=$$!; \
+	  METRICS_PORT=$${METRICS_PORT:+$$((METRICS_PORT + 2))} $(BIN)/python manage.py bots & BOTS=$$!; \
+	  METRICS_PORT=$${METRICS_PORT:+$$((METRICS_PORT + 3))} $(BIN)/python manage.py mailserver & MAIL=$$!; \
 	  trap 'kill $$SWEEPER $$BOTS $$MAIL 2>/dev/null' EXIT; trap 'exit 143' TERM INT; \
 	  echo "Serving on http://$(HOST):$(PORT)/ (mail commands: SMTP on 127.0.0.1:$${PBM_SMTP_PORT:-8025})"; \
 	  WS_MAX_BYTES=$(WS_MAX_BYTES) $(BIN)/python -m config.serve --host $(HOST) --port $(PORT); }

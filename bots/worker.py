@@ -28,6 +28,7 @@ from bots.search.mcts import Choice, think_json
 from games import clocks
 from games import services as games
 from games.models import Game
+from realtime import metrics
 from realtime.errors import ServiceError, is_outage
 
 logger = logging.getLogger(__name__)
@@ -208,6 +209,8 @@ class Worker:
                 think_ms(turn, now, queued),
             )
             self.thinking[future] = turn
+        metrics.BOT_TURNS.labels("thinking").set(len(self.thinking))
+        metrics.BOT_TURNS.labels("waiting").set(max(0, len(turns) - len(self.thinking)))
         if not self.thinking:
             return 0
         done, _ = wait(list(self.thinking), timeout=self.poll, return_when="FIRST_COMPLETED")
@@ -225,6 +228,7 @@ class Worker:
             except Exception:
                 logger.exception("bot: thinking failed in game %s", turn.game_id)
                 continue
+            metrics.BOT_THINK_SECONDS.labels(turn.slug).observe(choice.ms / 1000)
             played += self.play(turn, choice)
         return played
 
@@ -257,6 +261,7 @@ class Worker:
             except Exception as error:
                 # A worker that dies leaves every bot silent: report, and go on.
                 if is_outage(error):
+                    metrics.DATABASE_ERRORS.labels("bots").inc()
                     logger.warning("bot: database unreachable (%s); trying again", error)
                 else:
                     logger.exception("bot: a round failed")

@@ -12,6 +12,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from config.routing import websocket_urlpatterns  # noqa: E402
+from realtime import metrics  # noqa: E402
 from realtime.auth import AuthMiddlewareStack  # noqa: E402
 
 application = ProtocolTypeRouter(
@@ -22,3 +23,5 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+# Each server process serves its own metrics, on METRICS_PORT if set (docs/METRICS.md).
+metrics.serve("server")

@@ -261,6 +261,13 @@ PBM_MAILS_PER_SENDER = os.environ.get("PBM_MAILS_PER_SENDER", "60/m")
 PBM_SEND_ATTEMPTS = int(os.environ.get("PBM_SEND_ATTEMPTS", "20"))
 PBM_WORKER_THREADS = int(os.environ.get("PBM_WORKER_THREADS", "4"))
 
+# --- Metrics (realtime/metrics.py, docs/METRICS.md) -----------------------------------------
+# Each long-running process (server, sweeper, bots, mail door) serves its metrics for
+# Prometheus on this port of its own, never the site's (unset or 0: no metrics served), on
+# this address: the loopback unless a private network's scraper must reach it.
+METRICS_PORT = int(os.environ.get("METRICS_PORT") or 0)
+METRICS_HOST = os.environ.get("METRICS_HOST", "127.0.0.1")
+
 # --- Security -------------------------------------------------------------------------
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"

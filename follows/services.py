@@ -20,6 +20,7 @@ from games.models import Game
 from games.selectors import title_for
 from lobby import protocol
 from lobby.services import feed
+from realtime import metrics
 from realtime.errors import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -181,6 +182,8 @@ def send_mails(limit: int = 100, **_: Any) -> int:
         try:
             send_mail(mail.subject, mail.body, None, [mail.user.email])
             sent += 1
+            metrics.MAILS.labels("follow", "sent").inc()
         except OSError:
+            metrics.MAILS.labels("follow", "failed").inc()
             logger.exception("could not e-mail %s about a followed game", mail.user.username)
     return sent

@@ -20,6 +20,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 
 from games.models import Game
+from realtime import metrics
 from realtime.db import db_call
 
 logger = logging.getLogger(__name__)
@@ -107,6 +108,7 @@ async def catch_up_once(loop: asyncio.AbstractEventLoop) -> int:
         except Exception:  # one socket's trouble must not stop the others'
             logger.exception("catching up a socket of game %s failed", stream.game_id)
     if behind:
+        metrics.CATCH_UPS.inc(len(behind))
         # On the in-memory layer (`make run`) this is how the moves of other processes (the
         # computer's, the sweeper's) arrive at all: routine there, a lost broadcast on Redis.
         level = logging.INFO if _in_memory_layer() else logging.WARNING

@@ -28,6 +28,7 @@ from games.reply_address import read_reply_address
 from pbm import handlers
 from pbm.identity import address_of
 from pbm.models import InboundMail, OutboundMail
+from realtime import metrics
 from realtime.errors import is_outage
 
 logger = logging.getLogger(__name__)
@@ -206,6 +207,7 @@ def deliver(limit: int = DELIVER_BATCH) -> int:
                 try:
                     connection.send_messages([_as_email(row)])
                 except OSError as error:
+                    metrics.MAILS.labels("pbm", "failed").inc()
                     logger.warning("mail to %s not sent yet (%s)", row.to, error)
                     row.attempts += 1
                     row.save(update_fields=["attempts"])
@@ -213,7 +215,9 @@ def deliver(limit: int = DELIVER_BATCH) -> int:
                 row.sent_at = timezone.now()
                 row.save(update_fields=["sent_at"])
                 sent += 1
+                metrics.MAILS.labels("pbm", "sent").inc()
         except OSError as error:
+            metrics.MAILS.labels("pbm", "failed").inc(len(rows) - sent)
             logger.warning("the outgoing mail server is unreachable (%s)", error)
         finally:
             connection.close()

@@ -18,6 +18,7 @@ from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, UnreadablePostError
 from django.shortcuts import render
 
+from realtime import metrics
 from realtime.errors import UNAVAILABLE, is_outage
 
 logger = logging.getLogger(__name__)
@@ -54,6 +55,7 @@ class ApiErrorMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if not request.path.startswith(API_PREFIX):
             if is_outage(exception):
+                metrics.DATABASE_ERRORS.labels("http").inc()
                 logger.warning(
                     "%s %s: database unreachable (%s)", request.method, request.path, exception
                 )
@@ -71,6 +73,7 @@ class ApiErrorMiddleware:
             )
             return error(400, *PLAIN[400])
         if is_outage(exception):
+            metrics.DATABASE_ERRORS.labels("http").inc()
             logger.warning(
                 "API %s %s: database unreachable (%s)", request.method, request.path, exception
             )

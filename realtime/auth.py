@@ -15,6 +15,7 @@ from channels.auth import AuthMiddleware, get_user
 from channels.sessions import CookieMiddleware, SessionMiddleware
 from django.contrib.auth.models import AnonymousUser
 
+from realtime import metrics
 from realtime.db import db_call
 from realtime.errors import is_outage
 
@@ -33,6 +34,7 @@ class PooledAuthMiddleware(AuthMiddleware):
                 raise
             # Who it is cannot be known now: the consumer tells the client to come back
             # (realtime/ws.py) rather than let it in as somebody else, a visitor.
+            metrics.DATABASE_ERRORS.labels("socket").inc()
             logger.warning("websocket sign-in: database unreachable (%s)", error)
             scope["user"]._wrapped = AnonymousUser()
             scope["database_unreachable"] = True

@@ -14,6 +14,7 @@ from typing import Any
 import redis.exceptions
 from channels_redis.pubsub import RedisPubSubChannelLayer
 
+from realtime import metrics
 from realtime.pubsub_shard import OneReaderShard
 
 logger = logging.getLogger(__name__)
@@ -80,6 +81,7 @@ class PubSubChannelLayer(RedisPubSubChannelLayer):
         try:
             await shard.subscribe(channel)
         except LAYER_DOWN as error:
+            metrics.REDIS_ERRORS.labels("subscribe").inc()
             logger.warning("channel layer unreachable (%s): %s subscribes later", error, channel)
             task = asyncio.create_task(self._subscribe_later(channel))
             self._later.add(task)

@@ -20,7 +20,7 @@ from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
-from realtime import drain, presence
+from realtime import drain, metrics, presence
 from realtime.channel_layers import LAYER_DOWN, LAYER_RETRY_SECONDS
 from realtime.db import db_call
 from realtime.errors import UNAVAILABLE, ServiceError, is_outage
@@ -41,6 +41,7 @@ def patient(receive: Callable[[], Awaitable[Any]], name: str) -> Callable[[], Aw
             try:
                 return await receive()
             except LAYER_DOWN as error:
+                metrics.REDIS_ERRORS.labels("receive").inc()
                 logger.warning("%s: channel layer unreachable (%s); waiting", name, error)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, LAYER_RETRY_SECONDS)
@@ -200,6 +201,7 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         try:
             await self.channel_layer.group_add(group, self.channel_name)
         except LAYER_DOWN as error:
+            metrics.REDIS_ERRORS.labels("group_add").inc()
             logger.warning("%s: cannot join %s yet (%s)", type(self).__name__, group, error)
             task = asyncio.create_task(self._join_later(group))
             self._joining.add(task)
@@ -234,9 +236,12 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         self._restarting = False
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        sockets = metrics.SOCKETS.labels(type(self).__name__.removesuffix("Consumer").lower())
+        sockets.inc()
         try:
             await super().__call__(scope, receive, send)
         finally:
+            sockets.dec()
             # Whatever ended the consumer (a crash in connect, a cancelled task, a bug), the
             # rows and groups it holds must go: presence must never outlive the socket.
             if not self._cleaned_up:
@@ -310,6 +315,7 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
                 raise
             # The database went away while the socket opened: say so, and let the client
             # come back (it crashed the consumer: a 1011 close and an error in the log).
+            metrics.DATABASE_ERRORS.labels("socket").inc()
             logger.warning(
                 "%s: database unreachable while opening (%s)", type(self).__name__, error
             )
@@ -475,6 +481,7 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             await self.send_error(error.code, error.message, **{**echo, **error.extra})
         except Exception as error:
             if is_outage(error):
+                metrics.DATABASE_ERRORS.labels("socket").inc()
                 logger.warning(
                     "websocket handler %s: database unreachable (%s)", method_name, error
                 )

@@ -101,6 +101,7 @@ def _uses_servers(module: types.ModuleType) -> bool:
 # processes): one worker runs each file whole, instead of every worker starting its own.
 SHARED_SERVER_FILES = (
     "tests/test_compose.py",
+    "tests/test_metrics.py",
     "tests/test_server.py",
     "tests/test_browser_access.py",
     "tests/test_browser_keyboard.py",

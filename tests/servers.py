@@ -30,6 +30,25 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def free_ports(count: int) -> int:
+    """The first of `count` free ports in a row (`make run` gives its processes' metrics
+    METRICS_PORT, +1, +2, +3)."""
+    for _ in range(100):
+        first = free_port()
+        if first + count <= 65536 and all(_free(first + n) for n in range(1, count)):
+            return first
+    raise RuntimeError(f"no {count} free ports in a row")
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 @dataclass
 class Server:
     port: int

@@ -2,7 +2,8 @@
 sweeper services start as local processes with the commands and environment the file (and
 the image's Dockerfile) give them, pointed at this machine's PostgreSQL and Redis instead of
 the `db` and `redis` containers. Players on different web processes then meet through every
-kind of challenge and see the sweeper's news.
+kind of challenge and see the sweeper's news, and each process answers Prometheus' scrape
+(docker/prometheus.yml) on its metrics port (a port of its own here, as each container has).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import os
 import re
 import subprocess
 import sys
+import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -41,6 +44,9 @@ pytestmark = [
 
 DOCKER = ROOT / "docker"
 SECRET = "compose-test-secret-key-not-for-production-0123456789"
+# The scrape target (service:port in docker/prometheus.yml) of each process started here ->
+# the local port it serves its metrics on.
+SCRAPED: dict[str, int] = {}
 
 
 def interpolate(value: str, env: dict[str, str]) -> str:
@@ -78,6 +84,14 @@ def local(command: list[str], port: int | None = None) -> list[str]:
             arg = str(port) if arg == "8000" else arg.replace("port=8000", f"port={port}")
         out.append(arg)
     return out
+
+
+def metrics_env(name: str, service: dict[str, Any]) -> dict[str, str | None]:
+    """The service's metrics port, moved to a free one of this machine (every container has
+    the same port to itself), on the loopback."""
+    target = f"{name}:{service['environment']['METRICS_PORT']}"
+    SCRAPED[target] = free_port()
+    return {"METRICS_PORT": str(SCRAPED[target]), "METRICS_HOST": "127.0.0.1"}
 
 
 def service_env(service: dict[str, Any], database_url: str, prefix: str) -> dict[str, str | None]:
@@ -118,11 +132,20 @@ def compose_up(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Server
             port = free_port()
             servers.append(
                 stack.enter_context(
-                    running(local(image_command(), port), env, scratch / f"{name}.log", port)
+                    running(
+                        local(image_command(), port),
+                        {**env, **metrics_env(name, services[name])},
+                        scratch / f"{name}.log",
+                        port,
+                    )
                 )
             )
         stack.enter_context(
-            background(local(services["sweeper"]["command"]), env, scratch / "sweeper.log")
+            background(
+                local(services["sweeper"]["command"]),
+                {**env, **metrics_env("sweeper", services["sweeper"])},
+                scratch / "sweeper.log",
+            )
         )
         yield servers
         for log in sorted(Path(scratch).glob("*.log")):
@@ -174,3 +197,28 @@ def test_the_sweepers_first_move_abort_reaches_players_on_both_processes(
     web1, web2 = compose_up
     lateness = live.first_move_abort_seen(web1, web2, web1)
     assert len(lateness) == 3
+
+
+def test_prometheus_scrapes_each_process_it_is_configured_for(compose_up: list[Server]) -> None:
+    config = yaml.safe_load((DOCKER / "prometheus.yml").read_text())
+    jobs = {
+        target: job["job_name"]
+        for job in config["scrape_configs"]
+        for static in job["static_configs"]
+        for target in static["targets"]
+    }
+    assert set(SCRAPED) == {"web1:9100", "web2:9100", "sweeper:9100"}
+    assert set(SCRAPED) <= set(jobs)
+    for target, port in SCRAPED.items():
+        deadline = time.monotonic() + 30  # the sweeper starts beside the servers
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+                    text = r.read().decode()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, f"{target} serves no metrics"
+                time.sleep(0.2)
+        assert "# TYPE diffusion_moves_total counter" in text, target
+        # The gauges read from the database: the sweeper's job only.
+        assert ("diffusion_database_state_up 1.0" in text) == (jobs[target] == "sweeper"), target

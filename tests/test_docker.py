@@ -53,6 +53,8 @@ def test_compose_has_the_production_services(compose: dict[str, Any]) -> None:
         "bots",
         "mail",
         "proxy",
+        "prometheus",
+        "grafana",
     }
     assert compose["services"]["sweeper"]["command"] == ["python", "manage.py", "sweeper"]
     assert compose["services"]["mail"]["command"][:3] == ["python", "manage.py", "mailserver"]
@@ -89,9 +91,11 @@ def test_every_variable_compose_passes_is_one_the_settings_read(compose: dict[st
 def test_compose_builds_from_the_project_with_the_dockerfile(compose: dict[str, Any]) -> None:
     build = compose["services"]["web1"]["build"]
     assert (DOCKER / build["context"] / build["dockerfile"]).resolve() == DOCKER / "Dockerfile"
-    for volume in compose["services"]["proxy"]["volumes"]:
-        source = volume.split(":")[0]
-        assert (DOCKER / source).exists(), f"the proxy mounts a missing file: {source}"
+    for name in ("proxy", "prometheus", "grafana"):
+        for volume in compose["services"][name]["volumes"]:
+            source = volume.split(":")[0]
+            if source.startswith("."):  # a file of ours, not a named volume
+                assert (DOCKER / source).exists(), f"{name} mounts a missing file: {source}"
 
 
 def test_the_image_copies_files_that_exist_and_runs_daphne_safely() -> None:
@@ -130,3 +134,40 @@ def test_the_readme_says_how_to_start_the_production_shape() -> None:
     readme = (ROOT / "README.md").read_text()
     assert "docker compose -f docker/compose.yml up" in readme
     assert "DJANGO_SECRET_KEY" in readme
+
+
+def metered_services(compose: dict[str, Any]) -> dict[str, str]:
+    """The long-running services that serve metrics: name -> METRICS_PORT."""
+    return {
+        name: str(service["environment"]["METRICS_PORT"])
+        for name, service in compose["services"].items()
+        if "METRICS_PORT" in (service.get("environment") or {})
+        and service.get("restart") != "no"  # the one-shot migration serves nothing
+    }
+
+
+def test_prometheus_scrapes_every_process_that_serves_metrics(compose: dict[str, Any]) -> None:
+    metered = metered_services(compose)
+    assert set(metered) == {"web1", "web2", "sweeper", "bots", "mail"}
+    config = yaml.safe_load((DOCKER / "prometheus.yml").read_text())
+    targets = {
+        target
+        for job in config["scrape_configs"]
+        for static in job["static_configs"]
+        for target in static["targets"]
+    }
+    assert targets == {f"{name}:{port}" for name, port in metered.items()}
+    assert "prometheus" in compose["services"]["grafana"]["depends_on"]
+
+
+def test_the_metrics_ports_are_not_public(compose: dict[str, Any]) -> None:
+    """Served on the internal network only: no service publishes them, nginx never names them,
+    and Prometheus and Grafana are published on this machine's loopback only."""
+    ports = set(metered_services(compose).values())
+    for name, service in compose["services"].items():
+        for published in service.get("ports", []):
+            assert not any(str(published).endswith(f":{port}") for port in ports), name
+    conf = (DOCKER / "nginx.conf").read_text()
+    assert not any(port in conf for port in ports)
+    for name in ("prometheus", "grafana"):
+        assert all(p.startswith("127.0.0.1:") for p in compose["services"][name]["ports"])

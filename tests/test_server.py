@@ -11,6 +11,7 @@ import smtplib
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -31,6 +32,7 @@ from tests.servers import (
     Server,
     daphnes,
     free_port,
+    free_ports,
     on_postgresql,
     running,
     scratch_database,
@@ -40,7 +42,13 @@ WS_MAX_BYTES = 65536
 
 
 @pytest.fixture(scope="module")
-def make_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def metrics_port() -> int:
+    """make run's METRICS_PORT: its four processes serve their metrics from there on."""
+    return free_ports(4)
+
+
+@pytest.fixture(scope="module")
+def make_run(tmp_path_factory: pytest.TempPathFactory, metrics_port: int) -> Iterator[Server]:
     """`make run` exactly as the README gives it, on a scratch database and port.
 
     The SQLite pass runs the embedded default; the PostgreSQL pass runs the README's
@@ -56,6 +64,7 @@ def make_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             "WS_MAX_BYTES": str(WS_MAX_BYTES),
             "CHANNEL_LAYER_PREFIX": f"makerun{os.getpid()}",
             "PBM_SMTP_PORT": str(free_port()),
+            "METRICS_PORT": str(metrics_port),
         }
         # The test run's own settings module and services must not leak into the server.
         for variable in ("DJANGO_SETTINGS_MODULE", "DJANGO_DEBUG", "DJANGO_SECRET_KEY"):
@@ -225,3 +234,41 @@ def test_make_run_ends_a_game_nobody_moves_in_on_both_players_screens_and_a_spec
     # default its news cannot reach the server's sockets, which must still show the end.
     lateness = live.first_move_abort_seen(make_run, make_run, make_run)
     assert len(lateness) == 3
+
+
+def test_every_process_of_make_run_serves_its_own_metrics(
+    make_run: Server, metrics_port: int
+) -> None:
+    """The server on METRICS_PORT, the sweeper on +1, the computer's worker on +2, the mail
+    door on +3 (docs/METRICS.md); the site itself serves none."""
+
+    def scrape(port: int, wanted: str) -> str:
+        deadline = time.monotonic() + 60  # the worker and the mail door start beside the server
+        while True:
+            try:
+                text = fetch(f"http://127.0.0.1:{port}/metrics")[2]
+                if wanted in text:
+                    return text
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, f"nothing with {wanted!r} on port {port}"
+            time.sleep(0.2)
+
+    async def with_a_socket_open() -> str:
+        async with websockets.connect(
+            make_run.ws + "/ws/lobby/", origin=websockets.Origin(make_run.http)
+        ) as socket:
+            await socket.recv()
+            return await asyncio.to_thread(scrape, metrics_port, 'kind="lobby"')
+
+    server = asyncio.run(with_a_socket_open())
+    assert 'diffusion_sockets_open{kind="lobby"} 1.0' in server
+    # The gauges read from the database: the sweeper's only.
+    sweeper = scrape(metrics_port + 1, "diffusion_database_state_up 1.0")
+    assert 'diffusion_seeks_waiting{kind="realtime"}' in sweeper
+    assert "diffusion_sweeper_last_pass_timestamp_seconds" in sweeper
+    assert "diffusion_database_state_up" not in server
+    scrape(metrics_port + 2, 'diffusion_bot_turns{state="waiting"}')
+    scrape(metrics_port + 3, "# TYPE diffusion_mails_total counter")
+    with pytest.raises(urllib.error.HTTPError, match="404"):
+        fetch(make_run.http + "/metrics")

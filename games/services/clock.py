@@ -89,13 +89,13 @@ def check_clock(*, game_id: int) -> Applied:
     return applied
 
 
-def overdue_games(limit: int = 500) -> list[int]:
-    """Active games whose deadline has passed (the sweeper's work list)."""
+def overdue_games(limit: int = 500) -> list[tuple[int, datetime]]:
+    """Active games whose deadline has passed, with it (the sweeper's work list)."""
     now = datetime.fromtimestamp(now_ms() / 1000, tz=UTC)
     return list(
         Game.objects.filter(status=Game.Status.ACTIVE, deadline__lte=now)
         .order_by("deadline")
-        .values_list("pk", flat=True)[:limit]
+        .values_list("pk", "deadline")[:limit]
     )
 
 

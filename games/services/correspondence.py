@@ -17,6 +17,7 @@ from games.models import Game, GameConnection, MoveNotice, Vacation
 from games.reply_address import reply_address
 from games.services._core import locked
 from games.services.ending import finish
+from realtime import metrics
 
 logger = logging.getLogger(__name__)
 
@@ -91,8 +92,10 @@ def _remind(game: Game, player: int) -> int:
             recipient_list=[user.email],
         )
     except OSError:
+        metrics.MAILS.labels("reminder", "failed").inc()
         logger.exception("could not remind %s about game %s", user.username, game.pk)
         return 0
+    metrics.MAILS.labels("reminder", "sent").inc()
     return 1
 
 
@@ -164,6 +167,8 @@ def notify_move(game_id: int, player: int) -> bool:
     try:
         message.send()
     except OSError:
+        metrics.MAILS.labels("move", "failed").inc()
         logger.exception("could not e-mail %s about game %s", user.username, game.pk)
         return False
+    metrics.MAILS.labels("move", "sent").inc()
     return True

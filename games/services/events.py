@@ -18,6 +18,7 @@ from django.db import transaction
 from games import presence, protocol, store
 from games.models import Game
 from games.services._core import Applied
+from realtime import metrics
 from realtime.db import run_soon
 from realtime.protocol import encode
 
@@ -76,6 +77,7 @@ def broadcast(game_id: int, event: Applied) -> None:
             await layer.group_send(presence.game_group(game_id), message)
         except Exception:
             # The move is committed; sockets that miss it resync by version.
+            metrics.REDIS_ERRORS.labels("broadcast").inc()
             logger.exception("broadcast of game %s v%s failed", game_id, event.version)
 
     run_soon(send)

@@ -10,6 +10,7 @@ written in the same transaction.
 from __future__ import annotations
 
 import logging
+import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,7 @@ from games.services._core import Applied, locked, player_of
 from games.services.clock import end_by_clock, excused, overdue, set_deadline
 from games.services.events import prepare, record
 from games.transition import Transition, advance
+from realtime import metrics
 from realtime.errors import ServiceError
 from realtime.protocol import encode
 
@@ -69,6 +71,11 @@ class _Written:
         """The mover's move event: what play_move answers."""
         return self.events[0][0]
 
+    @property
+    def moves(self) -> int:
+        """The moves played: the mover's, and the queued answer if there was one."""
+        return sum(ply is not None for _, ply in self.events)
+
 
 def play_move(*, game_id: int, user: Any, move: str, ply: int, lag: int = 0) -> Applied:
     """Apply `move` for `user` if `ply` moves have been played; see docs/PROTOCOL.md.
@@ -90,6 +97,7 @@ def play_move(*, game_id: int, user: Any, move: str, ply: int, lag: int = 0) -> 
         raise ServiceError(
             "bad_message", 'A move needs "ply": the number of moves already played, as an integer.'
         )
+    started = time.perf_counter()
     races = 0
     while True:
         lock = races >= RACES
@@ -114,6 +122,7 @@ def play_move(*, game_id: int, user: Any, move: str, ply: int, lag: int = 0) -> 
                 seen = None if lock else store.Seen.of(game)
                 written = _play(game, rules, state, player=player, move=move, now=now, lag=lag)
                 if _write(game, written, seen):
+                    metrics.moved(game.slug, written.moves, started)
                     return written.applied
                 races += 1
                 continue

@@ -19,6 +19,7 @@ from lobby import protocol
 from lobby.models import Seek
 from lobby.services import feed
 from lobby.services.seeks import _lock_matchmaking
+from realtime import metrics
 from realtime.errors import ServiceError
 
 # A pass hands at most this many seeks to the computer (the next pass takes the rest).
@@ -67,6 +68,7 @@ def hand_to_computer(seek_ids: list[int] | None = None, grace: float = 0) -> int
                 continue
             Seek.objects.filter(pk=seek.pk).update(status=Seek.Status.PAIRED, game=game)
             started += 1
+            metrics.seeks_paired("computer", [seek.created_at])
             if seek.announced:
                 events.append(protocol.SeekRemoved(v=feed.UNSTAMPED, seek_id=seek.pk))
         if events:

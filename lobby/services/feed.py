@@ -17,6 +17,7 @@ from django.db import transaction
 
 from lobby import protocol
 from lobby.models import LobbyEvent, LobbyVersion
+from realtime import metrics
 from realtime.db import calling_loop, run_soon
 from realtime.protocol import Frame, encode
 
@@ -97,6 +98,7 @@ async def _group_send(messages: list[tuple[str, dict[str, Any]]]) -> None:
             await layer.group_send(group, message)
     except Exception:
         # Committed already: lobby sockets catch up by version or on reconnect.
+        metrics.REDIS_ERRORS.labels("broadcast").inc()
         logger.exception("lobby broadcast failed")
 
 

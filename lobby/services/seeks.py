@@ -27,6 +27,7 @@ from lobby.models import Seek
 from lobby.payloads import game_summary, seek_payload, speed_of
 from lobby.services import feed
 from ratings import selectors as rating_selectors
+from realtime import metrics
 from realtime.errors import ServiceError
 
 MAX_OPEN_SEEKS = 3
@@ -215,6 +216,7 @@ def _pair_queue() -> dict[int, Game]:
         )
         if updated != len(paired):
             raise RuntimeError(f"seeks {sorted(paired)} changed under the matchmaking lock")
+        metrics.seeks_paired("person", [s.created_at for a, b, _ in pairs for s in (a, b)])
     fresh = [s for s in waiting if s.pk not in paired and not s.announced]
     if fresh:
         Seek.objects.filter(pk__in=[s.pk for s in fresh]).update(announced=True)

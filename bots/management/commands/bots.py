@@ -16,6 +16,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from bots.worker import Worker
+from realtime import metrics
 
 
 class Command(BaseCommand):
@@ -36,6 +37,7 @@ class Command(BaseCommand):
 
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
+        metrics.serve("bots")
         worker = Worker(processes=options["processes"], poll=options["poll"])
         self.stdout.write(f"bots: playing the computer's moves ({worker.processes} processes)")
         self.stdout.flush()

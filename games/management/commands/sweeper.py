@@ -24,7 +24,7 @@ from django.core.management.base import BaseCommand
 from django.db import close_old_connections
 
 from games import lifecycle, services
-from realtime import presence
+from realtime import metrics, presence
 from realtime.errors import is_outage
 
 logger = logging.getLogger(__name__)
@@ -56,6 +56,8 @@ class Command(BaseCommand):
         shares_broadcasts = not isinstance(get_channel_layer(), InMemoryChannelLayer)
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
+        # The sweeper also serves the gauges read from the database (seeks, mails queued...).
+        metrics.serve("sweeper", state=True)
         if not options["once"]:
             self.stdout.write("sweeper: watching game clocks")
         while not stopping:
@@ -64,6 +66,7 @@ class Command(BaseCommand):
             except Exception as error:
                 # A sweeper that dies leaves every clock unwatched: report, and go on.
                 if is_outage(error):
+                    metrics.DATABASE_ERRORS.labels("sweeper").inc()
                     logger.warning("sweeper: database unreachable (%s); trying again", error)
                 else:
                     logger.exception("sweeper: a pass failed")
@@ -99,6 +102,7 @@ class Command(BaseCommand):
             if is_outage(error):
                 raise
             logger.exception("sweeper: removing dead processes' connections failed")
+        metrics.SWEEPER_PASS.set_to_current_time()
         return pause(max_sleep)
 
     last_stall_check = 0.0
@@ -117,9 +121,10 @@ class Command(BaseCommand):
 def sweep() -> int:
     """One pass: check every overdue game; how many ended."""
     ended = 0
-    for game_id in services.overdue_games():
+    for game_id, deadline in services.overdue_games():
         if services.check_clock(game_id=game_id).event is not None:
             ended += 1
+            metrics.SWEEPER_LATENESS.observe(services.now_ms() / 1000 - deadline.timestamp())
     return ended
 
 

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from pbm.smtp import serve
+from realtime import metrics
 
 
 class Command(BaseCommand):
@@ -23,4 +24,5 @@ class Command(BaseCommand):
         stop = threading.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: stop.set())
+        metrics.serve("mail door")
         serve(options["host"], options["port"], stop)
