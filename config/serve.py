@@ -12,7 +12,8 @@ commands) goes through here, so the flags that matter under load are set once:
 - TCP writes sent at once when nothing is buffered (config/eager_writes.py), and no debug-log
   arguments built for a debug log that is off (config/quiet_autobahn.py);
 - fewer, not longer, garbage collections (GC_THRESHOLDS);
-- silent connections closed after HTTP_IDLE_SECONDS.
+- silent connections closed after HTTP_IDLE_SECONDS;
+- the access log written through logging (config/access_log.py), in the log's format.
 """
 
 from __future__ import annotations
@@ -104,12 +105,13 @@ def main(argv: list[str] | None = None) -> None:
     known, extra = parser.parse_known_args(argv)
     from daphne.cli import CommandLineInterface
 
-    from config import eager_writes, quiet_autobahn
+    from config import access_log, eager_writes, quiet_autobahn
 
     gc.set_threshold(*GC_THRESHOLDS)
     close_silent_connections(HTTP_IDLE_SECONDS)
     eager_writes.install()
     quiet_autobahn.install()
+    access_log.install()
 
     CommandLineInterface().run(
         daphne_arguments(known.host, known.port, *extra, application=known.application)

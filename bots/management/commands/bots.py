@@ -9,6 +9,7 @@ at any moment loses nothing, and a new one picks up every game where a bot is to
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 from typing import Any
@@ -16,6 +17,8 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from bots.worker import Worker
+
+logger = logging.getLogger(__name__)
 
 
 class Command(BaseCommand):
@@ -37,8 +40,7 @@ class Command(BaseCommand):
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
         worker = Worker(processes=options["processes"], poll=options["poll"])
-        self.stdout.write(f"bots: playing the computer's moves ({worker.processes} processes)")
-        self.stdout.flush()
+        logger.info("bots: playing the computer's moves (%s processes)", worker.processes)
         try:
             worker.run(lambda: stopping)
         finally:
