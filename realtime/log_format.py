@@ -17,6 +17,7 @@ through the log when it is JSON, so that nothing else reaches stderr there.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import logging.config
@@ -33,10 +34,14 @@ from django.conf import settings
 from realtime import logs
 
 REDACTED = "[redacted]"
-_KEY = r"[\w-]*(?:pass(?:word|wd|phrase)|secret|token|session_?(?:id|key)|api_?key|signature)[\w-]*"
-PATTERNS: list[tuple[re.Pattern[str], str]] = [
+_NAMES = ("pass", "secret", "token", "session", "key", "signature")
+_KEY = r"(?:pass(?:word|wd|phrase)|secret|token|session_?(?:id|key)|api_?key|signature)[\w-]*"
+# (words one of which the line must hold, lower-cased: a cheap test first; the pattern; what
+# replaces it)
+PATTERNS: list[tuple[tuple[str, ...], re.Pattern[str], str]] = [
     # A header's whole value, however it is written: Cookie: a=b; c=d, 'HTTP_COOKIE': '…'.
     (
+        ("cookie", "authorization"),
         re.compile(
             r"""(\b(?:HTTP_)?(?:PROXY_)?AUTHORIZATION|\b(?:HTTP_|SET-)?COOKIE)(["']?\s*[:=]\s*)"""
             r"""(["']?)([^"'\r\n]*)""",
@@ -46,29 +51,44 @@ PATTERNS: list[tuple[re.Pattern[str], str]] = [
     ),
     # password='…', "csrftoken": "…", 'password1': ['…']
     (
-        re.compile(rf"""(\b{_KEY}["']?\s*[=:]\s*\[?\s*[bu]?(["']))(.*?)(\2)""", re.I),
+        _NAMES,
+        re.compile(rf"""({_KEY}["']?\s*[=:]\s*\[?\s*[bu]?(["']))(.*?)(\2)""", re.I),
         rf"\1{REDACTED}\4",
     ),
     # password=…&, sessionid=…;, token: …
     (
-        re.compile(rf"""(\b{_KEY}["']?\s*[=:]\s*)(?![\s"'\[])([^\s&,;)}}\]>"']+)""", re.I),
+        _NAMES,
+        re.compile(rf"""({_KEY}["']?\s*[=:]\s*)(?![\s"'\[])([^\s&,;)}}\]>"']+)""", re.I),
         rf"\1{REDACTED}",
     ),
     # The signature of a reply address (games/reply_address.py): pbm+r-1-2-3-<20 hex>@host
-    (re.compile(r"(\+r-\d{1,12}-\d{1,12}-\d{1,9}-)[0-9a-f]{20}", re.I), rf"\1{REDACTED}"),
+    (("+r-",), re.compile(r"(\+r-\d{1,12}-\d{1,12}-\d{1,9}-)[0-9a-f]{20}", re.I), rf"\1{REDACTED}"),
     # A stored password hash: algorithm$…
     (
+        ("$",),
         re.compile(r"\b(pbkdf2_sha\d+|argon2|bcrypt(?:_sha256)?|scrypt|md5|sha1)\$[^\s'\"]+"),
         rf"\1${REDACTED}",
     ),
     # A URL's password: postgres://user:secret@host
-    (re.compile(r"(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:)[^\s@/]+@", re.I), rf"\1{REDACTED}@"),
+    (("://",), re.compile(r"(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:)[^\s@/]+@", re.I), rf"\1{REDACTED}@"),
 ]
 
 
-def configured_secrets() -> set[str]:
+_configured: tuple[object, frozenset[str]] | None = None
+
+
+def configured_secrets() -> frozenset[str]:
     """The secrets in the settings: the secret key, the databases', Redis's and the outgoing
-    mail server's passwords."""
+    mail server's passwords. Read again only when the settings change (a test overriding
+    them)."""
+    global _configured
+    holder = getattr(settings, "_wrapped")  # noqa: B009 (the settings object itself)
+    if _configured is None or _configured[0] is not holder:
+        _configured = (holder, _read_configured_secrets())
+    return _configured[1]
+
+
+def _read_configured_secrets() -> frozenset[str]:
     found: list[Any] = [
         settings.SECRET_KEY,
         *getattr(settings, "SECRET_KEY_FALLBACKS", []),
@@ -78,22 +98,43 @@ def configured_secrets() -> set[str]:
     for url in (getattr(settings, "REDIS_URL", ""),):
         if url:
             found.append(urlsplit(url).password)
-    return {v for v in found if isinstance(v, str) and len(v) >= logs.MIN_SECRET_LENGTH}
+    return frozenset(v for v in found if isinstance(v, str) and len(v) >= logs.MIN_SECRET_LENGTH)
 
 
-def _spellings(value: str) -> set[str]:
-    """A secret as it may appear in a line: itself, URL-encoded, inside a repr()."""
-    return {value, quote(value, safe=""), quote_plus(value, safe=""), repr(value)[1:-1]}
+@functools.lru_cache(maxsize=256)
+def _spellings(values: frozenset[str]) -> tuple[str, ...]:
+    """Secrets as they may appear in a line: themselves, URL-encoded, inside a repr(); the
+    longest first."""
+    spelled = {
+        spelling
+        for value in values
+        for spelling in (
+            value,
+            quote(value, safe=""),
+            quote_plus(value, safe=""),
+            repr(value)[1:-1],
+        )
+        if len(spelling) >= logs.MIN_SECRET_LENGTH
+    }
+    return tuple(sorted(spelled, key=len, reverse=True))
 
 
 def redact(text: str, known: Iterable[str] = ()) -> str:
     """`text` without the `known` secret values and what the patterns recognise."""
-    for value in sorted({s for v in known for s in _spellings(v)}, key=len, reverse=True):
-        if len(value) >= logs.MIN_SECRET_LENGTH:
+    for value in _spellings(frozenset(known)):
+        if value in text:
             text = text.replace(value, REDACTED)
-    for pattern, replacement in PATTERNS:
-        text = pattern.sub(replacement, text)
+    lower = text.lower()
+    for hint, pattern, replacement in _PATTERNS:
+        if hint.search(lower):
+            text = pattern.sub(replacement, text)
     return text
+
+
+_PATTERNS = [
+    (re.compile("|".join(map(re.escape, words))), pattern, replacement)
+    for words, pattern, replacement in PATTERNS
+]
 
 
 _traceback_formatter = logging.Formatter()
@@ -107,7 +148,9 @@ class RedactSecrets(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         bound = logs.current()
-        known = configured_secrets() | (bound.all_secrets() if bound is not None else set())
+        known = configured_secrets()
+        if bound is not None:
+            known |= bound.all_secrets()
         try:
             message = record.getMessage()
         except Exception:  # arguments that do not fit the message: keep both, as text

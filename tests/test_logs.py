@@ -18,17 +18,22 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+import yaml
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.test import Client, override_settings
 
 from accounts.models import User
+from bots.worker import Worker
 from config import serve
 from games import services
+from games.management.commands import sweeper
+from pbm import handlers, identity, inbox
 from realtime import logs
 from realtime.log_format import JsonFormatter, redact
 from tests.games_helpers import new_game, next_of_type, open_socket
@@ -136,6 +141,16 @@ def test_settings_choose_the_format_from_log_format() -> None:
     assert settings.LOG_FORMAT == "plain"  # the tests' and `make run`'s
     assert settings.LOGGING["handlers"]["console"]["formatter"] == settings.LOG_FORMAT
     assert set(settings.LOGGING["formatters"]) == {"plain", "json"}
+
+
+def test_production_logs_json_and_the_proxy_passes_its_request_id() -> None:
+    docker = Path(__file__).resolve().parent.parent / "docker"
+    assert re.search(r"^ENV LOG_FORMAT=json$", (docker / "Dockerfile").read_text(), re.M)
+    compose = yaml.safe_load((docker / "compose.yml").read_text())["services"]
+    for name in ("migrate", "web1", "web2", "sweeper", "bots", "mail"):
+        assert compose[name]["environment"]["LOG_FORMAT"] == "${LOG_FORMAT:-json}", name
+    site = re.search(r"location / \{(.*?)\}", (docker / "nginx.conf").read_text(), re.S)
+    assert site is not None and "proxy_set_header X-Request-ID $request_id;" in site.group(1)
 
 
 def test_a_process_wide_task_does_not_carry_the_socket_that_started_it() -> None:
@@ -309,6 +324,67 @@ async def test_a_game_sockets_frame_logs_with_its_socket_id_user_and_game_even_i
         assert "RuntimeError: the engine broke" in crashed["traceback"]
     assert played[0]["socket_id"] != played[1]["socket_id"]
     assert all("request_id" not in record for record in records)
+
+
+# --- the sweeper, the computer's worker, the mail door ----------------------------------------
+
+
+def test_the_sweeper_logs_with_the_game_it_checks(
+    console: Console, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def check_clock(game_id: int) -> Any:
+        logger.warning("checking the clock")
+        return SimpleNamespace(event=None)
+
+    monkeypatch.setattr(services, "overdue_games", lambda: [41, 42])
+    monkeypatch.setattr(services, "check_clock", check_clock)
+    sweeper.sweep()
+    assert [record["game_id"] for record in console.records()] == [41, 42]
+
+
+def test_the_computers_move_logs_with_its_game_and_the_bot(
+    console: Console, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(
+        services, "play_move", lambda **kwargs: logger.warning("move %s", kwargs["move"])
+    )
+    bot = SimpleNamespace(pk=5, username="computer-3")
+    worker = SimpleNamespace(bots={5: (3, bot)}, played=0)
+    turn = SimpleNamespace(game_id=9, bot_id=5, ply=4)
+    assert Worker.play(worker, turn, SimpleNamespace(move="c3")) == 1  # type: ignore[arg-type]
+    (record,) = console.records()
+    assert (record["game_id"], record["user_id"], record["user"]) == (9, 5, "computer-3")
+
+
+@pytest.mark.django_db
+def test_a_mail_that_fails_logs_its_message_id_and_sender_and_never_its_mail_password(
+    console: Console, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    erin = User.objects.create_user(username="erin", email="erin@players.test")
+    identity.set_mail_password(erin, "mail-pass-77")
+    mail = inbox.store(
+        b"From: erin@players.test\r\nTo: pbm@localhost\r\nMessage-ID: <m1@players.test>\r\n"
+        b"Subject: list erin mail-pass-77\r\n\r\nbody\r\n",
+        "erin@players.test",
+        ["pbm@localhost"],
+    )
+    assert mail is not None
+
+    def broken(subject: str, body: str, sender: str, recipient: str) -> handlers.Reply:
+        _verb, name, password = subject.split()
+        identity.authenticate(name, password, sender)
+        raise RuntimeError(f"cannot answer {subject!r}")
+
+    monkeypatch.setattr(handlers, "answer", broken)
+    assert inbox.process(mail.pk) == 1
+    assert "mail-pass-77" not in console.text
+    (record,) = console.records()
+    assert (record["mail"], record["user"], record["user_id"]) == (
+        "<m1@players.test>",
+        "erin",
+        erin.pk,
+    )
+    assert "RuntimeError: cannot answer 'list erin [redacted]'" in record["traceback"]
 
 
 # --- a real server process ------------------------------------------------------------------
