@@ -70,7 +70,7 @@ MIDDLEWARE = [
     "realtime.logs.RequestLogContext",
     "django.middleware.security.SecurityMiddleware",
     "config.csp.ContentSecurityPolicyMiddleware",
-    # Outermost of ours: every /api/ answer is JSON, errors included.
+    # Outside the rest of ours: every /api/ answer is JSON, errors included.
     "realtime.api_errors.ApiErrorMiddleware",
     # Before any view looks a name or token up: PostgreSQL cannot compare text with NUL.
     "realtime.nul_guard.RefuseNulMiddleware",

@@ -12,7 +12,10 @@ import http.cookiejar
 import io
 import json
 import logging
+import os
 import re
+import subprocess
+import sys
 import threading
 import urllib.error
 import urllib.request
@@ -153,6 +156,42 @@ def test_production_logs_json_and_the_proxy_passes_its_request_id() -> None:
     assert site is not None and "proxy_set_header X-Request-ID $request_id;" in site.group(1)
 
 
+def _python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    root = Path(__file__).resolve().parent.parent
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=root,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_in_json_a_warning_and_an_uncaught_exception_are_records_too() -> None:
+    done = _python(
+        "import django, warnings; django.setup(); warnings.warn('careful');"
+        "raise RuntimeError('the process dies')",
+        LOG_FORMAT="json",
+        DJANGO_SECRET_KEY=SECRET,
+    )
+    assert done.returncode == 1
+    warned, died = (json.loads(line) for line in done.stderr.splitlines())
+    assert (warned["logger"], warned["level"]) == ("py.warnings", "WARNING")
+    assert "UserWarning: careful" in warned["message"]
+    assert (died["logger"], died["level"], died["message"]) == (
+        "uncaught",
+        "CRITICAL",
+        "uncaught exception",
+    )
+    assert died["traceback"].endswith("RuntimeError: the process dies")
+
+
+def test_an_unknown_log_format_stops_the_settings() -> None:
+    done = _python("import django; django.setup()", LOG_FORMAT="xml", DJANGO_SECRET_KEY=SECRET)
+    assert done.returncode != 0 and "LOG_FORMAT must be plain or json" in done.stderr
+
+
 def test_a_process_wide_task_does_not_carry_the_socket_that_started_it() -> None:
     with logs.context(socket_id="ab12", game_id=7):
         inherited = logs.detached()
@@ -255,6 +294,7 @@ def test_a_failing_request_logs_its_id_user_and_game_on_every_line_and_no_secret
     assert all("RuntimeError: game 7 broke on" in record["traceback"] for record in traced)
     assert text.count("Traceback (most recent call last)") == 2  # each in one record
     assert {record.get("status") for record in records} >= {500}
+    assert logs.current() is None  # nothing of a request outlives it in the caller
 
 
 @pytest.mark.django_db
