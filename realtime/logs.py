@@ -240,7 +240,7 @@ def _request_secrets(request: HttpRequest) -> set[str]:
         and len(body) <= MAX_JSON_BODY
         and request.content_type == "application/json"
     ):
-        with suppress(ValueError):
+        with suppress(ValueError, RecursionError):  # a body too deep is refused elsewhere
             found += _secret_values(json.loads(body))
     return {v for v in found if isinstance(v, str) and len(v) >= MIN_SECRET_LENGTH}
 
