@@ -28,7 +28,7 @@ from bots.search.mcts import Choice, think_json
 from games import clocks
 from games import services as games
 from games.models import Game
-from realtime import metrics
+from realtime import logs, metrics
 from realtime.errors import ServiceError, is_outage
 
 logger = logging.getLogger(__name__)
@@ -239,7 +239,8 @@ class Worker:
     def play(self, turn: Turn, choice: Choice) -> int:
         user = self.bots[turn.bot_id][1]
         try:
-            games.play_move(game_id=turn.game_id, user=user, move=choice.move, ply=turn.ply)
+            with logs.context(game_id=turn.game_id, user_id=user.pk, user=user.username):
+                games.play_move(game_id=turn.game_id, user=user, move=choice.move, ply=turn.ply)
         except ServiceError as error:
             if error.code not in MOVED_ON:
                 logger.warning(

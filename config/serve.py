@@ -13,6 +13,7 @@ commands) goes through here, so the flags that matter under load are set once:
   arguments built for a debug log that is off (config/quiet_autobahn.py);
 - fewer, not longer, garbage collections (GC_THRESHOLDS);
 - silent connections closed after HTTP_IDLE_SECONDS;
+- the access log written through logging (config/access_log.py), in the log's format;
 - SIGTERM drains the process before it stops (config/graceful.py).
 """
 
@@ -105,12 +106,13 @@ def main(argv: list[str] | None = None) -> None:
     known, extra = parser.parse_known_args(argv)
     from daphne.cli import CommandLineInterface
 
-    from config import eager_writes, graceful, quiet_autobahn
+    from config import access_log, eager_writes, graceful, quiet_autobahn
 
     gc.set_threshold(*GC_THRESHOLDS)
     close_silent_connections(HTTP_IDLE_SECONDS)
     eager_writes.install()
     quiet_autobahn.install()
+    access_log.install()
 
     cli = CommandLineInterface()
     graceful.install(cli)

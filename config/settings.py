@@ -66,9 +66,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: a request id (X-Request-ID) and the log context of the request (docs/LOGGING.md).
+    "realtime.logs.RequestLogContext",
     "django.middleware.security.SecurityMiddleware",
     "config.csp.ContentSecurityPolicyMiddleware",
-    # Outermost of ours: every /api/ answer is JSON, errors included.
+    # Outside the rest of ours: every /api/ answer is JSON, errors included.
     "realtime.api_errors.ApiErrorMiddleware",
     # Before any view looks a name or token up: PostgreSQL cannot compare text with NUL.
     "realtime.nul_guard.RefuseNulMiddleware",
@@ -297,22 +299,44 @@ if env_bool("DJANGO_SECURE_COOKIES", False):
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
     SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", True)
 
+# Logs (docs/LOGGING.md): readable lines by default (`make run`, the tests), one JSON object per
+# line with LOG_FORMAT=json (the Docker image); each line carries its request or socket id, user
+# and game, and no secret.
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "plain").strip().lower() or "plain"
+if LOG_FORMAT not in {"plain", "json"}:
+    raise ImproperlyConfigured(f"LOG_FORMAT must be plain or json, not {LOG_FORMAT!r}")
+LOGGING_CONFIG = "realtime.log_format.configure"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "formatters": {
+        "plain": {
+            "()": "realtime.log_format.PlainFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s%(context)s: %(message)s",
+        },
+        "json": {"()": "realtime.log_format.JsonFormatter"},
+    },
     "filters": {
         "one_line_outages": {"()": "realtime.log_filters.ConnectionErrorsInOneLine"},
         "one_line_refusals": {"()": "realtime.log_filters.RefusedRequestsInOneLine"},
+        "log_context": {"()": "realtime.log_format.LogContextFilter"},
+        "redact_secrets": {"()": "realtime.log_format.RedactSecrets"},
     },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
-            "formatter": "plain",
-            "filters": ["one_line_outages", "one_line_refusals"],
+            "formatter": LOG_FORMAT,
+            # Redaction last: it sees the messages the other filters wrote.
+            "filters": ["one_line_outages", "one_line_refusals", "log_context", "redact_secrets"],
         }
     },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    # aiosmtpd (the mail door) logs every line of every SMTP conversation at INFO.
-    "loggers": {"mail.log": {"level": "WARNING"}},
+    "loggers": {
+        # aiosmtpd (the mail door) logs every line of every SMTP conversation at INFO.
+        "mail.log": {"level": "WARNING"},
+        # Django's lines go through the console handler above only: not also through Django's
+        # own handlers (a second, unformatted copy with DEBUG on; the request with its headers
+        # mailed to ADMINS).
+        "django": {"handlers": [], "propagate": True},
+    },
 }

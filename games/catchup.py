@@ -20,7 +20,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 
 from games.models import Game
-from realtime import metrics
+from realtime import logs, metrics
 from realtime.db import db_call
 
 logger = logging.getLogger(__name__)
@@ -71,7 +71,7 @@ def watch(stream: Stream) -> None:
     _sockets.setdefault(loop, weakref.WeakSet()).add(stream)
     runner = _runners.get(loop)
     if runner is None or runner.done():
-        _runners[loop] = loop.create_task(_run(loop))
+        _runners[loop] = loop.create_task(_run(loop), context=logs.detached())
 
 
 def forget(stream: Stream) -> None:

@@ -16,6 +16,7 @@ import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 from lobby.services import seeks
+from realtime import logs
 from realtime.db import db_call
 
 logger = logging.getLogger(__name__)
@@ -31,7 +32,8 @@ _pass = db_call(seeks.pair_all, executor=_thread)
 class _Matchmaker:
     def __init__(self) -> None:
         self.wanted = asyncio.Event()
-        self.task: asyncio.Future[None] = asyncio.ensure_future(self.run())
+        # The process's matchmaker, not the socket's whose seek started it (realtime/logs.py).
+        self.task: asyncio.Future[None] = logs.detached().run(asyncio.ensure_future, self.run())
 
     async def run(self) -> None:
         while True:

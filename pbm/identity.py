@@ -19,6 +19,7 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from accounts.models import User
 from accounts.usernames import validate_username
 from pbm.models import MailPassword
+from realtime import logs
 from realtime.errors import ServiceError
 from realtime.limits import over_limit
 
@@ -41,6 +42,7 @@ def _counted(group: str, key: str, rate: str, *, increment: bool) -> bool:
 
 
 def set_mail_password(user: User, password: str) -> None:
+    logs.secret(password)  # in no line logged while this mail is answered
     if len(password) < MIN_MAIL_PASSWORD or any(c.isspace() for c in password):
         raise ServiceError(
             "bad_password",
@@ -52,6 +54,7 @@ def set_mail_password(user: User, password: str) -> None:
 def authenticate(username: str, password: str, sender: str) -> User:
     """The account `username` if `password` is its mail password and the mail came from its
     address; ServiceError otherwise (the same answer for a wrong name and a wrong password)."""
+    logs.secret(password)  # in no line logged while this mail is answered
     address = address_of(sender)
     refused = ServiceError(
         "bad_credentials",
@@ -75,6 +78,7 @@ def authenticate(username: str, password: str, sender: str) -> User:
         _counted("mail-login", username.lower(), rate, increment=True)
         _counted("mail-login-address", address, settings.LOGIN_FAILURES_PER_ADDRESS, increment=True)
         raise refused
+    logs.add(user_id=user.pk, user=user.username)
     return user
 
 

@@ -28,7 +28,7 @@ from games.reply_address import read_reply_address
 from pbm import handlers
 from pbm.identity import address_of
 from pbm.models import InboundMail, OutboundMail
-from realtime import metrics
+from realtime import logs, metrics
 from realtime.errors import is_outage
 
 logger = logging.getLogger(__name__)
@@ -112,7 +112,7 @@ def _message_id() -> str:
 
 def process(mail_id: int) -> int:
     """Run a stored mail's commands and store the replies; how many mails were stored."""
-    with transaction.atomic():
+    with logs.context(), transaction.atomic():
         mail = (
             InboundMail.objects.select_for_update()
             .filter(pk=mail_id, status=InboundMail.Status.RECEIVED)
@@ -120,6 +120,8 @@ def process(mail_id: int) -> int:
         )
         if mail is None:
             return 0  # answered already, or a robot's
+        # The lines logged while it is answered name the mail (and its user, once checked).
+        logs.add(mail=mail.message_id)
         try:
             reply = handlers.answer(mail.subject, mail.body, mail.sender, mail.recipient)
         except Exception as error:

@@ -32,6 +32,7 @@ from django.conf import settings
 from django.db import connection, models, transaction
 from django.utils import timezone
 
+from realtime import logs
 from realtime.db import db_call
 
 logger = logging.getLogger(__name__)
@@ -287,4 +288,4 @@ def ensure_heartbeat() -> None:
     loop = asyncio.get_running_loop()
     task = _beaters.get(loop)
     if task is None or task.done():
-        _beaters[loop] = loop.create_task(_run())
+        _beaters[loop] = loop.create_task(_run(), context=logs.detached())

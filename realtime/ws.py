@@ -20,7 +20,7 @@ from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
-from realtime import drain, metrics, presence
+from realtime import drain, logs, metrics, presence
 from realtime.channel_layers import LAYER_DOWN, LAYER_RETRY_SECONDS
 from realtime.db import db_call
 from realtime.errors import UNAVAILABLE, ServiceError, is_outage
@@ -234,8 +234,11 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         self._busy = False
         self._restart_pending = False
         self._restarting = False
+        self._log_context: logs.LogContext | None = None
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        # The socket's id, user and game, for the lines logged while it handles a message.
+        self._log_context = logs.for_socket(scope)
         sockets = metrics.SOCKETS.labels(type(self).__name__.removesuffix("Consumer").lower())
         sockets.inc()
         try:
@@ -248,6 +251,16 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
                 await asyncio.shield(self._clean_up(1011))
 
     async def dispatch(self, message: dict[str, Any]) -> None:
+        # Bound around each message, not the consumer's whole task: the tasks Channels and the
+        # channel layer start for the process must not carry this socket's context. Tasks,
+        # timers and database threads started while the message is handled do.
+        token = logs.bind(self._log_context)
+        try:
+            await self._dispatch(message)
+        finally:
+            logs.unbind(token)
+
+    async def _dispatch(self, message: dict[str, Any]) -> None:
         # Channels hops to the sync thread before EVERY message to close stale database
         # connections, which made each broadcast cost a thread round trip. Our consumers
         # never touch the database themselves: realtime.db.db_call does that cleanup in the

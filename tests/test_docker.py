@@ -115,6 +115,27 @@ def test_the_image_copies_files_that_exist_and_runs_daphne_safely() -> None:
     assert "--proxy-headers" in command  # nginx in front passes the client's address
 
 
+def test_the_image_and_the_package_hold_every_app_of_the_product() -> None:
+    from django.conf import settings
+
+    apps = {
+        name.split(".")[0]
+        for name in settings.INSTALLED_APPS
+        if (ROOT / name.split(".")[0]).is_dir() and not name.startswith("devtools")
+    }
+    copied = {
+        argument.split()[0]
+        for kind, argument in dockerfile_instructions()
+        if kind == "COPY" and len(argument.split()) == 2
+    }
+    missing = sorted(app for app in apps if app not in copied)
+    assert not missing, f"the image does not copy {missing}"
+    packaged = re.search(r"include = \[(.*?)\]", (ROOT / "pyproject.toml").read_text(), re.S)
+    assert packaged is not None
+    unpackaged = sorted(app for app in apps if f'"{app}*"' not in packaged.group(1))
+    assert not unpackaged, f"pyproject.toml does not package {unpackaged}"
+
+
 def test_the_proxy_upgrades_websockets_and_balances_both_processes() -> None:
     conf = (DOCKER / "nginx.conf").read_text()
     upstream = re.search(r"upstream diffusion \{(.*?)\}", conf, re.S)

@@ -17,7 +17,7 @@ from django.db import transaction
 
 from lobby import protocol
 from lobby.models import LobbyEvent, LobbyVersion
-from realtime import metrics
+from realtime import logs, metrics
 from realtime.db import calling_loop, run_soon
 from realtime.protocol import Frame, encode
 
@@ -63,7 +63,10 @@ class _Batcher:
         self.events.extend(events)
         if not self.scheduled:
             self.scheduled = True
-            asyncio.get_running_loop().call_later(BATCH_SECONDS, self._flush)
+            # The batch is the process's, not the request's that opened it.
+            asyncio.get_running_loop().call_later(
+                BATCH_SECONDS, self._flush, context=logs.detached()
+            )
 
     def _flush(self) -> None:
         events, self.events, self.scheduled = self.events, [], False

@@ -9,6 +9,7 @@ at any moment loses nothing, and a new one picks up every game where a bot is to
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 from typing import Any
@@ -17,6 +18,8 @@ from django.core.management.base import BaseCommand
 
 from bots.worker import Worker
 from realtime import metrics
+
+logger = logging.getLogger(__name__)
 
 
 class Command(BaseCommand):
@@ -39,8 +42,7 @@ class Command(BaseCommand):
         signal.signal(signal.SIGINT, stop)
         metrics.serve("bots")
         worker = Worker(processes=options["processes"], poll=options["poll"])
-        self.stdout.write(f"bots: playing the computer's moves ({worker.processes} processes)")
-        self.stdout.flush()
+        logger.info("bots: playing the computer's moves (%s processes)", worker.processes)
         try:
             worker.run(lambda: stopping)
         finally:

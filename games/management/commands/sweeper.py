@@ -24,7 +24,7 @@ from django.core.management.base import BaseCommand
 from django.db import close_old_connections
 
 from games import lifecycle, services
-from realtime import metrics, presence
+from realtime import logs, metrics, presence
 from realtime.errors import is_outage
 
 logger = logging.getLogger(__name__)
@@ -59,7 +59,7 @@ class Command(BaseCommand):
         # The sweeper also serves the gauges read from the database (seeks, mails queued...).
         metrics.serve("sweeper", state=True)
         if not options["once"]:
-            self.stdout.write("sweeper: watching game clocks")
+            logger.info("sweeper: watching game clocks")
         while not stopping:
             try:
                 wait = self.one_pass(shares_broadcasts, options["max_sleep"])
@@ -81,7 +81,7 @@ class Command(BaseCommand):
         to sleep before the next pass."""
         ended = sweep()
         if ended:
-            self.stdout.write(f"sweeper: ended {ended} game(s) on time")
+            logger.info("sweeper: ended %s game(s) on time", ended)
         try:
             services.send_move_notices()
         except Exception as error:  # the clocks matter more: keep sweeping
@@ -115,16 +115,17 @@ class Command(BaseCommand):
         forfeited = services.forfeit_stalled()
         reminded = services.remind_stalled()
         if forfeited or reminded:
-            self.stdout.write(f"sweeper: {forfeited} forfeit(s), {reminded} reminder(s)")
+            logger.info("sweeper: %s forfeit(s), %s reminder(s)", forfeited, reminded)
 
 
 def sweep() -> int:
     """One pass: check every overdue game; how many ended."""
     ended = 0
     for game_id, deadline in services.overdue_games():
-        if services.check_clock(game_id=game_id).event is not None:
-            ended += 1
-            metrics.SWEEPER_LATENESS.observe(services.now_ms() / 1000 - deadline.timestamp())
+        with logs.context(game_id=game_id):
+            if services.check_clock(game_id=game_id).event is not None:
+                ended += 1
+                metrics.SWEEPER_LATENESS.observe(services.now_ms() / 1000 - deadline.timestamp())
     return ended
 
 
