@@ -238,15 +238,15 @@ class Worker:
 
     def play(self, turn: Turn, choice: Choice) -> int:
         user = self.bots[turn.bot_id][1]
-        try:
-            with logs.context(game_id=turn.game_id, user_id=user.pk, user=user.username):
+        with logs.context(game_id=turn.game_id, user_id=user.pk, user=user.username):
+            try:
                 games.play_move(game_id=turn.game_id, user=user, move=choice.move, ply=turn.ply)
-        except ServiceError as error:
-            if error.code not in MOVED_ON:
-                logger.warning(
-                    "bot: move %r refused in game %s: %s", choice.move, turn.game_id, error
-                )
-            return 0
+            except ServiceError as error:
+                if error.code not in MOVED_ON:
+                    logger.warning(
+                        "bot: move %r refused in game %s: %s", choice.move, turn.game_id, error
+                    )
+                return 0
         self.played += 1
         return 1
 

@@ -6,8 +6,10 @@ game"), the moves in hand cut off, and with thousands open, clean-up errors in t
 SIGTERM instead:
 
 1. stops accepting connections (the proxy sends new ones to the other processes);
-2. drains (realtime/drain.py): /readyz answers 503 `draining`; every socket finishes the
-   message in hand and is closed with 1012, its presence handed over;
+2. drains (realtime/drain.py): /readyz answers 503 `draining`; every socket is asked to move
+   to another process (its page opens a new socket before closing this one); those still
+   here after that window finish the message in hand and are closed with 1012, their
+   presence handed over;
 3. lets the HTTP requests in hand finish;
 4. then stops the reactor, within SHUTDOWN_GRACE_SECONDS of the signal (an orchestrator's
    own stop timeout must be longer: compose gives 15 s).
@@ -90,10 +92,11 @@ async def _stop(server: Any) -> None:
         while time.monotonic() - started < GRACE_SECONDS and _requests_in_hand(server):  # noqa: ASYNC110
             await asyncio.sleep(0.05)
         logger.info(
-            "drained in %.2f s: %d socket(s) closed with 1012 (%d still open), %d presence "
-            "row(s) handed over, %d request(s) still in hand",
+            "drained in %.2f s: %d socket(s) moved by their clients, %d closed with 1012 "
+            "(%d still open), %d presence row(s) handed over, %d request(s) still in hand",
             time.monotonic() - started,
-            drained.sockets - drained.left_open,
+            drained.moved,
+            drained.sockets - drained.moved - drained.left_open,
             drained.left_open,
             drained.handed_over,
             _requests_in_hand(server),

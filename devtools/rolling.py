@@ -49,6 +49,7 @@ class Tally:
     away: int = 0
     slow_reconnects: list[float] = field(default_factory=list)  # seconds, over QUIET_SECONDS
     reconnects: list[float] = field(default_factory=list)  # seconds from close to open
+    moves: list[float] = field(default_factory=list)  # seconds to open the new socket
     acked: list[tuple[int, int, str]] = field(default_factory=list)  # (game, ply, move)
     unacked: int = 0  # moves sent that got no answer
     undelivered: int = 0  # move events a socket of the game never got
@@ -89,48 +90,64 @@ class Seat:
         self.heard: dict[int, float] = {}  # ply after the move -> when its event arrived
         self.acks: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.stopping = False
+        self.moving: set[asyncio.Task[None]] = set()
 
-    async def run(self) -> None:
+    async def _dial(self, order: list[int], query: str) -> Any:
+        """A new socket on the first of these servers that takes it (None if none did)."""
         import websockets
 
+        for index in order:
+            server = self.servers[index]
+            try:
+                connection = await websockets.connect(
+                    f"ws://127.0.0.1:{server.port}/ws/games/{self.game_id}/{query}",
+                    origin=websockets.Origin(f"http://127.0.0.1:{server.port}"),
+                    additional_headers={"Cookie": self.cookie} if self.cookie else {},
+                    open_timeout=30,
+                )
+            except Exception:  # refused (the process is stopping or gone): the next one
+                self.tally.connect_failures += 1
+                continue
+            self.at = index
+            return connection
+        return None
+
+    def _others_first(self) -> list[int]:
+        """The servers, the one this socket is on (the one going away) last."""
+        at = getattr(self, "at", self.home)
+        return [*[i for i in range(len(self.servers)) if i != at], at]
+
+    async def run(self) -> None:
         first = True
         closed_at = 0.0
         restarted = False
         while not self.stopping:
-            order = [self.home, *[i for i in range(len(self.servers)) if i != self.home]]
-            if restarted:
-                order = order[1:] + order[:1]  # its own process is the one going away
-            connection = None
-            for index in order:
-                server = self.servers[index]
-                query = "" if first else f"?v={self.v}"
-                try:
-                    connection = await websockets.connect(
-                        f"ws://127.0.0.1:{server.port}/ws/games/{self.game_id}/{query}",
-                        origin=websockets.Origin(f"http://127.0.0.1:{server.port}"),
-                        additional_headers={"Cookie": self.cookie} if self.cookie else {},
-                        open_timeout=30,
-                    )
-                    break
-                except Exception:  # refused (the process is gone): the next one
-                    self.tally.connect_failures += 1
-                    connection = None
-            if connection is None:
-                await asyncio.sleep(RETRY_SECONDS * (0.75 + self.rng.random() / 2))
-                continue
-            if not first:
-                took = time.perf_counter() - closed_at
-                self.tally.reconnects.append(took)
-                if restarted and took > QUIET_SECONDS:
-                    self.tally.slow_reconnects.append(took)
-            first = False
-            self.connection = connection
-            self.open.set()
+            if self.connection is None:
+                order = (
+                    self._others_first()
+                    if restarted
+                    else [self.home, *[i for i in range(len(self.servers)) if i != self.home]]
+                )
+                connection = await self._dial(order, "" if first else f"?v={self.v}")
+                if connection is None:
+                    await asyncio.sleep(RETRY_SECONDS * (0.75 + self.rng.random() / 2))
+                    continue
+                if not first:
+                    took = time.perf_counter() - closed_at
+                    self.tally.reconnects.append(took)
+                    if restarted and took > QUIET_SECONDS:
+                        self.tally.slow_reconnects.append(took)
+                first = False
+                self.connection = connection
+                self.open.set()
+            connection = self.connection
             code = await self._read(connection)
-            self.open.clear()
-            self.connection = None
             if self.stopping:
                 return
+            if self.connection is not connection:
+                continue  # moved to another process: read the new socket
+            self.open.clear()
+            self.connection = None
             closed_at = time.perf_counter()
             self.tally.closes[code] += 1
             restarted = code == 1012
@@ -140,6 +157,23 @@ class Seat:
                 else RETRY_SECONDS * (0.75 + self.rng.random() / 2)
             )
             await asyncio.sleep(wait)
+
+    async def _move(self, within_ms: int) -> None:
+        """As the pages do after `restarting`: at a random moment of the window, open a new
+        socket elsewhere, make it this seat's socket, then close the old one."""
+        await asyncio.sleep(self.rng.random() * within_ms / 1000 * 0.8)
+        old = self.connection
+        if old is None or self.stopping:
+            return
+        started = time.perf_counter()
+        new = await self._dial(self._others_first()[:-1], f"?v={self.v}")
+        if new is None or self.connection is not old or self.stopping:
+            if new is not None:
+                await new.close()
+            return
+        self.tally.moves.append(time.perf_counter() - started)
+        self.connection = new
+        await old.close()
 
     async def _read(self, connection: Any) -> int:
         import websockets
@@ -178,6 +212,10 @@ class Seat:
                     self.acks.put_nowait(event)
             elif kind == "away":
                 self.tally.away += 1
+            elif kind == "restarting":
+                task = asyncio.ensure_future(self._move(event["within_ms"]))
+                self.moving.add(task)
+                task.add_done_callback(self.moving.discard)
 
     async def send(self, message: dict[str, Any]) -> None:
         """Send on the open socket; one closing under the send is waited out, as the pages
@@ -380,6 +418,12 @@ def report(tally: Tally, write: Any) -> bool:
             f"{statistics.median(reconnects) * 1000:.0f} ms, p99 "
             f"{percentile(reconnects, 0.99) * 1000:.0f} ms, max {max(reconnects) * 1000:.0f} ms "
             f"(the page waits a random 0-{RESTART_SPREAD_SECONDS * 1000:.0f} ms first)"
+        )
+    if tally.moves:
+        write(
+            f"sockets moved to another process after `restarting`: {len(tally.moves)}, the new "
+            f"socket open in p50 {statistics.median(tally.moves) * 1000:.0f} ms, p99 "
+            f"{percentile(tally.moves, 0.99) * 1000:.0f} ms"
         )
     write(f"closes seen by the clients: {dict(sorted(tally.closes.items()))}")
     write(

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import msgspec
 
 from games.engine import MAX_MOVE_LENGTH
-from realtime.protocol import Body, Error, Frame, Message, Pong, RequestId
+from realtime.protocol import Body, Error, Frame, Message, Pong, RequestId, Restarting
 
 Notation = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_MOVE_LENGTH)]
 Ply = Annotated[int, msgspec.Meta(ge=0)]
@@ -373,5 +373,6 @@ SERVER_FRAMES = (
     | LagProbe
     | Ack
     | Pong
+    | Restarting
     | Error
 )

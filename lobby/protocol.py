@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from realtime.protocol import Body, Error, Frame, Message, Pong, RequestId
+from realtime.protocol import Body, Error, Frame, Message, Pong, RequestId, Restarting
 
 MAX_GAMES_PER_SEEK = 8
 MAX_REASON_LENGTH = 100
@@ -320,5 +320,6 @@ SERVER_FRAMES = (
     | Followed
     | Ok
     | Pong
+    | Restarting
     | Error
 )

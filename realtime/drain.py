@@ -5,9 +5,13 @@ connections. From then on:
 
 - the readiness check answers 503 `draining` (realtime/health.py), so whatever routes traffic
   sends none here;
-- every open socket finishes the message it has in hand (a move being played is answered
-  first), then is closed with code 1012 ("service restart", docs/PROTOCOL.md): the pages
-  reconnect after a short random wait, to another process, and resync by version;
+- every open socket is told `restarting` and goes on working: its page opens a new socket
+  (the proxy sends it to another process) at a random moment within MOVE_MS, resumes there
+  by version, and only then closes this one. Nothing is missed meanwhile: the old socket
+  delivers until the new one is open (docs/PROTOCOL.md);
+- a second later, the sockets still open finish the message they have in hand (a move being
+  played is answered first) and are closed with code 1012 ("service restart"): their pages
+  reconnect after a short random wait;
 - the presence rows of those sockets are not deleted but handed over: the player did not
   leave, so no opponent is told "left the game" and no seek is closed. The rows are aged so
   that a live process reaps them a few seconds later, and the apps then look again (a player
@@ -37,7 +41,15 @@ logger = logging.getLogger(__name__)
 CLOSE_RESTARTING = 1012
 
 
+# The window the pages are given to move to another process, and the wait after it before
+# the rest are closed with 1012.
+MOVE_MS = 2500
+AFTER_MOVE_SECONDS = 1.0
+
+
 class Restartable(Protocol):
+    async def announce_restart(self, within_ms: int) -> None: ...
+
     async def close_for_restart(self) -> None: ...
 
 
@@ -68,6 +80,7 @@ def open_sockets() -> int:
 @dataclass(frozen=True)
 class Drained:
     sockets: int  # open when the drain began
+    moved: int  # closed by their pages once they had a new socket elsewhere
     left_open: int  # still open when the grace ran out
     handed_over: int  # presence rows handed to the other processes
     seconds: float
@@ -82,10 +95,17 @@ async def drain(grace: float) -> Drained:
     _all_closed = asyncio.Event()
     if not _sockets:
         _all_closed.set()
-    closing = [asyncio.ensure_future(socket.close_for_restart()) for socket in sockets]
+    await asyncio.gather(
+        *(socket.announce_restart(MOVE_MS) for socket in sockets), return_exceptions=True
+    )
+    window = min(MOVE_MS / 1000 + AFTER_MOVE_SECONDS, grace / 2)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(_all_closed.wait(), window)
+    moved = len(sockets) - len(_sockets)
+    closing = [asyncio.ensure_future(socket.close_for_restart()) for socket in list(_sockets)]
     # Closed means the client answered the close and the consumer cleaned up.
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(_all_closed.wait(), grace)
+        await asyncio.wait_for(_all_closed.wait(), max(0.0, grace - (time.monotonic() - started)))
     for task in closing:
         if not task.done():
             task.cancel()
@@ -101,6 +121,7 @@ async def drain(grace: float) -> Drained:
         logger.warning("drain: presence not handed over (%s)", error)
     return Drained(
         sockets=len(sockets),
+        moved=moved,
         left_open=left_open,
         handed_over=handed_over,
         seconds=time.monotonic() - started,

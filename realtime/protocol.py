@@ -42,6 +42,13 @@ class Pong(Frame, tag="pong", kw_only=True):
     id: RequestId = None
 
 
+class Restarting(Frame, tag="restarting", kw_only=True):
+    """This server process is stopping (a deploy): open a new socket, to any process, within
+    `within_ms`, resuming from what you have seen, then close this one (docs/PROTOCOL.md)."""
+
+    within_ms: int
+
+
 class Error(Frame, tag="error", kw_only=True):
     code: str
     message: str

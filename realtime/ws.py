@@ -24,7 +24,7 @@ from realtime import drain, logs, metrics, presence
 from realtime.channel_layers import LAYER_DOWN, LAYER_RETRY_SECONDS
 from realtime.db import db_call
 from realtime.errors import UNAVAILABLE, ServiceError, is_outage
-from realtime.protocol import Message, decode, decoder, encode, tag_of
+from realtime.protocol import Message, Restarting, decode, decoder, encode, tag_of
 
 logger = logging.getLogger(__name__)
 
@@ -377,6 +377,11 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         """The user logged out (of this session, or of every one by changing password)."""
         if message.get("session") in (None, self._session_key):
             await self.close(code=CLOSE_SIGNED_OUT)
+
+    async def announce_restart(self, within_ms: int) -> None:
+        """This process is stopping: the client is asked to move to another one (it opens
+        its new socket, then closes this one); this socket works on meanwhile."""
+        await self.send_json(Restarting(within_ms=within_ms))
 
     async def close_for_restart(self) -> None:
         """This process is stopping: once the message in hand is done (a move being played is

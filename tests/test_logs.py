@@ -21,7 +21,6 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlencode
 
@@ -32,9 +31,11 @@ from django.conf import settings
 from django.test import Client, override_settings
 
 from accounts.models import User
+from bots.search.mcts import Choice
+from bots.services import bot_user
 from bots.worker import Worker
 from config import serve
-from games import services
+from games import lifecycle, services
 from games.management.commands import sweeper
 from pbm import handlers, identity, inbox
 from realtime import logs
@@ -369,31 +370,54 @@ async def test_a_game_sockets_frame_logs_with_its_socket_id_user_and_game_even_i
 # --- the sweeper, the computer's worker, the mail door ----------------------------------------
 
 
-def test_the_sweeper_logs_with_the_game_it_checks(
-    console: Console, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    def check_clock(game_id: int) -> Any:
-        logger.warning("checking the clock")
-        return SimpleNamespace(event=None)
+@pytest.mark.django_db(transaction=True)
+def test_the_sweeper_logs_with_the_game_it_checks(console: Console) -> None:
+    # Two real games whose first mover's clock ran out; what is logged while the sweeper ends
+    # each (here by a receiver of the real end-of-game signal) names that game.
+    games = []
+    for seconds_late in (2, 1):
+        game = new_game()
+        started = services.now_ms() - 30_000 - seconds_late * 1000
+        game.time_control = "1+0"
+        game.clock = {
+            "control": "1+0",
+            "remaining": [60_000, 60_000],
+            "running": 1,
+            "since": started,
+            "moved": [False, False],
+            "lag": [5_000, 5_000],
+        }
+        services._set_deadline(game)
+        game.save()
+        games.append(game.pk)
 
-    monkeypatch.setattr(services, "overdue_games", lambda: [41, 42])
-    monkeypatch.setattr(services, "check_clock", check_clock)
-    sweeper.sweep()
-    assert [record["game_id"] for record in console.records()] == [41, 42]
+    def ended(sender: Any, **kwargs: Any) -> None:
+        logger.warning("a game ended")
+
+    lifecycle.game_ended.connect(ended, dispatch_uid="test_logs_ended")
+    try:
+        assert sweeper.sweep() == 2
+    finally:
+        lifecycle.game_ended.disconnect(dispatch_uid="test_logs_ended")
+    records = [r for r in console.records() if r["message"] == "a game ended"]
+    assert [record["game_id"] for record in records] == games
 
 
-def test_the_computers_move_logs_with_its_game_and_the_bot(
-    console: Console, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(
-        services, "play_move", lambda **kwargs: logger.warning("move %s", kwargs["move"])
-    )
-    bot = SimpleNamespace(pk=5, username="computer-3")
-    worker = SimpleNamespace(bots={5: (3, bot)}, played=0)
-    turn = SimpleNamespace(game_id=9, bot_id=5, ply=4)
-    assert Worker.play(worker, turn, SimpleNamespace(move="c3")) == 1  # type: ignore[arg-type]
-    (record,) = console.records()
-    assert (record["game_id"], record["user_id"], record["user"]) == (9, 5, "computer-3")
+@pytest.mark.django_db(transaction=True)
+def test_the_computers_move_logs_with_its_game_and_the_bot(console: Console) -> None:
+    # A real game against the computer, and a move the rules refuse: the worker's warning
+    # names the game and the bot's account.
+    human = User.objects.create_user(username="human", password=None)
+    bot = bot_user(1)
+    game = services.create_game(slug="diffusion", options={}, player1=bot, player2=human)
+    worker = Worker(processes=1)
+    try:
+        (turn,) = worker.waiting()
+        assert worker.play(turn, Choice(move="not-a-move", playouts=0, ms=0.0)) == 0
+    finally:
+        worker.close()
+    (record,) = [r for r in console.records() if "refused" in r["message"]]
+    assert (record["game_id"], record["user_id"], record["user"]) == (game.pk, bot.pk, bot.username)
 
 
 @pytest.mark.django_db

@@ -63,6 +63,9 @@ class PageSocket {
   #quiet = false;
   #quietTimer = null;
   #held = [];
+  // Moving to another process after `restarting`: the new socket being opened, and its timer.
+  #moving = null;
+  #moveTimer = null;
 
   constructor(path, options) {
     this.path = path;
@@ -92,6 +95,7 @@ class PageSocket {
   stop() {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    clearTimeout(this.#moveTimer);
     this.#endQuiet();
   }
 
@@ -115,13 +119,16 @@ class PageSocket {
     return true;
   }
 
-  #connect() {
-    clearTimeout(this.#timer);
+  #dial() {
     const since = this.options.resync();
     const query = since ? `?${new URLSearchParams(since)}` : "";
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const socket = new WebSocket(`${scheme}://${location.host}${this.path}${query}`);
-    const resumed = Boolean(since);
+    return [new WebSocket(`${scheme}://${location.host}${this.path}${query}`), Boolean(since)];
+  }
+
+  #connect() {
+    clearTimeout(this.#timer);
+    const [socket, resumed] = this.#dial();
     this.#socket = socket;
     if (!this.#quiet) this.options.onConnecting(resumed);
     socket.addEventListener("open", () => {
@@ -131,18 +138,51 @@ class PageSocket {
       this.options.onOpen(resumed);
       for (const message of held) socket.send(JSON.stringify(message));
     });
-    socket.addEventListener("message", (event) => this.#received(event.data));
+    socket.addEventListener("message", (event) => this.#received(socket, event.data));
     socket.addEventListener("close", (event) => this.#closed(socket, event.code));
   }
 
-  #received(data) {
+  #received(socket, data) {
+    if (socket !== this.#socket) return; // the old socket of a move to another process
     let message;
     try {
       message = JSON.parse(data);
     } catch {
       return;
     }
+    if (message.type === "restarting") {
+      // Its process is stopping: move to another one at a random moment of the window.
+      const within = Number(message.within_ms) || 0;
+      clearTimeout(this.#moveTimer);
+      this.#moveTimer = setTimeout(() => this.#move(), Math.random() * within * 0.8);
+      return;
+    }
     this.options.onMessage(message);
+  }
+
+  // Open a new socket (the proxy sends it to another process) and, once it is open, make it
+  // the page's socket and close the old one: the page is never without one. If it cannot
+  // open, the old socket's 1012 close brings the page back the usual way.
+  #move() {
+    const old = this.#socket;
+    if (this.#stopped || this.#moving || !this.isOpen()) return;
+    const [socket, resumed] = this.#dial();
+    this.#moving = socket;
+    socket.addEventListener("open", () => {
+      this.#moving = null;
+      if (this.#stopped || this.#socket !== old) {
+        socket.close(1000);
+        return;
+      }
+      this.#socket = socket;
+      old.close(1000);
+      this.options.onOpen(resumed);
+    });
+    socket.addEventListener("message", (event) => this.#received(socket, event.data));
+    socket.addEventListener("close", (event) => {
+      if (this.#moving === socket) this.#moving = null;
+      this.#closed(socket, event.code);
+    });
   }
 
   #closed(socket, code) {
