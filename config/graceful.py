@@ -12,7 +12,7 @@ SIGTERM instead:
    presence handed over;
 3. lets the HTTP requests in hand finish;
 4. then stops the reactor, within SHUTDOWN_GRACE_SECONDS of the signal (an orchestrator's
-   own stop timeout must be longer: compose gives 15 s).
+   own stop timeout must be longer: compose gives 75 s).
 
 A second SIGTERM, or SIGINT (Ctrl-C), stops at once.
 """
@@ -21,14 +21,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import signal
 import time
 from typing import Any
 
 logger = logging.getLogger("config.graceful")
 
-GRACE_SECONDS = float(os.environ.get("SHUTDOWN_GRACE_SECONDS", "8"))
 
 _state: dict[str, Any] = {"stopping": False, "task": None}
 
@@ -48,6 +46,12 @@ def install(cli: Any) -> None:
         signal.signal(signal.SIGTERM, on_sigterm)
 
     reactor.callWhenRunning(take_sigterm)
+
+
+def grace_seconds() -> float:
+    from django.conf import settings
+
+    return float(settings.SHUTDOWN_GRACE_SECONDS)
 
 
 def _reactor() -> Any:
@@ -73,11 +77,17 @@ def begin(server: Any) -> None:
         if isinstance(reader, tcp.Port):
             reader.stopListening()
     logger.info(
-        "SIGTERM: accepting no more connections; closing %d socket(s) for a restart (grace %g s)",
+        "SIGTERM: accepting no more connections; moving %d socket(s) to the other processes "
+        "(grace %g s)",
         drain.open_sockets(),
-        GRACE_SECONDS,
+        grace_seconds(),
     )
-    _state["task"] = asyncio.ensure_future(_stop(server))
+    # Not in the context of whatever the signal interrupted (a socket's frame): its log
+    # fields would be on the drain's lines.
+    from realtime import logs
+
+    loop = asyncio.get_event_loop()
+    _state["task"] = loop.create_task(_stop(server), context=logs.detached())
 
 
 async def _stop(server: Any) -> None:
@@ -86,10 +96,11 @@ async def _stop(server: Any) -> None:
     reactor = _reactor()
 
     started = time.monotonic()
+    grace = grace_seconds()
     try:
-        drained = await drain.drain(GRACE_SECONDS)
+        drained = await drain.drain(grace)
         # Daphne's table of connections is the only record of the requests in hand: look.
-        while time.monotonic() - started < GRACE_SECONDS and _requests_in_hand(server):  # noqa: ASYNC110
+        while time.monotonic() - started < grace and _requests_in_hand(server):  # noqa: ASYNC110
             await asyncio.sleep(0.05)
         logger.info(
             "drained in %.2f s: %d socket(s) moved by their clients, %d closed with 1012 "

@@ -183,6 +183,8 @@ CHANNEL_LAYERS = build_channel_layers(
     kind=os.environ.get("CHANNEL_LAYER", "pubsub"),
     max_connections=int(os.environ.get("REDIS_MAX_CONNECTIONS", DEFAULT_MAX_CONNECTIONS)),
     prefix=os.environ.get("CHANNEL_LAYER_PREFIX", "diffusion"),
+    # Subscription connections per process (realtime/channel_layers.py); the same everywhere.
+    shards=int(os.environ.get("CHANNEL_LAYER_SHARDS", "4")),
 )
 # --- Limits per client (realtime/limits.py) -----------------------------------------------
 # Counted in the cache: Redis when REDIS_URL is set, so every server process counts the same;
@@ -225,6 +227,13 @@ WEBSOCKET_MAX_MESSAGE_BYTES = int(os.environ.get("WEBSOCKET_MAX_MESSAGE_BYTES", 
 # reach the sockets only this way: often, then (one query per interval for the whole process).
 GAME_CATCH_UP_SECONDS = float(os.environ.get("GAME_CATCH_UP_SECONDS", "2" if REDIS_URL else "0.25"))
 PRESENCE_HEARTBEAT_SECONDS = float(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "10"))
+# A server process told to stop (SIGTERM) moves its sockets to the other processes and stops
+# within this many seconds (config/graceful.py); an orchestrator's stop timeout must be
+# longer (compose: stop_grace_period 75 s). Its pages are asked to move at this many a second
+# (realtime/drain.py): what the other processes can take beside their games. 20 suits the
+# 2-core machine of docs/PERFORMANCE.md; a bigger one can take more.
+SHUTDOWN_GRACE_SECONDS = float(os.environ.get("SHUTDOWN_GRACE_SECONDS", "60"))
+RESTART_MOVES_PER_SECOND = float(os.environ.get("RESTART_MOVES_PER_SECOND", "20"))
 PRESENCE_EXPIRY_SECONDS = float(os.environ.get("PRESENCE_EXPIRY_SECONDS", "30"))
 
 # --- E-mail (correspondence "your move" notices) -----------------------------------------

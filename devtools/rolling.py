@@ -396,7 +396,7 @@ async def run(
     return tally
 
 
-def report(tally: Tally, write: Any) -> bool:
+def report(tally: Tally, write: Any, timeline: bool = False) -> bool:
     """Print the figures; whether the restart went unnoticed (0 lost, 0 errors, 0 banners,
     p99 under 1 s during the restarts)."""
     start, end = tally.window
@@ -439,11 +439,29 @@ def report(tally: Tally, write: Any) -> bool:
             f"round trip during the restarts ({end - start:.1f} s, {len(during)} deliveries): "
             f"p50 {statistics.median(during):.1f}  p99 {p99:.1f}  max {max(during):.1f} ms"
         )
+    before = [ms for sent, ms in tally.trips if sent < start]
+    if before:
+        write(
+            f"round trip before them ({len(before)} deliveries): p50 "
+            f"{statistics.median(before):.1f}  p99 {percentile(before, 0.99):.1f} ms"
+        )
     if outside:
         write(
             f"round trip outside them ({len(outside)} deliveries): p50 "
             f"{statistics.median(outside):.1f}  p99 {percentile(outside, 0.99):.1f} ms"
         )
+    if timeline and tally.trips:
+        first = min(sent for sent, _ in tally.trips)
+        buckets: dict[int, list[float]] = {}
+        for sent, ms in tally.trips:
+            buckets.setdefault(int((sent - first) // 2), []).append(ms)
+        for index in sorted(buckets):
+            values = buckets[index]
+            mark = "*" if start - first <= index * 2 <= end - first else " "
+            write(
+                f"  {mark} t={index * 2:3d}s  n={len(values):4d}  p50 "
+                f"{statistics.median(values):7.1f}  p99 {percentile(values, 0.99):8.1f} ms"
+            )
     ok = (
         not lost
         and not tally.unacked

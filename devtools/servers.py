@@ -162,7 +162,7 @@ def wait_ready(server: BenchServer) -> None:
             time.sleep(0.1)
 
 
-def restart_server(server: BenchServer, grace: float = 30.0) -> tuple[float, float]:
+def restart_server(server: BenchServer, grace: float = 90.0) -> tuple[float, float]:
     """Stop the server as a deploy does (SIGTERM: it drains) and start it again on the same
     port. Returns (seconds until it exited, seconds until the new one was ready)."""
     began = time.monotonic()

@@ -134,16 +134,24 @@ def build_channel_layers(
     kind: str = "pubsub",
     max_connections: int = DEFAULT_MAX_CONNECTIONS,
     prefix: str = "diffusion",
+    shards: int = 1,
 ) -> dict[str, Any]:
-    """The CHANNEL_LAYERS setting: in-memory without a Redis URL, else the chosen Redis layer."""
+    """The CHANNEL_LAYERS setting: in-memory without a Redis URL, else the chosen Redis layer.
+
+    `shards` (Pub/Sub only): how many subscription connections each process keeps to the one
+    Redis, channels and groups spread over them by name. Each has its own lock for
+    subscribing, and an asyncio lock hands over once per turn of the event loop: with one, a
+    storm of sockets opening (a server restarting, its pages moving to the others) queued
+    every subscription behind all the others. Every process must use the same number."""
     if not redis_url:
         return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     if kind not in LAYER_BACKENDS:
         raise ValueError(
             f"CHANNEL_LAYER must be one of {', '.join(sorted(LAYER_BACKENDS))}, not {kind!r}"
         )
+    count = max(1, shards) if kind == "pubsub" else 1
     config: dict[str, Any] = {
-        "hosts": [redis_host(redis_url, max_connections=max_connections)],
+        "hosts": [redis_host(redis_url, max_connections=max_connections)] * count,
         "prefix": prefix,
     }
     if kind == "core":

@@ -6,7 +6,7 @@ connections. From then on:
 - the readiness check answers 503 `draining` (realtime/health.py), so whatever routes traffic
   sends none here;
 - every open socket is told `restarting` and goes on working: its page opens a new socket
-  (the proxy sends it to another process) at a random moment within MOVE_MS, resumes there
+  (the proxy sends it to another process) at a random moment of a window, resumes there
   by version, and only then closes this one. Nothing is missed meanwhile: the old socket
   delivers until the new one is open (docs/PROTOCOL.md);
 - a second later, the sockets still open finish the message they have in hand (a move being
@@ -41,10 +41,22 @@ logger = logging.getLogger(__name__)
 CLOSE_RESTARTING = 1012
 
 
-# The window the pages are given to move to another process, and the wait after it before
-# the rest are closed with 1012.
-MOVE_MS = 2500
-AFTER_MOVE_SECONDS = 1.0
+# The window the pages are given to move to another process: long enough that the other
+# processes take the new sockets in their stride beside the games they serve, at
+# RESTART_MOVES_PER_SECOND (a setting: opening a socket costs about ten queries, and 50 a
+# second already doubled the move round trip on the 2-core machine of docs/PERFORMANCE.md);
+# at least MOVE_MS_LEAST and at most 60% of the grace. A socket that moves is never without a
+# connection, so a long window costs the players nothing. Then, after AFTER_MOVE_SECONDS, the
+# sockets still here are closed with 1012.
+MOVE_MS_LEAST = 2000
+AFTER_MOVE_SECONDS = 1.5
+
+
+def move_window_ms(sockets: int, grace: float) -> int:
+    from django.conf import settings
+
+    pace = float(settings.RESTART_MOVES_PER_SECOND)
+    return int(min(max(MOVE_MS_LEAST, sockets / pace * 1000), grace * 1000 * 0.6))
 
 
 class Restartable(Protocol):
@@ -95,10 +107,11 @@ async def drain(grace: float) -> Drained:
     _all_closed = asyncio.Event()
     if not _sockets:
         _all_closed.set()
+    within = move_window_ms(len(sockets), grace)
     await asyncio.gather(
-        *(socket.announce_restart(MOVE_MS) for socket in sockets), return_exceptions=True
+        *(socket.announce_restart(within) for socket in sockets), return_exceptions=True
     )
-    window = min(MOVE_MS / 1000 + AFTER_MOVE_SECONDS, grace / 2)
+    window = within / 1000 + AFTER_MOVE_SECONDS
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(_all_closed.wait(), window)
     moved = len(sockets) - len(_sockets)

@@ -15,9 +15,7 @@ Apps register their table in AppConfig.ready(); this module knows no app.
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
-import operator
 import os
 import secrets
 import socket
@@ -124,29 +122,43 @@ def admit(
                 return "user"
             if counted_address and by_address >= per_address:
                 return "address"
-        arrive(model, channel_name, user_id=user_id, address=address, **fields)
+        fields = {"user_id": user_id, "address": address, **fields}
+        table = _tables[model]
+        with table.lock:
+            table.held[channel_name] = fields
+        # A new socket's channel name is new: one INSERT (update_or_create would add a locking
+        # read and a savepoint, and a reconnection storm is made of these).
+        model._default_manager.create(
+            channel_name=channel_name, server=SERVER_ID, seen_at=timezone.now(), **fields
+        )
     return None
 
 
 def open_sockets(user_id: int | None, address: str) -> tuple[int, int]:
     """How many sockets the user and the address have open, on every server process (the
-    rows are shared), one query per table; a count not asked for (None, "") is 0."""
-    counted = {}
-    if user_id is not None:
-        counted["user"] = models.Q(user_id=user_id)
-    if address:
-        counted["address"] = models.Q(address=address)
-    totals = dict.fromkeys(("user", "address"), 0)
-    if not counted:
+    rows are shared), in one query over every table; a count not asked for (None, "") is 0."""
+    if user_id is None and not address:
         return 0, 0
+    # A count not asked for is a condition no row meets.
+    by_user, user_params = ("user_id = %s", [user_id]) if user_id is not None else ("1 = 0", [])
+    by_address, address_params = ("address = %s", [address]) if address else ("1 = 0", [])
+    parts: list[str] = []
+    params: list[Any] = []
     for table in _tables.values():
-        either = functools.reduce(operator.or_, counted.values())
-        counts = table.model._default_manager.filter(either).aggregate(
-            **{name: models.Count("pk", filter=q) for name, q in counted.items()}
+        name = connection.ops.quote_name(table.model._meta.db_table)
+        parts.append(
+            f"SELECT SUM(CASE WHEN {by_user} THEN 1 ELSE 0 END) AS u, "
+            f"SUM(CASE WHEN {by_address} THEN 1 ELSE 0 END) AS a "
+            f"FROM {name} WHERE {by_user} OR {by_address}"
         )
-        for name in counted:
-            totals[name] += counts[name]
-    return totals["user"], totals["address"]
+        params += [*user_params, *address_params, *user_params, *address_params]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT COALESCE(SUM(u), 0), COALESCE(SUM(a), 0) FROM ({' UNION ALL '.join(parts)}) t",
+            params,
+        )
+        by_user_total, by_address_total = cursor.fetchone()
+    return int(by_user_total), int(by_address_total)
 
 
 def leave(model: type[models.Model], channel_name: str) -> None:

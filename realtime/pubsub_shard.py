@@ -106,6 +106,17 @@ class OneReaderShard(RedisSingleShardConnection):
             self._redis = aioredis.Redis(connection_pool=pool)
             self._pubsub = OneReaderPubSub(pool)
 
+    async def publish(self, channel: Any, message: Any) -> None:
+        # channels_redis publishes under the shard's lock, beside every subscribe and
+        # unsubscribe. An asyncio lock hands over once per turn of the event loop, so in a
+        # storm of sockets opening and closing (a server restarting) each broadcast waited
+        # behind hundreds of them: moves reached the other processes a second late, and
+        # closing sockets waited so long Daphne killed them. A publish goes out on a pooled
+        # connection of its own and needs no lock.
+        self._ensure_redis()
+        assert self._redis is not None
+        await self._redis.publish(channel, message)
+
     async def _do_receiving(self) -> None:
         delay = RECONNECT_FIRST_SECONDS
         while True:

@@ -401,9 +401,11 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
 
     @property
     def handed_over(self) -> bool:
-        """Closed for a restart: the client comes back at once, on another process, so its
-        presence is handed over (realtime/presence.py), not ended."""
-        return self._restarting
+        """Closed while this process drains (closed for the restart, or by a page that moved
+        to another process): its presence is handed over with the process's other rows
+        (realtime/presence.py), not ended one by one. The page is back elsewhere, or will
+        count as gone when a live process reaps the row."""
+        return self._restarting or drain.is_draining()
 
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
         await self._clean_up(message.get("code", 1006))

@@ -25,9 +25,15 @@ def _realtime_and_active(game: Game) -> bool:
     return game.status == Game.Status.ACTIVE and game.time_control.realtime
 
 
-def player_left(*, game_id: int, player: int) -> Applied:
+def player_left(*, game_id: int, player: int) -> Applied | None:
     """A player's socket closed: if it was their last on a real-time game, the countdown
     to a claimable win starts (the opponent is told)."""
+    if GameConnection.objects.filter(game_id=game_id, player=player).exists():
+        # Another socket of theirs is open (the usual case: a page moved or reloaded). Looked
+        # at without the row lock: opening and closing sockets by the hundred (a server
+        # restarting) must not queue on the game rows. A socket closing meanwhile runs this
+        # itself. None: nothing changed.
+        return None
     with transaction.atomic():
         game = locked(game_id)
         still_here = GameConnection.objects.filter(game=game, player=player).exists()
@@ -44,9 +50,15 @@ def player_left(*, game_id: int, player: int) -> Applied:
     return applied
 
 
-def player_returned(*, game_id: int, player: int) -> Applied:
+def player_returned(*, game_id: int, player: int) -> Applied | None:
     """A player is back: the countdown stops; the time their opponent did not spend
     waiting on them is given back."""
+    game = Game.objects.filter(pk=game_id).only("away").first()
+    if game is None or str(player) not in game.away:
+        # Not away (the usual case): no transaction, no row lock, and None: nothing changed.
+        # Their socket is recorded before this runs, so a countdown cannot start meanwhile
+        # (player_left sees it).
+        return None
     with transaction.atomic():
         game = locked(game_id)
         if str(player) not in game.away:

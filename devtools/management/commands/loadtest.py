@@ -139,6 +139,9 @@ class Command(BaseCommand):
             help="restart each process in turn (SIGTERM, start again) while the games go on",
         )
         parser.add_argument(
+            "--timeline", action="store_true", help="with --rolling-restart: round trips by 2 s"
+        )
+        parser.add_argument(
             "--settle",
             type=float,
             default=2.0,
@@ -224,7 +227,7 @@ class Command(BaseCommand):
                     seed=options["seed"],
                 )
             )
-        if not rolling.report(tally, self.stdout.write):
+        if not rolling.report(tally, self.stdout.write, timeline=options["timeline"]):
             raise CommandError("the rolling restart was noticed (see above)")
 
     # --- setting up -------------------------------------------------------------------------
