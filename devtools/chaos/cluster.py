@@ -106,6 +106,7 @@ class Cluster:
     redis: Redis = field(default_factory=Redis)
     servers: list[Proc] = field(default_factory=list)
     sweeper: Proc | None = None
+    bots: Proc | None = None
     directory: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="chaos-")))
 
     def check_services(self) -> None:
@@ -166,6 +167,12 @@ class Cluster:
             log=self.directory / "sweeper.log",
         )
         self._launch(self.sweeper)
+        self.bots = Proc(
+            name="bots",
+            command=[sys.executable, "manage.py", "bots", "--processes", "1"],
+            log=self.directory / "bots.log",
+        )
+        self._launch(self.bots)
         for server in self.servers:
             self.wait_serving(server)
 
@@ -208,15 +215,18 @@ class Cluster:
     def live_servers(self) -> list[Proc]:
         return [server for server in self.servers if server.alive]
 
+    def background(self) -> list[Proc]:
+        return [proc for proc in (self.sweeper, self.bots) if proc is not None]
+
     def logs(self) -> str:
-        procs = [*self.servers, *([self.sweeper] if self.sweeper else [])]
+        procs = [*self.servers, *self.background()]
         return "".join(proc.log.read_text(errors="replace") for proc in procs if proc.log.exists())
 
     def tracebacks(self) -> int:
         return self.logs().count("Traceback (most recent call last)")
 
     def stop(self) -> None:
-        procs = [*self.servers, *([self.sweeper] if self.sweeper else [])]
+        procs = [*self.servers, *self.background()]
         for proc in procs:
             if proc.process is not None and proc.alive:
                 os.killpg(proc.process.pid, signal.SIGTERM)

@@ -8,7 +8,9 @@ Parts, in order: fuzzed frames; random protocol requests (sockets and HTTP API);
 (against a measured baseline of other games' move round trip); password guessing; logout
 closing sockets; idle sockets (held from the start, for --idle-minutes, beside the parts
 above); then under live play: Redis kill -9, PostgreSQL backend kills, server process
-kill -9. Every line ends PASS or FAIL, and the command fails if any part did.
+kill -9, then restarts as a deploy does them (SIGTERM and start again: each server process,
+the sweeper, the computer's worker). Every line ends PASS or FAIL, and the command fails if
+any part did.
 
 Needs DATABASE_URL (PostgreSQL; the database is created and migrated if need be) and
 redis-server on the PATH (the suite runs its own Redis, since it kills it). The figures it
@@ -27,7 +29,7 @@ from asgiref.sync import sync_to_async
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import User
-from devtools.chaos import accounts, floods, fuzz, idle, outages, requests
+from devtools.chaos import accounts, floods, fuzz, idle, outages, requests, restarts
 from devtools.chaos.client import OPEN, Tally, session_cookie
 from devtools.chaos.cluster import Cluster
 from devtools.chaos.tables import Table, lost_moves
@@ -42,6 +44,7 @@ FULL = {
     "redis_kills": 20,
     "postgres_kills": 20,
     "server_kills": 5,
+    "server_restarts": 4,
     "logouts": 5,
     "idle_minutes": 10.0,
     "tables": 12,
@@ -55,6 +58,7 @@ QUICK = {
     "redis_kills": 1,
     "postgres_kills": 1,
     "server_kills": 1,
+    "server_restarts": 2,
     "logouts": 1,
     "idle_minutes": 0.25,
     "tables": 4,
@@ -136,6 +140,7 @@ class Command(BaseCommand):
             result.closed == 0 and result.sockets > 0,
         )
         await self.outages(cluster, figures, tables, go)
+        await self.restarts(cluster, figures, tables, go, run)
         stop.set()
         go.set()
         await asyncio.gather(*keepers)
@@ -346,6 +351,40 @@ class Command(BaseCommand):
             f"frames the players and spectators received: {tally.received:,}, undocumented "
             f"{len(tally.undocumented)}; closes {dict(tally.closes)}",
             not tally.undocumented,
+        )
+
+    async def restarts(
+        self,
+        cluster: Cluster,
+        figures: dict[str, Any],
+        tables: list[Table],
+        go: asyncio.Event,
+        run: str,
+    ) -> None:
+        servers = await restarts.server_restarts(cluster, tables, go, figures["server_restarts"])
+        self.verdict(
+            f"server process restart (SIGTERM, start again) x{servers.rounds}: each stopped by "
+            f"itself in at most {servers.worst(servers.stopped):.1f} s; every client current "
+            f"within {servers.worst(servers.current):.1f} s (max) of the signal",
+            servers.rounds == figures["server_restarts"]
+            and servers.late == 0
+            and servers.worst(servers.stopped) < restarts.STOP_WITHIN,
+        )
+        for problem in servers.behind[:5]:
+            self.line(f"  behind: {problem}")
+        sweeper = await restarts.sweeper_restart(cluster, run)
+        self.verdict(
+            f"sweeper restart while {sweeper.games} unwatched games ran out of time: "
+            f"{sweeper.ended_once} ended exactly once, the latest {sweeper.latest:.1f} s after "
+            f"its deadline; the sweeper stopped in {sweeper.stopped:.1f} s",
+            sweeper.ended_once == sweeper.games and sweeper.latest < 10,
+        )
+        bots = await restarts.bots_restart(cluster, run)
+        self.verdict(
+            f"computer's worker restart while it answered {bots.games} games: {bots.answers} "
+            f"answers, moves twice in a row {bots.twice_in_a_row}, answering after the restart: "
+            f"{'yes' if bots.answering_after else 'no'}; it stopped in {bots.stopped:.1f} s",
+            bots.twice_in_a_row == 0 and bots.answering_after and bots.answers > 0,
         )
 
 
