@@ -91,6 +91,9 @@ class Seat:
         self.acks: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.stopping = False
         self.moving: set[asyncio.Task[None]] = set()
+        # Each socket is read by its own task: after a move the new one is read at once, while
+        # the old one's close is still under way (as a page's two sockets each have theirs).
+        self.readers: dict[Any, asyncio.Task[int]] = {}
 
     async def _dial(self, order: list[int], query: str) -> Any:
         """A new socket on the first of these servers that takes it (None if none did)."""
@@ -139,9 +142,11 @@ class Seat:
                         self.tally.slow_reconnects.append(took)
                 first = False
                 self.connection = connection
+                self.readers[connection] = asyncio.ensure_future(self._read(connection))
                 self.open.set()
             connection = self.connection
-            code = await self._read(connection)
+            code = await self.readers[connection]
+            self.readers.pop(connection, None)
             if self.stopping:
                 return
             if self.connection is not connection:
@@ -172,6 +177,7 @@ class Seat:
                 await new.close()
             return
         self.tally.moves.append(time.perf_counter() - started)
+        self.readers[new] = asyncio.ensure_future(self._read(new))
         self.connection = new
         await old.close()
 
@@ -240,6 +246,8 @@ class Seat:
         self.stopping = True
         if self.connection is not None:
             await self.connection.close()
+        for reader in self.readers.values():
+            reader.cancel()
 
 
 @dataclass

@@ -11,6 +11,7 @@ settings asks for `own_site` or builds a `Site`.
 from __future__ import annotations
 
 import os
+import signal
 import uuid
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, ExitStack, nullcontext
@@ -82,10 +83,12 @@ class Site:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def serve(self) -> AbstractContextManager[Server]:
+    def serve(self, stop_signal: int = signal.SIGTERM) -> AbstractContextManager[Server]:
+        """The server, stopped at the end with `stop_signal` (SIGKILL: as if it crashed)."""
         self.runs += 1
         command = serve.command("127.0.0.1", self.port)
-        return running(command, self.env, self.scratch / f"daphne-{self.runs}.log", self.port)
+        log = self.scratch / f"daphne-{self.runs}.log"
+        return running(command, self.env, log, self.port, stop_signal)
 
 
 class SharedSite(Site):
@@ -104,7 +107,7 @@ class SharedSite(Site):
         self.contexts = contexts
         self.server: Server | None = None
 
-    def serve(self) -> AbstractContextManager[Server]:
+    def serve(self, stop_signal: int = signal.SIGTERM) -> AbstractContextManager[Server]:
         if self.server is None:
             self.server = self.contexts.enter_context(super().serve())
         return nullcontext(self.server)

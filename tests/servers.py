@@ -82,9 +82,13 @@ def _wait_until_serving(server: Server) -> None:
 
 @contextmanager
 def background(
-    command: list[str], env: dict[str, str | None], log: Path
+    command: list[str],
+    env: dict[str, str | None],
+    log: Path,
+    stop_signal: int = signal.SIGTERM,
 ) -> Iterator[subprocess.Popen[bytes]]:
-    """Start the command (None in env unsets a variable); stop its whole tree afterwards."""
+    """Start the command (None in env unsets a variable); stop its whole tree afterwards with
+    `stop_signal` (SIGTERM: a server drains first; SIGKILL: a crash)."""
     environment = {**os.environ, **env}
     full_env = {key: value for key, value in environment.items() if value is not None}
     with log.open("wb") as sink:
@@ -101,7 +105,7 @@ def background(
         yield process
     finally:
         with suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
+            os.killpg(process.pid, stop_signal)
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -112,10 +116,14 @@ def background(
 
 @contextmanager
 def running(
-    command: list[str], env: dict[str, str | None], log: Path, port: int
+    command: list[str],
+    env: dict[str, str | None],
+    log: Path,
+    port: int,
+    stop_signal: int = signal.SIGTERM,
 ) -> Iterator[Server]:
     """Start a web server (as `background`) and wait until its /readyz answers."""
-    with background(command, env, log) as process:
+    with background(command, env, log, stop_signal) as process:
         server = Server(port=port, process=process, log=log)
         _wait_until_serving(server)
         yield server

@@ -6,6 +6,7 @@ spaces its tries with a random share so that pages dropped together do not retur
 from __future__ import annotations
 
 import re
+import signal
 from typing import Any
 
 import pytest
@@ -103,7 +104,8 @@ def test_pages_dropped_together_space_their_tries_by_a_random_share(
     # backoff doubles for both, but the one's waits are three quarters of the base and the
     # other's five quarters (without the random share they would be equal).
     pages = {}
-    with site.serve():
+    # Killed, not stopped: a stopping server would ask its pages to move first.
+    with site.serve(stop_signal=signal.SIGKILL):
         alice = guest(browser, site, problems, "alice")
         bob = guest(browser, site, problems, "bob")
         game_id = challenge(alice, bob, "diffusion")

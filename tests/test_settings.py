@@ -100,7 +100,10 @@ def test_redis_url_selects_the_pubsub_layer_without_redis_py_8s_read_timeout() -
     settings = settings_with(DJANGO_SECRET_KEY="k", REDIS_URL="redis://cache:6379/1")
     layer = settings["CHANNEL_LAYERS"]["default"]
     assert layer["BACKEND"] == "realtime.channel_layers.PubSubChannelLayer"
-    (host,) = layer["CONFIG"]["hosts"]
+    # Four subscription connections to the one Redis (CHANNEL_LAYER_SHARDS).
+    hosts = layer["CONFIG"]["hosts"]
+    assert len(hosts) == 4 and all(host == hosts[0] for host in hosts)
+    host = hosts[0]
     assert host["address"] == "redis://cache:6379/1"
     assert host["socket_timeout"] is None
     assert host["max_connections"] >= 1000
