@@ -35,7 +35,13 @@ RECORD_SOCKETS = """
   window.WebSocket = class extends Native {
     constructor(url, protocols) {
       super(url, protocols);
-      window.__sockets.push({ url: String(url), at: performance.now(), socket: this });
+      const entry = { url: String(url), at: performance.now(), socket: this };
+      window.__sockets.push(entry);
+      this.addEventListener("open", () => { entry.openedAt = performance.now(); });
+      this.addEventListener("close", (event) => {
+        entry.closed = event.code;
+        entry.closedAt = performance.now();
+      });
       if (window.__refuse) this.close();
     }
   };
@@ -125,3 +131,68 @@ def test_pages_dropped_together_space_their_tries_by_a_random_share(
         waits[name] = (times[2] - times[1]) + (times[3] - times[2])
     assert waits["low"] < 2_700, waits  # 2250 ms and what the failed tries took
     assert waits["high"] > 3_300, waits  # 3750 ms
+
+
+# The page's connection states, as they change (#connection's data-state).
+RECORD_STATES = """
+document.addEventListener("DOMContentLoaded", () => {
+  const node = document.getElementById("connection");
+  if (!node) return;
+  window.__states = [];
+  new MutationObserver(() => window.__states.push(node.dataset.state)).observe(node, {
+    attributes: true,
+    attributeFilter: ["data-state"],
+  });
+});
+"""
+
+
+def test_a_server_restart_moves_the_page_to_the_new_server_without_a_notice(
+    browser: Browser,
+    own_site: Site,
+    problems: Problems,
+) -> None:
+    site = own_site
+    # A window of a few seconds for these few sockets: the new server is up before it ends.
+    site.env["RESTART_MOVES_PER_SECOND"] = "1"
+    old = site.serve()
+    server = old.__enter__()
+    try:
+        alice = guest(browser, site, problems, "alice")
+        bob = guest(browser, site, problems, "bob")
+        # Bob's page moves late in the window (its random draw is the highest there is).
+        bob.context.add_init_script(RECORD_SOCKETS + RECORD_STATES + "Math.random = () => 0.99;")
+        challenge(alice, bob, "diffusion")
+        expect(bob.locator("#connection")).to_have_attribute("data-state", "open")
+        bob.evaluate("window.__states = []")
+
+        # A deploy: the server is told to stop; it takes no new connections at once, and a
+        # new one starts on the same address (as behind the proxy, another process).
+        server.process.send_signal(signal.SIGTERM)
+        bob.wait_for_timeout(300)
+        with site.serve():
+            bob.wait_for_function(
+                "() => window.__sockets.filter(({ url }) => url.includes('/ws/games/'))"
+                ".length >= 2",
+                timeout=20_000,
+            )
+            expect(bob.locator("#connection")).to_have_attribute("data-state", "open")
+            # The old server is gone once its pages moved; play goes on on the new one.
+            server.process.wait(timeout=30)
+            alice.locator("g.pit.playable").first.click()
+            wait_for_moves([alice, bob], 1)
+            states = bob.evaluate("window.__states")
+            moved_to = sockets(bob)[-1]["url"]
+            old_socket, new_socket = bob.evaluate(
+                """window.__sockets.filter(({ url }) => url.includes('/ws/games/'))
+                    .map(({ closed, closedAt, openedAt }) => ({ closed, closedAt, openedAt }))"""
+            )[-2:]
+    finally:
+        old.__exit__(None, None, None)
+    # Bob's page never showed anything but "open": no "connecting…", no "reconnecting…".
+    assert set(states) <= {"open"}, states
+    # It moved from the version it had, with its new socket open before it closed the old one
+    # itself (1000: not the server's 1012, which a page that ignored the notice would get).
+    assert re.search(r"/ws/games/\d+/\?v=\d+", moved_to), moved_to
+    assert old_socket["closed"] == 1000, old_socket
+    assert new_socket["openedAt"] <= old_socket["closedAt"], (old_socket, new_socket)
