@@ -41,7 +41,11 @@ def install(cli: Any) -> None:
 
     def take_sigterm() -> None:
         def on_sigterm(signum: int, frame: Any) -> None:
-            reactor.callFromThread(begin, cli.server)
+            # Not in the context of whatever the signal interrupted (a socket's frame): its
+            # log fields would be on the drain's lines.
+            from realtime import logs
+
+            reactor.callFromThread(logs.detached().run, begin, cli.server)
 
         signal.signal(signal.SIGTERM, on_sigterm)
 
@@ -82,12 +86,7 @@ def begin(server: Any) -> None:
         drain.open_sockets(),
         grace_seconds(),
     )
-    # Not in the context of whatever the signal interrupted (a socket's frame): its log
-    # fields would be on the drain's lines.
-    from realtime import logs
-
-    loop = asyncio.get_event_loop()
-    _state["task"] = loop.create_task(_stop(server), context=logs.detached())
+    _state["task"] = asyncio.ensure_future(_stop(server))
 
 
 async def _stop(server: Any) -> None:
