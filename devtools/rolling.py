@@ -56,6 +56,7 @@ class Tally:
     trips: list[tuple[float, float]] = field(default_factory=list)  # (sent at, ms)
     restarts: list[tuple[float, float]] = field(default_factory=list)  # (stopped, ready) s
     connect_failures: int = 0
+    marks: list[tuple[float, str]] = field(default_factory=list)  # (when, what) for --timeline
     playing: set[int] = field(default_factory=set)  # tables whose sockets are all open
     all_playing: asyncio.Event = field(default_factory=asyncio.Event)
     tables: int = 0
@@ -394,8 +395,14 @@ async def run(
     await asyncio.sleep(before)
     began = time.perf_counter()
     for server in servers:
+        signalled = time.perf_counter()
         stopped, ready = await asyncio.to_thread(restart_server, server)
         tally.restarts.append((stopped, ready))
+        tally.marks += [
+            (signalled, f"SIGTERM to process {len(tally.restarts)}"),
+            (signalled + stopped, f"process {len(tally.restarts)} exited"),
+            (signalled + ready, f"process {len(tally.restarts)} ready again"),
+        ]
         await asyncio.sleep(2.0)  # pages settle before the next process goes
     tally.window = (began, time.perf_counter())
     await asyncio.sleep(after)
@@ -466,9 +473,11 @@ def report(tally: Tally, write: Any, timeline: bool = False) -> bool:
         for index in sorted(buckets):
             values = buckets[index]
             mark = "*" if start - first <= index * 2 <= end - first else " "
+            events = [what for when, what in tally.marks if int((when - first) // 2) == index]
             write(
                 f"  {mark} t={index * 2:3d}s  n={len(values):4d}  p50 "
                 f"{statistics.median(values):7.1f}  p99 {percentile(values, 0.99):8.1f} ms"
+                + (f"  <- {'; '.join(events)}" if events else "")
             )
     ok = (
         not lost

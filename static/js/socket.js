@@ -66,6 +66,7 @@ class PageSocket {
   // Moving to another process after `restarting`: the new socket being opened, and its timer.
   #moving = null;
   #moveTimer = null;
+  #moveUntil = 0;
 
   constructor(path, options) {
     this.path = path;
@@ -153,6 +154,7 @@ class PageSocket {
     if (message.type === "restarting") {
       // Its process is stopping: move to another one at a random moment of the window.
       const within = Number(message.within_ms) || 0;
+      this.#moveUntil = Date.now() + within;
       clearTimeout(this.#moveTimer);
       this.#moveTimer = setTimeout(() => this.#move(), Math.random() * within * 0.8);
       return;
@@ -162,7 +164,8 @@ class PageSocket {
 
   // Open a new socket (the proxy sends it to another process) and, once it is open, make it
   // the page's socket and close the old one: the page is never without one. If it cannot
-  // open, the old socket's 1012 close brings the page back the usual way.
+  // open (no other process is ready yet), try again a moment later while the window lasts;
+  // after it, the old socket's 1012 close brings the page back the usual way.
   #move() {
     const old = this.#socket;
     if (this.#stopped || this.#moving || !this.isOpen()) return;
@@ -180,7 +183,13 @@ class PageSocket {
     });
     socket.addEventListener("message", (event) => this.#received(socket, event.data));
     socket.addEventListener("close", (event) => {
-      if (this.#moving === socket) this.#moving = null;
+      if (this.#moving === socket) {
+        this.#moving = null;
+        const wait = jittered(this.options.firstRetry);
+        if (this.#socket === old && Date.now() + wait < this.#moveUntil) {
+          this.#moveTimer = setTimeout(() => this.#move(), wait);
+        }
+      }
       this.#closed(socket, event.code);
     });
   }
