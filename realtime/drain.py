@@ -111,7 +111,7 @@ async def drain(grace: float) -> Drained:
     await asyncio.gather(
         *(socket.announce_restart(within) for socket in sockets), return_exceptions=True
     )
-    window = within / 1000 + AFTER_MOVE_SECONDS
+    window = min(within / 1000 + AFTER_MOVE_SECONDS, grace * 0.8)
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(_all_closed.wait(), window)
     moved = len(sockets) - len(_sockets)

@@ -19,6 +19,10 @@ from realtime.channel_layers import build_channel_layers
 # Every frame a test receives is checked against docs/PROTOCOL.md.
 pytest_plugins = ["tests.protocol_check", "tests.browsers"]
 
+# The server processes the tests start and stop (they inherit this environment) drain for a
+# second, not production's minute: the tests of the drain itself set their own grace.
+os.environ.setdefault("SHUTDOWN_GRACE_SECONDS", "1")
+
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 REDIS_HELP = (
     "Redis is needed for this test and is not answering at {url}. Install and start it: "

@@ -156,6 +156,7 @@ def test_a_server_restart_moves_the_page_to_the_new_server_without_a_notice(
     # A window of several seconds for these few sockets: the new server is up before it ends
     # (a page that tries before it is up tries again, within the window).
     site.env["RESTART_MOVES_PER_SECOND"] = "0.5"
+    site.env["SHUTDOWN_GRACE_SECONDS"] = "30"
     old = site.serve()
     server = old.__enter__()
     try:

@@ -205,8 +205,8 @@ async def bots_restart(cluster: Cluster, run: str, games: int = 4) -> BotsRestar
     rng = random.Random(run)
     ids, human = await sync_to_async(_bot_games)(games, run)
     result = BotsRestart(games=len(ids))
-    ends_at = now() + 12
-    restarted_at = now() + 4
+    ends_at = now() + 7
+    restarted_at = now() + 3
     restarted = False
     answered_after = before = 0
     while now() < ends_at:

@@ -58,7 +58,7 @@ QUICK = {
     "redis_kills": 1,
     "postgres_kills": 1,
     "server_kills": 1,
-    "server_restarts": 2,
+    "server_restarts": 1,
     "logouts": 1,
     "idle_minutes": 0.25,
     "tables": 4,
