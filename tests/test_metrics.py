@@ -60,6 +60,11 @@ from tests.servers import (
     running,
 )
 
+# The metrics are the processes', not the database's: the slow stack of two servers runs once.
+pytestmark = pytest.mark.sqlite(
+    reason="per-process metrics and their scrape do not depend on the database: run once"
+)
+
 SECRET = "metrics-test-secret-key-not-for-production-0123456789"
 
 
