@@ -29,10 +29,10 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 
+from devtools.chaos.tables import lost_moves
 from devtools.servers import BenchServer, percentile, restart_server
 from games import services
 from games.engine import pick_client_move
-from games.models import GameEvent
 
 # The pages' own figures (static/js/socket.js).
 RESTART_SPREAD_SECONDS = 0.5
@@ -359,17 +359,6 @@ async def _answered(mover: Seat, request: dict[str, Any]) -> dict[str, Any] | No
             if answer.get("id") == request["id"]:
                 return answer
     return None
-
-
-def lost_moves(acked: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-    """The acknowledged moves the database does not hold (game, ply after, move)."""
-    stored: dict[tuple[int, int], str] = {}
-    games = {game for game, _, _ in acked}
-    for game_id, ply, payload in GameEvent.objects.filter(
-        game_id__in=games, ply__isnull=False
-    ).values_list("game_id", "ply", "payload"):
-        stored[(game_id, ply + 1)] = payload.get("move")
-    return [(g, p, m) for g, p, m in acked if stored.get((g, p)) != m]
 
 
 async def run(

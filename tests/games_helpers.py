@@ -30,6 +30,24 @@ def new_game(slug: str = "diffusion", options: dict[str, Any] | None = None) -> 
     return services.create_game(slug=slug, options=options or {}, player1=alice, player2=bob)
 
 
+def overdue_game(seconds_late: float = 1.0) -> Game:
+    """A real-time game whose first mover's 30 seconds ran out `seconds_late` ago."""
+    game = new_game()
+    started = services.now_ms() - 30_000 - int(seconds_late * 1000)
+    game.time_control = "1+0"
+    game.clock = {
+        "control": "1+0",
+        "remaining": [60_000, 60_000],
+        "running": 1,
+        "since": started,
+        "moved": [False, False],
+        "lag": [5_000, 5_000],
+    }
+    services._set_deadline(game)
+    game.save()
+    return game
+
+
 async def open_socket(
     game_id: int, user: User | None = None, *, query: str = ""
 ) -> tuple[WebsocketCommunicator, dict[str, Any]]:

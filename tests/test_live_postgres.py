@@ -22,7 +22,7 @@ from games import services
 from games.models import Game, GameConnection, GameEvent
 from lobby.models import LobbyConnection
 from realtime.errors import ServiceError
-from tests.games_helpers import new_game, next_of_type, open_socket, session_for
+from tests.games_helpers import new_game, next_of_type, open_socket, overdue_game, session_for
 from tests.servers import ROOT, daphnes, shared_test_env
 
 pytestmark = [
@@ -162,24 +162,6 @@ def test_a_move_on_one_server_process_reaches_a_spectator_on_another(tmp_path: P
     assert (seen["move"], seen["v"], seen["player"]) == ("I", 1, 1)
     game.refresh_from_db()
     assert game.ply == 1
-
-
-def overdue_game() -> Game:
-    """A real-time game whose first mover's 30 seconds ran out a moment ago."""
-    game = new_game()
-    started = services.now_ms() - 31_000
-    game.time_control = "1+0"
-    game.clock = {
-        "control": "1+0",
-        "remaining": [60_000, 60_000],
-        "running": 1,
-        "since": started,
-        "moved": [False, False],
-        "lag": [5_000, 5_000],
-    }
-    services._set_deadline(game)
-    game.save()
-    return game
 
 
 @pytest.mark.parametrize("attempt", range(3))

@@ -40,7 +40,7 @@ from games.management.commands import sweeper
 from pbm import handlers, identity, inbox
 from realtime import logs
 from realtime.log_format import JsonFormatter, redact
-from tests.games_helpers import new_game, next_of_type, open_socket
+from tests.games_helpers import new_game, next_of_type, open_socket, overdue_game
 from tests.servers import Server, free_port, migrated_scratch_database, running
 
 PASSWORD = "Correct-Horse-Battery-42"
@@ -374,22 +374,7 @@ async def test_a_game_sockets_frame_logs_with_its_socket_id_user_and_game_even_i
 def test_the_sweeper_logs_with_the_game_it_checks(console: Console) -> None:
     # Two real games whose first mover's clock ran out; what is logged while the sweeper ends
     # each (here by a receiver of the real end-of-game signal) names that game.
-    games = []
-    for seconds_late in (2, 1):
-        game = new_game()
-        started = services.now_ms() - 30_000 - seconds_late * 1000
-        game.time_control = "1+0"
-        game.clock = {
-            "control": "1+0",
-            "remaining": [60_000, 60_000],
-            "running": 1,
-            "since": started,
-            "moved": [False, False],
-            "lag": [5_000, 5_000],
-        }
-        services._set_deadline(game)
-        game.save()
-        games.append(game.pk)
+    games = [overdue_game(seconds_late).pk for seconds_late in (2, 1)]
 
     def ended(sender: Any, **kwargs: Any) -> None:
         logger.warning("a game ended")
