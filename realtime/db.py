@@ -9,6 +9,7 @@ allows one writer at a time, so the embedded default keeps a single thread.
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 from collections.abc import Callable, Coroutine
@@ -19,6 +20,8 @@ from asgiref.sync import SyncToAsync, async_to_sync
 from channels.db import DatabaseSyncToAsync
 from django.conf import settings
 from django.db import connections
+
+logger = logging.getLogger(__name__)
 
 _executor: ThreadPoolExecutor | None = None
 _local = threading.local()
@@ -78,8 +81,23 @@ def run_soon(make: Callable[[], Coroutine[Any, Any, None]]) -> None:
     loop = calling_loop()
     if loop is not None and loop.is_running():
         asyncio.run_coroutine_threadsafe(make(), loop)
+    elif loop is not None:
+        # The consumer's loop has stopped under this thread (the process is exiting with the
+        # call in hand): async_to_sync would wait for that loop forever, and the process
+        # would never exit. Send on a loop of this thread's own, for a moment at most.
+        asyncio.run(_at_exit(make()))
     else:
         async_to_sync(make)()
+
+
+AT_EXIT_SECONDS = 2.0
+
+
+async def _at_exit(sending: Coroutine[Any, Any, None]) -> None:
+    try:
+        await asyncio.wait_for(sending, AT_EXIT_SECONDS)
+    except Exception as error:  # the process is going away: nothing is waiting for this
+        logger.warning("not sent while the process stopped (%s)", error)
 
 
 def _pool() -> ThreadPoolExecutor:

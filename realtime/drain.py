@@ -125,6 +125,7 @@ async def drain(grace: float) -> Drained:
         elif not task.cancelled() and task.exception() is not None:
             logger.error("drain: a socket could not be closed", exc_info=task.exception())
     left_open = len(_sockets)
+    presence.stop_heartbeat()
     handed_over = 0
     try:
         handed_over = await asyncio.wait_for(

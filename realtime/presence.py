@@ -301,3 +301,11 @@ def ensure_heartbeat() -> None:
     task = _beaters.get(loop)
     if task is None or task.done():
         _beaters[loop] = loop.create_task(_run(), context=logs.detached())
+
+
+def stop_heartbeat() -> None:
+    """Stop this process's heartbeat: it is stopping, its rows are handed over, and a beat
+    that reaps and sends while the loop goes away only holds up the exit."""
+    task = _beaters.pop(asyncio.get_running_loop(), None)
+    if task is not None:
+        task.cancel()
