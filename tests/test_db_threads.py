@@ -39,5 +39,6 @@ def test_a_broadcast_from_a_thread_whose_loop_has_stopped_is_sent_and_does_not_h
         release.set()
         assert finished.wait(5), "the database thread is still waiting for the stopped loop"
         assert sent.is_set()
+        loop.run_until_complete(calls[0])  # the call's own end, so nothing is left pending
     finally:
         loop.close()
