@@ -12,6 +12,8 @@ RESERVED = {"admin", "administrator", "root", "system", "server", "moderator", "
 GUEST_PREFIX = "guest"
 # The computer's accounts are "Computer-1" to "Computer-5" (bots/services.py).
 COMPUTER_PREFIX = "computer"
+# Closed accounts are renamed "Closed-XXXXXX" (accounts/services.py, `do_retire`).
+CLOSED_PREFIX = "closed"
 
 
 def validate_username(value: str) -> None:
@@ -21,5 +23,16 @@ def validate_username(value: str) -> None:
             code="invalid_username",
         )
     lowered = value.lower()
-    if lowered in RESERVED or lowered.startswith((GUEST_PREFIX, COMPUTER_PREFIX)):
+    if lowered in RESERVED or lowered.startswith((GUEST_PREFIX, COMPUTER_PREFIX, CLOSED_PREFIX)):
         raise ValidationError("That name is reserved.", code="reserved_username")
+    if is_retired(value):
+        # Said as for any taken name: that the account was closed is nobody else's business.
+        raise ValidationError("That name is taken.", code="retired_username")
+
+
+def is_retired(name: str) -> bool:
+    """Whether `name` was a closed account's (any case): every sign-up and rename passes
+    through validate_username, the sign-up form's, the admin's and the mail door's."""
+    from accounts.models import RetiredName  # the models import this module
+
+    return RetiredName.objects.filter(name__iexact=name).exists()
