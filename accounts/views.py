@@ -92,30 +92,24 @@ def login_two_factor(request: HttpRequest) -> HttpResponse:
         messages.info(request, "Sign in again: the code was not given in time.")
         return redirect("login")
     user, pending = found
-    form = CodeForm(request.POST or None)
-    status = 200
+    page = "registration/login_two_factor.html"
     if request.method == "POST":
         if limits.second_factor_locked(request, user.pk):
-            form.add_error(None, TOO_MANY_CODES)
-            return render(request, "registration/login_two_factor.html", {"form": form}, status=429)
+            return render(request, page, {"form": CodeForm(), "error": TOO_MANY_CODES}, status=429)
         try:
             kind = twofactor.do_verify(user=user, code=str(request.POST.get("code", "")))
         except ServiceError as error:
             limits.second_factor_failed(request, user.pk)
-            form = CodeForm()
-            form.add_error(None, error.message)
-            status = 400
-        else:
-            request.session.pop(PENDING, None)
-            login(request, user, backend=str(pending["backend"]))
-            if kind == "recovery":
-                left = twofactor.recovery_codes_left(user)
-                messages.warning(
-                    request,
-                    f"You used a recovery code: {left} left. Make new ones in your settings.",
-                )
-            return redirect(_safe(request, str(pending.get("next") or "/")))
-    return render(request, "registration/login_two_factor.html", {"form": form}, status=status)
+            return render(request, page, {"form": CodeForm(), "error": error.message}, status=400)
+        request.session.pop(PENDING, None)
+        login(request, user, backend=str(pending["backend"]))
+        if kind == "recovery":
+            left = twofactor.recovery_codes_left(user)
+            messages.warning(
+                request, f"You used a recovery code: {left} left. Make new ones in your settings."
+            )
+        return redirect(_safe(request, str(pending.get("next") or "/")))
+    return render(request, page, {"form": CodeForm()})
 
 
 def _safe(request: HttpRequest, target: str) -> str:
