@@ -251,7 +251,7 @@ def test_setting_up_needs_a_right_code_and_shows_ten_codes_kept_only_hashed() ->
     assert "<svg" in page.content.decode() and "otpauth" not in page.content.decode()
     wrong = browser.post("/settings/two-factor/", {"action": "enable", "code": "000000"})
     assert wrong.status_code == 400 and not twofactor.enabled(alice)
-    secret, codes = turn_on(alice)
+    _, codes = turn_on(alice)
     assert twofactor.enabled(alice) and len(set(codes)) == 10
     stored = set(RecoveryCode.objects.filter(user=alice).values_list("digest", flat=True))
     assert len(stored) == 10 and not {c.replace("-", "") for c in codes} & stored
