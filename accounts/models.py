@@ -3,10 +3,24 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractUser, UserManager
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
 
 from accounts.usernames import validate_username
+
+
+def is_retired(name: str) -> bool:
+    """Whether `name` was a closed account's, in any case."""
+    return RetiredName.objects.filter(name__iexact=name).exists()
+
+
+def validate_not_retired(value: str) -> None:
+    """Every sign-up and rename passes the name field's validators: the sign-up form's, the
+    admin's; the mail door's sign-up asks is_retired itself."""
+    if is_retired(value):
+        # Said as for any taken name: that the account was closed is nobody else's business.
+        raise ValidationError("That name is taken.", code="retired_username")
 
 
 class User(AbstractUser):
@@ -15,7 +29,7 @@ class User(AbstractUser):
     username = models.CharField(
         max_length=20,
         unique=True,
-        validators=[validate_username],
+        validators=[validate_username, validate_not_retired],
         help_text="3 to 20 letters, digits, '_' or '-', starting with a letter.",
         error_messages={"unique": "That name is taken."},
     )

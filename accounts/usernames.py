@@ -25,14 +25,3 @@ def validate_username(value: str) -> None:
     lowered = value.lower()
     if lowered in RESERVED or lowered.startswith((GUEST_PREFIX, COMPUTER_PREFIX, CLOSED_PREFIX)):
         raise ValidationError("That name is reserved.", code="reserved_username")
-    if is_retired(value):
-        # Said as for any taken name: that the account was closed is nobody else's business.
-        raise ValidationError("That name is taken.", code="retired_username")
-
-
-def is_retired(name: str) -> bool:
-    """Whether `name` was a closed account's (any case): every sign-up and rename passes
-    through validate_username, the sign-up form's, the admin's and the mail door's."""
-    from accounts.models import RetiredName  # the models import this module
-
-    return RetiredName.objects.filter(name__iexact=name).exists()
