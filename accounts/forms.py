@@ -21,13 +21,65 @@ class SignUpForm(UserCreationForm):
 
 
 class NotificationsForm(forms.Form):
-    """Correspondence "your move" e-mails: where to, and whether at all."""
+    """Correspondence "your move" e-mails: whether at all (the address is changed on its own
+    page, /settings/email/, and confirmed by a link)."""
 
-    email = forms.EmailField(required=False, label="E-mail address")
     email_on_move = forms.BooleanField(
         required=False, label="E-mail me when it is my move in a correspondence game"
     )
     email_on_follow = forms.BooleanField(
         required=False,
         label="E-mail me when a correspondence game I follow ends, or a player I follow starts one",
+    )
+
+
+class CurrentPasswordForm(forms.Form):
+    """The account's password, asked again before a change that could lock its player out."""
+
+    password = forms.CharField(
+        label="Your password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+
+    def __init__(self, user: User, *args: object, **kwargs: object) -> None:
+        self.user = user
+        super().__init__(*args, **kwargs)
+
+    def clean_password(self) -> str:
+        password: str = self.cleaned_data["password"]
+        if not self.user.check_password(password):
+            raise forms.ValidationError("That is not your password.", code="wrong_password")
+        return password
+
+
+class EmailChangeForm(CurrentPasswordForm):
+    email = forms.EmailField(label="New e-mail address")
+
+    field_order = ["email", "password"]
+
+
+class CodeForm(forms.Form):
+    """A code from the authenticator app, or one of the recovery codes."""
+
+    code = forms.CharField(
+        label="Code",
+        max_length=40,
+        widget=forms.TextInput(
+            attrs={"autocomplete": "one-time-code", "inputmode": "text", "autofocus": True}
+        ),
+    )
+
+
+class CloseAccountForm(CurrentPasswordForm):
+    """Closing asks for the password, and the second factor's code when it is on."""
+
+    code = forms.CharField(
+        label="Two-factor code",
+        max_length=40,
+        required=False,
+        widget=forms.TextInput(attrs={"autocomplete": "one-time-code"}),
+    )
+    confirm = forms.BooleanField(
+        label="I understand: my account closes for good, and its name cannot be used again",
     )

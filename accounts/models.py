@@ -3,10 +3,24 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractUser, UserManager
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
 
 from accounts.usernames import validate_username
+
+
+def is_retired(name: str) -> bool:
+    """Whether `name` was a closed account's, in any case."""
+    return RetiredName.objects.filter(name__iexact=name).exists()
+
+
+def validate_not_retired(value: str) -> None:
+    """Every sign-up and rename passes the name field's validators: the sign-up form's, the
+    admin's; the mail door's sign-up asks is_retired itself."""
+    if is_retired(value):
+        # Said as for any taken name: that the account was closed is nobody else's business.
+        raise ValidationError("That name is taken.", code="retired_username")
 
 
 class User(AbstractUser):
@@ -15,7 +29,7 @@ class User(AbstractUser):
     username = models.CharField(
         max_length=20,
         unique=True,
-        validators=[validate_username],
+        validators=[validate_username, validate_not_retired],
         help_text="3 to 20 letters, digits, '_' or '-', starting with a letter.",
         error_messages={"unique": "That name is taken."},
     )
@@ -26,6 +40,14 @@ class User(AbstractUser):
     email_on_follow = models.BooleanField(default=False, db_default=False)
     # The computer's accounts (bots/): they play through the services like anyone else.
     is_bot = models.BooleanField(default=False, db_default=False)
+    # A new or changed address waits here until its link is opened (accounts/emails.py): the
+    # mails keep going to `email` meanwhile, and the pending one gets nothing but its link.
+    pending_email = models.EmailField(blank=True, default="", db_default="")
+    # When `email` was proven by its link; None for an address set before links existed, or
+    # by the mail door's `change address` (docs/ACCOUNTS.md says what each is used for).
+    email_confirmed_at = models.DateTimeField(null=True, blank=True)
+    # Closed accounts (privacy/closure.py) keep their games under a neutral name.
+    closed_at = models.DateTimeField(null=True, blank=True)
 
     objects = UserManager()
 
@@ -56,3 +78,59 @@ class Block(models.Model):
 
     def __str__(self) -> str:
         return f"{self.blocker_id} blocks {self.blocked_id}"
+
+
+class TwoFactor(models.Model):
+    """A player's authenticator (TOTP, RFC 6238): on once `confirmed_at` is set, after a right
+    code; until then a setup in progress that sign-in ignores."""
+
+    user = models.OneToOneField(User, on_delete=models.CASCADE, related_name="two_factor")
+    # Base32, as authenticator apps take it. The app must compute the same codes, so it is
+    # kept as such (a database dump holds it: docs/SECURITY.md).
+    secret = models.CharField(max_length=64)
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+    # The time step of the last code accepted: a code is good once (no replay within its
+    # 30 seconds), and never for an older step.
+    last_step = models.BigIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"two-factor of {self.user_id} ({'on' if self.confirmed_at else 'setting up'})"
+
+
+class RecoveryCode(models.Model):
+    """One single-use code that stands in for the authenticator; only its keyed hash is kept."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="recovery_codes")
+    digest = models.CharField(max_length=64)
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "digest"])]
+
+    def __str__(self) -> str:
+        return f"recovery code of {self.user_id}{' (used)' if self.used_at else ''}"
+
+
+class RetiredName(models.Model):
+    """The name of a closed account: nobody may take it again, whatever its case."""
+
+    name = models.CharField(max_length=150)
+    # The account that bore it, now under its neutral name.
+    user = models.ForeignKey(
+        User, null=True, blank=True, on_delete=models.SET_NULL, related_name="retired_names"
+    )
+    reason = models.CharField(max_length=200, blank=True)
+    # The moderator who closed the account; None when its player closed it.
+    closed_by = models.ForeignKey(
+        User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    retired_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(Lower("name"), name="accounts_retired_name_ci_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name

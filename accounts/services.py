@@ -6,8 +6,9 @@ import secrets
 
 from channels.layers import get_channel_layer
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
-from accounts.models import Block, User
+from accounts.models import Block, RecoveryCode, RetiredName, TwoFactor, User
 from realtime.db import run_soon
 from realtime.errors import ServiceError
 from realtime.ws import account_group
@@ -43,27 +44,86 @@ def do_sign_up(*, username: str, password: str, email: str = "") -> User:
         return User.objects.create_user(username=username, password=password, email=email)
 
 
-def do_set_notifications(
-    *, user: User, email: str, email_on_move: bool, email_on_follow: bool = False
-) -> None:
-    """Where correspondence e-mails go, and which are sent ("your move", followed news)."""
+def do_set_notifications(*, user: User, email_on_move: bool, email_on_follow: bool = False) -> None:
+    """Which correspondence e-mails are sent ("your move", followed news). The address they
+    go to is changed through its confirmation link (accounts/emails.py)."""
     User.objects.filter(pk=user.pk).update(
-        email=email, email_on_move=email_on_move, email_on_follow=email_on_follow
+        email_on_move=email_on_move, email_on_follow=email_on_follow
     )
 
 
-def do_end_sockets(user_id: int, session_key: str | None = None) -> None:
+def do_end_sockets(
+    user_id: int, session_key: str | None = None, *, keep_session: str | None = None
+) -> None:
     """Close the user's open sockets: those of one session (it logged out), or all of them
-    (the password changed), on every server process."""
+    (the password changed, the account closed) but those of `keep_session` (the session that
+    changed the password stays signed in), on every server process."""
     layer = get_channel_layer()
     if layer is None:
         return
-    message = {"type": "account.ended", "session": session_key}
+    message = {"type": "account.ended", "session": session_key, "keep": keep_session}
 
     async def send() -> None:
         await layer.group_send(account_group(user_id), message)
 
     run_soon(send)
+
+
+# --- passwords ---------------------------------------------------------------------------------
+
+
+def do_change_password(*, user: User, password: str, keep_session: str | None) -> None:
+    """A new password (validated by the caller's form): every other session of the user ends
+    (Django ties a session to the password hash) and so do their sockets; the session
+    `keep_session` is kept by the caller (update_session_auth_hash) and keeps its sockets."""
+    with transaction.atomic():
+        locked = User.objects.select_for_update().get(pk=user.pk)
+        locked.set_password(password)
+        # accounts/signals.py closes the sockets of a new password: all but this session's.
+        locked._keep_session = keep_session
+        locked.save(update_fields=["password"])
+    user.password = locked.password
+
+
+# --- closing an account (the accounts' part; privacy/closure.py ends the games first) -------
+
+CLOSED_NAME_PREFIX = "Closed-"
+
+
+def generate_closed_name() -> str:
+    suffix = "".join(secrets.choice(GUEST_ALPHABET) for _ in range(GUEST_SUFFIX_LENGTH))
+    return f"{CLOSED_NAME_PREFIX}{suffix}"
+
+
+def do_retire(*, user: User, reason: str, by: User | None) -> User:
+    """Close the locked account: its name is retired for good (validate_username refuses it)
+    and it takes a neutral generated one, under which its games stay; no password, no
+    address, no second factor, not active; its sessions (tied to the password hash) and
+    sockets end. The caller holds the transaction; closing twice changes nothing."""
+    locked = User.objects.select_for_update().get(pk=user.pk)
+    if locked.closed_at is not None:
+        return locked
+    former = locked.username
+    RetiredName.objects.create(name=former, user=locked, reason=reason[:200], closed_by=by)
+    for _ in range(GUEST_NAME_ATTEMPTS):
+        name = generate_closed_name()
+        if not User.objects.filter(username__iexact=name).exists():
+            break
+    else:
+        raise RuntimeError("could not find a free name for a closed account")
+    locked.username = name
+    locked.set_unusable_password()
+    locked.is_active = False
+    locked.email = locked.pending_email = ""
+    locked.email_confirmed_at = None
+    locked.email_on_move = locked.email_on_follow = False
+    locked.closed_at = timezone.now()
+    locked.save()
+    TwoFactor.objects.filter(user=locked).delete()
+    RecoveryCode.objects.filter(user=locked).delete()
+    user_id = locked.pk
+    transaction.on_commit(lambda: do_end_sockets(user_id))
+    return locked
 
 
 # --- blocks: a user wants nothing from another (no challenges, no chat lines) ----------------

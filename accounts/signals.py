@@ -25,4 +25,7 @@ def _saved(sender: Any, instance: User, created: bool, **kwargs: Any) -> None:
     # set_password() leaves the raw password on the instance until its save() has finished.
     if not created and getattr(instance, "_password", None) is not None:
         user_id = instance.pk
-        transaction.on_commit(lambda: services.do_end_sockets(user_id))
+        # The session that changed its own password stays signed in (services.
+        # do_change_password marks it); a reset or the admin's change ends every one.
+        keep = getattr(instance, "_keep_session", None)
+        transaction.on_commit(lambda: services.do_end_sockets(user_id, keep_session=keep))

@@ -1,14 +1,28 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from accounts import blocks, views
+from accounts import blocks, reset, settings_views, views
 
 urlpatterns = [
     path("settings/notifications/", views.notifications, name="notifications"),
+    path("settings/account/", settings_views.account, name="settings-account"),
+    path("settings/password/", settings_views.password, name="settings-password"),
+    path("settings/email/", settings_views.email, name="settings-email"),
+    path("settings/email/confirm/<str:token>/", settings_views.email_confirm, name="email-confirm"),
+    path("settings/two-factor/", settings_views.two_factor, name="settings-two-factor"),
     path("signup/", views.sign_up, name="signup"),
     path("guest/", views.play_as_guest, name="guest"),
     path("login/", views.ThrottledLoginView.as_view(), name="login"),
+    path("login/two-factor/", views.login_two_factor, name="login-two-factor"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("password-reset/", reset.ResetView.as_view(), name="password-reset"),
+    path("password-reset/sent/", reset.ResetSentView.as_view(), name="password-reset-sent"),
+    path(
+        "password-reset/<uidb64>/<token>/",
+        reset.ResetConfirmView.as_view(),
+        name="password-reset-confirm",
+    ),
+    path("password-reset/done/", reset.ResetDoneView.as_view(), name="password-reset-done"),
     path("api/blocks", blocks.blocks, name="api-blocks"),
     path("api/blocks/remove", blocks.unblock, name="api-unblock"),
     path("@<str:username>/block/", blocks.block_form, name="block"),

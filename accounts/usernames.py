@@ -12,6 +12,8 @@ RESERVED = {"admin", "administrator", "root", "system", "server", "moderator", "
 GUEST_PREFIX = "guest"
 # The computer's accounts are "Computer-1" to "Computer-5" (bots/services.py).
 COMPUTER_PREFIX = "computer"
+# Closed accounts are renamed "Closed-XXXXXX" (accounts/services.py, `do_retire`).
+CLOSED_PREFIX = "closed"
 
 
 def validate_username(value: str) -> None:
@@ -21,5 +23,5 @@ def validate_username(value: str) -> None:
             code="invalid_username",
         )
     lowered = value.lower()
-    if lowered in RESERVED or lowered.startswith((GUEST_PREFIX, COMPUTER_PREFIX)):
+    if lowered in RESERVED or lowered.startswith((GUEST_PREFIX, COMPUTER_PREFIX, CLOSED_PREFIX)):
         raise ValidationError("That name is reserved.", code="reserved_username")

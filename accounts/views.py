@@ -1,7 +1,12 @@
-"""Signing up, playing as a guest, and the account's e-mail settings."""
+"""Signing up, playing as a guest, signing in (with the second factor when it is on), and
+the account's e-mail settings."""
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -9,11 +14,14 @@ from django.contrib.auth.views import LoginView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts import services
-from accounts.forms import NotificationsForm, SignUpForm
+from accounts import services, twofactor
+from accounts.forms import CodeForm, NotificationsForm, SignUpForm
+from accounts.models import User
 from realtime import limits
+from realtime.errors import ServiceError
 
 BACKEND = "django.contrib.auth.backends.ModelBackend"
 TOO_MANY_ACCOUNTS = "Too many new accounts from your address lately: try again in an hour."
@@ -40,8 +48,76 @@ class ThrottledLoginView(LoginView):
         limits.login_failed(self.request, self._username())
         return super().form_invalid(form)
 
+    def form_valid(self, form: Any) -> HttpResponse:
+        """The password is right: sign in, or, with the second factor on, remember who is
+        half-way in (the session is not signed in) and ask for the code."""
+        user = form.get_user()
+        if not twofactor.enabled(user):
+            return super().form_valid(form)
+        self.request.session[PENDING] = {
+            "user": user.pk,
+            "backend": user.backend,
+            "at": time.time(),
+            "next": self.get_success_url(),
+        }
+        return redirect("login-two-factor")
+
     def _username(self) -> str:
         return str(self.request.POST.get("username", ""))[:150]
+
+
+# The session key of a sign-in waiting for its second factor.
+PENDING = "two_factor_sign_in"
+TOO_MANY_CODES = "Too many wrong codes: wait 15 minutes and try again."
+
+
+def _pending_user(request: HttpRequest) -> tuple[User, dict[str, Any]] | None:
+    pending = request.session.get(PENDING)
+    if not isinstance(pending, dict):
+        return None
+    if time.time() - float(pending.get("at", 0)) > settings.TWO_FACTOR_SIGN_IN_SECONDS:
+        request.session.pop(PENDING, None)
+        return None
+    user = User.objects.filter(pk=pending.get("user"), is_active=True).first()
+    return (user, pending) if user is not None else None
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def login_two_factor(request: HttpRequest) -> HttpResponse:
+    """The second step of signing in: a code from the app or a recovery code. Wrong codes are
+    counted per account and per address; the step lapses after TWO_FACTOR_SIGN_IN_SECONDS."""
+    found = _pending_user(request)
+    if found is None:
+        messages.info(request, "Sign in again: the code was not given in time.")
+        return redirect("login")
+    user, pending = found
+    page = "registration/login_two_factor.html"
+    if request.method == "POST":
+        if limits.second_factor_locked(request, user.pk):
+            return render(request, page, {"form": CodeForm(), "error": TOO_MANY_CODES}, status=429)
+        try:
+            kind = twofactor.do_verify(user=user, code=str(request.POST.get("code", "")))
+        except ServiceError as error:
+            limits.second_factor_failed(request, user.pk)
+            return render(request, page, {"form": CodeForm(), "error": error.message}, status=400)
+        request.session.pop(PENDING, None)
+        login(request, user, backend=str(pending["backend"]))
+        if kind == "recovery":
+            left = twofactor.recovery_codes_left(user)
+            messages.warning(
+                request, f"You used a recovery code: {left} left. Make new ones in your settings."
+            )
+        return redirect(_safe(request, str(pending.get("next") or "/")))
+    return render(request, page, {"form": CodeForm()})
+
+
+def _safe(request: HttpRequest, target: str) -> str:
+    if url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return "/"
 
 
 @require_POST
@@ -52,13 +128,12 @@ def notifications(request: HttpRequest) -> HttpResponse:
     if form.is_valid():
         services.do_set_notifications(
             user=request.user,
-            email=form.cleaned_data["email"],
             email_on_move=form.cleaned_data["email_on_move"],
             email_on_follow=form.cleaned_data["email_on_follow"],
         )
         messages.success(request, "Your e-mail settings are saved.")
     else:
-        messages.error(request, "That is not an e-mail address.")
+        messages.error(request, "Those settings are not ones this form has.")
     return redirect("profile", username=request.user.username)
 
 

@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "bots",
     "follows",
     "pbm",
+    "privacy",
 ]
 
 MIDDLEWARE = [
@@ -155,6 +156,14 @@ SOCKETS_OPENING_AT_ONCE = int(os.environ.get("SOCKETS_OPENING_AT_ONCE", "2"))
 AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
+# A password-reset link works for an hour, and once: Django's token dies with the password it
+# was made for, and with the next sign-in. An e-mail confirmation link works for two days.
+PASSWORD_RESET_TIMEOUT = int(os.environ.get("PASSWORD_RESET_TIMEOUT", "3600"))
+EMAIL_CONFIRMATION_SECONDS = int(os.environ.get("EMAIL_CONFIRMATION_SECONDS", str(2 * 86400)))
+# A sign-in whose password was right waits this long for its second-factor code.
+TWO_FACTOR_SIGN_IN_SECONDS = int(os.environ.get("TWO_FACTOR_SIGN_IN_SECONDS", "300"))
+# The name authenticator apps show beside the account.
+TWO_FACTOR_ISSUER = os.environ.get("TWO_FACTOR_ISSUER", "Diffusion")
 LOGOUT_REDIRECT_URL = "home"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -218,6 +227,13 @@ LOGIN_FAILURES_PER_ACCOUNT = os.environ.get("LOGIN_FAILURES_PER_ACCOUNT", "10/15
 LOGIN_FAILURES_PER_ADDRESS = os.environ.get("LOGIN_FAILURES_PER_ADDRESS", "50/15m")
 NEW_ACCOUNTS_PER_ADDRESS = os.environ.get("NEW_ACCOUNTS_PER_ADDRESS", "10/h")
 API_REQUESTS_PER_CLIENT = os.environ.get("API_REQUESTS_PER_CLIENT", "120/m")
+# Account self-service (docs/ACCOUNTS.md): password-reset mails per address asked for and
+# per client, confirmation links per account, wrong second-factor codes per account (a
+# 6-digit code: 5 guesses in 15 minutes leave a guesser ~1 chance in 700 a day).
+PASSWORD_RESETS_PER_EMAIL = os.environ.get("PASSWORD_RESETS_PER_EMAIL", "3/h")
+PASSWORD_RESETS_PER_ADDRESS = os.environ.get("PASSWORD_RESETS_PER_ADDRESS", "20/h")
+EMAIL_LINKS_PER_ACCOUNT = os.environ.get("EMAIL_LINKS_PER_ACCOUNT", "5/h")
+TWO_FACTOR_FAILURES_PER_ACCOUNT = os.environ.get("TWO_FACTOR_FAILURES_PER_ACCOUNT", "5/15m")
 
 # The application refuses bigger websocket text frames even if a server in front lets
 # them through (Daphne is also started with --websocket-max-message-size).

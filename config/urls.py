@@ -23,6 +23,7 @@ urlpatterns = [
     path("", include("pbm.urls")),
     path("", include("lobby.api_urls")),
     path("challenge/<str:token>/", challenge_link, name="challenge-link"),
+    path("", include("privacy.urls")),
     path("", include("accounts.urls")),
     path("", include("lobby.urls")),
 ]

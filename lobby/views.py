@@ -50,7 +50,6 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     if request.user == player:
         context["notifications"] = NotificationsForm(
             initial={
-                "email": player.email,
                 "email_on_move": player.email_on_move,
                 "email_on_follow": player.email_on_follow,
             }

@@ -174,7 +174,11 @@ def change(command: Command, mail: Mail) -> Reply:
             raise BadCommand(
                 "bad_address", f"{words[3]!r:.60} is not an e-mail address.", command.form
             )
-        User.objects.filter(pk=user.pk).update(email=address)
+        # The mail password proved the account; the new address is used at once (as on
+        # pbmserv) but counts as unconfirmed until the site's link confirms it.
+        User.objects.filter(pk=user.pk).update(
+            email=address, email_confirmed_at=None, pending_email=""
+        )
         return Reply(
             f"change address {user.username}: done",
             f"Mail for {user.username} now goes to {address}, and commands must come from it.",

@@ -16,7 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.crypto import constant_time_compare, salted_hmac
 
-from accounts.models import User
+from accounts.models import User, is_retired
 from accounts.usernames import validate_username
 from pbm.models import MailPassword
 from realtime import logs
@@ -118,7 +118,7 @@ def sign_up(username: str, password: str, address: str) -> User:
     if _counted("new-account", address, settings.NEW_ACCOUNTS_PER_ADDRESS, increment=True):
         raise ServiceError("rate_limited", "Too many new accounts from this address: try tomorrow.")
     with transaction.atomic():
-        if User.objects.filter(username__iexact=username).exists():
+        if User.objects.filter(username__iexact=username).exists() or is_retired(username):
             raise ServiceError("name_taken", f"The name {username!r} is taken: choose another.")
         user = User.objects.create_user(username=username, email=address, password=None)
         set_mail_password(user, password)

@@ -3,7 +3,8 @@
 Counts live in the default cache (Redis when REDIS_URL is set, shared by every server
 process) in fixed windows, through django-ratelimit's counters. The figures are settings
 (LOGIN_FAILURES_PER_ACCOUNT, LOGIN_FAILURES_PER_ADDRESS, NEW_ACCOUNTS_PER_ADDRESS,
-API_REQUESTS_PER_CLIENT); docs/SECURITY.md lists them.
+API_REQUESTS_PER_CLIENT, PASSWORD_RESETS_PER_EMAIL, PASSWORD_RESETS_PER_ADDRESS,
+EMAIL_LINKS_PER_ACCOUNT, TWO_FACTOR_FAILURES_PER_ACCOUNT); docs/SECURITY.md lists them.
 
 django_ratelimit is not an installed app: its system check refuses the in-memory cache,
 which is right for the embedded default's single process.
@@ -107,6 +108,40 @@ def login_failed(request: HttpRequest, username: str) -> None:
 def new_account_refused(request: HttpRequest) -> bool:
     """Count a new account (a guest or a sign-up) from this address; True if over the limit."""
     return _usage(request, "new-account", address(request), settings.NEW_ACCOUNTS_PER_ADDRESS, True)
+
+
+def password_reset_refused(request: HttpRequest, email: str) -> bool:
+    """Count a password-reset request for this address and from this client's address; True
+    if either is over its limit. Counted whether or not an account has the address, so the
+    refusal says nothing about the accounts."""
+    by_email = _usage(
+        request, "reset-email", email.strip().lower(), settings.PASSWORD_RESETS_PER_EMAIL, True
+    )
+    by_address = _usage(
+        request, "reset-address", address(request), settings.PASSWORD_RESETS_PER_ADDRESS, True
+    )
+    return by_email or by_address
+
+
+def email_change_refused(request: HttpRequest, user_id: int) -> bool:
+    """Count a confirmation link sent for this user; True if over the limit (each one mails
+    an address the user typed)."""
+    return _usage(request, "email-link", str(user_id), settings.EMAIL_LINKS_PER_ACCOUNT, True)
+
+
+def second_factor_locked(request: HttpRequest, user_id: int) -> bool:
+    """Too many wrong codes (authenticator or recovery) lately for this account, or from this
+    client's address."""
+    return _usage(
+        request, "2fa-account", str(user_id), settings.TWO_FACTOR_FAILURES_PER_ACCOUNT, False
+    ) or _usage(
+        request, "2fa-address", address(request), settings.LOGIN_FAILURES_PER_ADDRESS, False
+    )
+
+
+def second_factor_failed(request: HttpRequest, user_id: int) -> None:
+    _usage(request, "2fa-account", str(user_id), settings.TWO_FACTOR_FAILURES_PER_ACCOUNT, True)
+    _usage(request, "2fa-address", address(request), settings.LOGIN_FAILURES_PER_ADDRESS, True)
 
 
 def api_request_refused(request: HttpRequest) -> bool:

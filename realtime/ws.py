@@ -395,8 +395,11 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         self._flood.bucket.tokens -= messages
 
     async def account_ended(self, message: dict[str, Any]) -> None:
-        """The user logged out (of this session, or of every one by changing password)."""
-        if message.get("session") in (None, self._session_key):
+        """The user logged out (of this session, or of every one but `keep` by changing
+        password, or of every one by closing the account)."""
+        if message.get("session") in (None, self._session_key) and (
+            message.get("keep") is None or message.get("keep") != self._session_key
+        ):
             await self.close(code=CLOSE_SIGNED_OUT)
 
     async def announce_restart(self, within_ms: int) -> None:
