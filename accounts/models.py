@@ -9,6 +9,20 @@ from django.db.models.functions import Lower
 from accounts.usernames import validate_username
 
 
+class Circle(models.TextChoices):
+    """Who may do something to a player (challenge them, chat with them, follow them)."""
+
+    EVERYONE = "everyone", "Everyone"
+    FOLLOWED = "followed", "People I follow"
+    NOBODY = "nobody", "Nobody"
+
+
+def _circle() -> models.CharField:
+    return models.CharField(
+        max_length=8, choices=Circle.choices, default=Circle.EVERYONE, db_default=Circle.EVERYONE
+    )
+
+
 class User(AbstractUser):
     """A player. Guests are real accounts with a generated name and no password."""
 
@@ -26,6 +40,15 @@ class User(AbstractUser):
     email_on_follow = models.BooleanField(default=False, db_default=False)
     # The computer's accounts (bots/): they play through the services like anyone else.
     is_bot = models.BooleanField(default=False, db_default=False)
+    # The player's own controls (docs/MODERATION.md), on top of blocks: who may challenge
+    # them, whose lines they see in the players' room, who may follow them.
+    may_challenge = _circle()
+    may_chat = _circle()
+    may_follow = _circle()
+    # Restrictions a moderator sets (moderation/): kept here so that games and the lobby,
+    # which enforce them, need not import the app above them.
+    chat_muted_until = models.DateTimeField(null=True, blank=True)
+    rated_forbidden = models.BooleanField(default=False, db_default=False)
 
     objects = UserManager()
 

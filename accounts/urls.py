@@ -5,6 +5,7 @@ from accounts import blocks, views
 
 urlpatterns = [
     path("settings/notifications/", views.notifications, name="notifications"),
+    path("settings/privacy/", views.privacy, name="privacy"),
     path("signup/", views.sign_up, name="signup"),
     path("guest/", views.play_as_guest, name="guest"),
     path("login/", views.ThrottledLoginView.as_view(), name="login"),

@@ -12,7 +12,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import services
-from accounts.forms import NotificationsForm, SignUpForm
+from accounts.forms import ControlsForm, NotificationsForm, SignUpForm
 from realtime import limits
 
 BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -60,6 +60,28 @@ def notifications(request: HttpRequest) -> HttpResponse:
     else:
         messages.error(request, "That is not an e-mail address.")
     return redirect("profile", username=request.user.username)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def privacy(request: HttpRequest) -> HttpResponse:
+    """Who may challenge me, chat with me, follow me (/settings/privacy/)."""
+    user = request.user
+    if request.method == "POST":
+        form = ControlsForm(request.POST)
+        if form.is_valid():
+            services.do_set_controls(user=user, **form.cleaned_data)
+            messages.success(request, "Your privacy settings are saved.")
+            return redirect("privacy")
+    else:
+        form = ControlsForm(
+            initial={
+                "may_challenge": user.may_challenge,
+                "may_chat": user.may_chat,
+                "may_follow": user.may_follow,
+            }
+        )
+    return render(request, "registration/privacy.html", {"form": form})
 
 
 def _next_url(request: HttpRequest) -> str:

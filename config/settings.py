@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "bots",
     "follows",
     "pbm",
+    "moderation",
 ]
 
 MIDDLEWARE = [
@@ -82,6 +83,8 @@ MIDDLEWARE = [
     # After authentication: API requests are counted per user.
     "realtime.limits.ApiRateLimitMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # After messages: what a moderator did is shown on the user's next page.
+    "moderation.middleware.PendingNoticesMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -213,6 +216,10 @@ LOGIN_FAILURES_PER_ACCOUNT = os.environ.get("LOGIN_FAILURES_PER_ACCOUNT", "10/15
 LOGIN_FAILURES_PER_ADDRESS = os.environ.get("LOGIN_FAILURES_PER_ADDRESS", "50/15m")
 NEW_ACCOUNTS_PER_ADDRESS = os.environ.get("NEW_ACCOUNTS_PER_ADDRESS", "10/h")
 API_REQUESTS_PER_CLIENT = os.environ.get("API_REQUESTS_PER_CLIENT", "120/m")
+# Reports (docs/MODERATION.md): per registered player, per guest, and per address whoever.
+REPORTS_PER_USER = os.environ.get("REPORTS_PER_USER", "10/h")
+REPORTS_PER_GUEST = os.environ.get("REPORTS_PER_GUEST", "3/h")
+REPORTS_PER_ADDRESS = os.environ.get("REPORTS_PER_ADDRESS", "30/h")
 
 # The application refuses bigger websocket text frames even if a server in front lets
 # them through (Daphne is also started with --websocket-max-message-size).

@@ -2,7 +2,8 @@
 
 From the ground up: realtime (errors, the protocol edge, sockets, database threads, presence,
 channel layers, limits) knows no app; accounts, then games, then ratings and bots (the
-computer opponents), the lobby, and on top follows and pbm (pbmserv's commands by mail);
+computer opponents), the lobby, and on top follows, pbm (pbmserv's commands by mail) and
+moderation (reports and moderators' actions);
 config (settings, URLs, socket routing, ASGI, the server's launcher) is the roof and may
 import any of them. The tooling (devtools:
 benchmarks, load generators, fault injection) stands beside the house: it may import the
@@ -17,18 +18,30 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ["accounts", "games", "ratings", "bots", "lobby", "follows", "pbm"]
+APPS = ["accounts", "games", "ratings", "bots", "lobby", "follows", "pbm", "moderation"]
 PRODUCT = ["realtime", *APPS, "config"]
 FORBIDDEN = {
     "realtime": {*APPS, "config", "devtools"},
-    "accounts": {"games", "ratings", "bots", "lobby", "follows", "pbm", "config", "devtools"},
-    "games": {"ratings", "bots", "lobby", "follows", "pbm", "config", "devtools"},
-    "ratings": {"bots", "lobby", "follows", "pbm", "config", "devtools"},
-    "bots": {"lobby", "follows", "pbm", "config", "devtools"},
-    "lobby": {"follows", "pbm", "config", "devtools"},
-    # The two doors on top: follows (news of games and players) and pbm (pbmserv by mail).
-    "follows": {"pbm", "config", "devtools"},
-    "pbm": {"follows", "config", "devtools"},
+    "accounts": {
+        "games",
+        "ratings",
+        "bots",
+        "lobby",
+        "follows",
+        "pbm",
+        "moderation",
+        "config",
+        "devtools",
+    },
+    "games": {"ratings", "bots", "lobby", "follows", "pbm", "moderation", "config", "devtools"},
+    "ratings": {"bots", "lobby", "follows", "pbm", "moderation", "config", "devtools"},
+    "bots": {"lobby", "follows", "pbm", "moderation", "config", "devtools"},
+    "lobby": {"follows", "pbm", "moderation", "config", "devtools"},
+    # The doors on top: follows (news of games and players), pbm (pbmserv by mail) and
+    # moderation (reports and moderators' actions, which reach into the apps below).
+    "follows": {"pbm", "moderation", "config", "devtools"},
+    "pbm": {"follows", "moderation", "config", "devtools"},
+    "moderation": {"follows", "pbm", "config", "devtools"},
     "config": {"devtools"},
 }
 
