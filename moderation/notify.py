@@ -3,6 +3,7 @@ once an `account_notice` frame on every socket they have open (any page, any pro
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 
 from channels.layers import get_channel_layer
@@ -10,9 +11,12 @@ from django.db import transaction
 
 from accounts.models import User
 from moderation.models import Action, Notice
+from realtime.channel_layers import LAYER_DOWN
 from realtime.db import run_soon
 from realtime.protocol import AccountNotice, encode
 from realtime.ws import account_group
+
+logger = logging.getLogger(__name__)
 
 
 def tell(
@@ -37,7 +41,11 @@ def _send(user_ids: list[int], message: dict[str, str]) -> None:
         return
 
     async def send() -> None:
-        for user_id in user_ids:
-            await layer.group_send(account_group(user_id), message)
+        try:
+            for user_id in user_ids:
+                await layer.group_send(account_group(user_id), message)
+        except LAYER_DOWN as error:
+            # The notice is stored: the user's next page shows it.
+            logger.warning("account notice not sent live (%s)", error)
 
     run_soon(send)

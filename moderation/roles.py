@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, Permission
+from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 
 from accounts.models import User
+from moderation.models import Report
 from realtime.errors import ServiceError
 
 PERMISSION = "moderation.moderate"
@@ -35,6 +37,20 @@ def moderators() -> list[str]:
     )
 
 
+def moderators_group() -> Group:
+    """The group, holding the permission (both made by migration 0002; made again here if
+    they were deleted, so that adding a moderator always works)."""
+    kind = ContentType.objects.get_for_model(Report)
+    permission, _ = Permission.objects.get_or_create(
+        content_type=kind,
+        codename=PERMISSION.split(".")[1],
+        defaults={"name": "Can read reports and act as a moderator"},
+    )
+    group, _ = Group.objects.get_or_create(name=GROUP)
+    group.permissions.add(permission)
+    return group
+
+
 def do_set_moderator(*, username: str, moderator: bool) -> User:
     """Add a registered user to the Moderators group, or take them out of it."""
     with transaction.atomic():
@@ -43,7 +59,7 @@ def do_set_moderator(*, username: str, moderator: bool) -> User:
             raise ServiceError("unknown_user", f"Nobody is called {username[:40]!r}.")
         if moderator and (user.is_guest or user.is_bot):
             raise ServiceError("bad_message", "Guests and the computer cannot moderate.")
-        group, _ = Group.objects.get_or_create(name=GROUP)
+        group = moderators_group()
         if moderator:
             user.groups.add(group)
         else:

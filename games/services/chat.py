@@ -99,7 +99,8 @@ def _send(game_id: int, message: dict[str, Any]) -> None:
         try:
             await layer.group_send(presence.game_group(game_id), message)
         except Exception:
-            # The line is stored: a client's next sync (with `chat`) brings it.
+            # Stored either way: a client's next sync (with `chat`) brings a new line, and
+            # its next snapshot leaves a removed one out.
             logger.exception("chat of game %s not sent", game_id)
 
     run_soon(send)
