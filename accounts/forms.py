@@ -3,7 +3,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
-from accounts.models import User
+from accounts.models import Circle, User
 
 
 class SignUpForm(UserCreationForm):
@@ -83,3 +83,13 @@ class CloseAccountForm(CurrentPasswordForm):
     confirm = forms.BooleanField(
         label="I understand: my account closes for good, and its name cannot be used again",
     )
+
+
+class ControlsForm(forms.Form):
+    """The player's own controls, on top of blocks (docs/MODERATION.md)."""
+
+    may_challenge = forms.ChoiceField(choices=Circle.choices, label="Who may challenge me")
+    may_chat = forms.ChoiceField(
+        choices=Circle.choices, label="Whose chat I see when we play (the players' room)"
+    )
+    may_follow = forms.ChoiceField(choices=Circle.choices, label="Who may follow me")

@@ -23,6 +23,20 @@ def validate_not_retired(value: str) -> None:
         raise ValidationError("That name is taken.", code="retired_username")
 
 
+class Circle(models.TextChoices):
+    """Who may do something to a player (challenge them, chat with them, follow them)."""
+
+    EVERYONE = "everyone", "Everyone"
+    FOLLOWED = "followed", "People I follow"
+    NOBODY = "nobody", "Nobody"
+
+
+def _circle() -> models.CharField:
+    return models.CharField(
+        max_length=8, choices=Circle.choices, default=Circle.EVERYONE, db_default=Circle.EVERYONE
+    )
+
+
 class User(AbstractUser):
     """A player. Guests are real accounts with a generated name and no password."""
 
@@ -48,6 +62,15 @@ class User(AbstractUser):
     email_confirmed_at = models.DateTimeField(null=True, blank=True)
     # Closed accounts (privacy/closure.py) keep their games under a neutral name.
     closed_at = models.DateTimeField(null=True, blank=True)
+    # The player's own controls (docs/MODERATION.md), on top of blocks: who may challenge
+    # them, whose lines they see in the players' room, who may follow them.
+    may_challenge = _circle()
+    may_chat = _circle()
+    may_follow = _circle()
+    # Restrictions a moderator sets (moderation/): kept here so that games and the lobby,
+    # which enforce them, need not import the app above them.
+    chat_muted_until = models.DateTimeField(null=True, blank=True)
+    rated_forbidden = models.BooleanField(default=False, db_default=False)
 
     objects = UserManager()
 
@@ -113,7 +136,8 @@ class RecoveryCode(models.Model):
 
 
 class RetiredName(models.Model):
-    """The name of a closed account: nobody may take it again, whatever its case."""
+    """A name nobody may take again, whatever its case: a closed account's, or an offensive
+    one a moderator replaced."""
 
     name = models.CharField(max_length=150)
     # The account that bore it, now under its neutral name.
@@ -121,7 +145,7 @@ class RetiredName(models.Model):
         User, null=True, blank=True, on_delete=models.SET_NULL, related_name="retired_names"
     )
     reason = models.CharField(max_length=200, blank=True)
-    # The moderator who closed the account; None when its player closed it.
+    # The moderator who closed the account or replaced the name; None when its player closed it.
     closed_by = models.ForeignKey(
         User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import secrets
+from datetime import datetime
+from typing import Any
 
 from channels.layers import get_channel_layer
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from accounts.models import Block, RecoveryCode, RetiredName, TwoFactor, User
+from accounts.models import Block, Circle, RecoveryCode, RetiredName, TwoFactor, User
+from accounts.usernames import validate_username
 from realtime.db import run_soon
 from realtime.errors import ServiceError
 from realtime.ws import account_group
@@ -164,3 +168,70 @@ def blocked_names(user: User) -> list[str]:
         Block.objects.filter(blocker=user).values_list("blocked__username", flat=True),
         key=str.lower,
     )
+
+
+# --- the player's own controls, and the restrictions moderators set ----------------------
+
+
+def do_set_controls(*, user: User, may_challenge: str, may_chat: str, may_follow: str) -> None:
+    """Who may challenge `user`, whose lines they see in the players' room, who may follow
+    them (each Circle: everyone, people they follow, nobody)."""
+    for value in (may_challenge, may_chat, may_follow):
+        if value not in Circle.values:
+            raise ServiceError("bad_message", f"Choose one of {', '.join(Circle.values)}.")
+    User.objects.filter(pk=user.pk).update(
+        may_challenge=may_challenge, may_chat=may_chat, may_follow=may_follow
+    )
+
+
+def do_mute_chat(*, user_id: int, until: datetime | None) -> None:
+    """No chat line from the user until `until` (None: lift the mute)."""
+    User.objects.filter(pk=user_id).update(chat_muted_until=until)
+
+
+def do_forbid_rated(*, user_id: int, forbidden: bool) -> None:
+    User.objects.filter(pk=user_id).update(rated_forbidden=forbidden)
+
+
+def check_new_name(*, user_id: int, username: Any) -> str:
+    """A new name, validated as sign-up validates one (pattern, reserved words, taken)."""
+    if not isinstance(username, str):
+        raise ServiceError("bad_message", "Give the new name.")
+    username = username.strip()
+    try:
+        validate_username(username)
+    except ValidationError as error:
+        raise ServiceError("invalid_username", " ".join(error.messages)) from None
+    if (
+        User.objects.filter(username__iexact=username).exclude(pk=user_id).exists()
+        or RetiredName.objects.filter(name__iexact=username).exists()
+    ):
+        raise ServiceError("username_taken", "That name is taken.")
+    return username
+
+
+def do_rename(
+    *, user_id: int, username: Any, by: User | None = None, reason: str = ""
+) -> tuple[str, str]:
+    """Give the account a new name (a moderator's action on an offensive one); returns the
+    old name and the new. Games, chat lines and follows point at the account, not the name,
+    so they all show the new one. The old name is retired: nobody signs up with the name a
+    moderator took away."""
+    new = check_new_name(user_id=user_id, username=username)
+    with transaction.atomic():
+        user = User.objects.select_for_update().filter(pk=user_id).first()
+        if user is None:
+            raise ServiceError("unknown_user", "There is no such user.")
+        old = user.username
+        user.username = new
+        try:
+            with transaction.atomic():
+                user.save(update_fields=["username"])
+        except IntegrityError:
+            raise ServiceError("username_taken", "That name is taken.") from None
+        if old.lower() != new.lower():
+            RetiredName.objects.get_or_create(
+                name__iexact=old,
+                defaults={"name": old, "user": user, "reason": reason[:200], "closed_by": by},
+            )
+    return old, new

@@ -18,7 +18,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import services, twofactor
-from accounts.forms import CodeForm, NotificationsForm, SignUpForm
+from accounts.forms import CodeForm, ControlsForm, NotificationsForm, SignUpForm
 from accounts.models import User
 from realtime import limits
 from realtime.errors import ServiceError
@@ -135,6 +135,28 @@ def notifications(request: HttpRequest) -> HttpResponse:
     else:
         messages.error(request, "Those settings are not ones this form has.")
     return redirect("profile", username=request.user.username)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def privacy(request: HttpRequest) -> HttpResponse:
+    """Who may challenge me, chat with me, follow me (/settings/privacy/)."""
+    user = request.user
+    if request.method == "POST":
+        form = ControlsForm(request.POST)
+        if form.is_valid():
+            services.do_set_controls(user=user, **form.cleaned_data)
+            messages.success(request, "Your privacy settings are saved.")
+            return redirect("privacy")
+    else:
+        form = ControlsForm(
+            initial={
+                "may_challenge": user.may_challenge,
+                "may_chat": user.may_chat,
+                "may_follow": user.may_follow,
+            }
+        )
+    return render(request, "registration/privacy.html", {"form": form})
 
 
 def _next_url(request: HttpRequest) -> str:

@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "follows",
     "pbm",
     "privacy",
+    "moderation",
 ]
 
 MIDDLEWARE = [
@@ -83,6 +84,8 @@ MIDDLEWARE = [
     # After authentication: API requests are counted per user.
     "realtime.limits.ApiRateLimitMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # After messages: what a moderator did is shown on the user's next page.
+    "moderation.middleware.PendingNoticesMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -234,6 +237,10 @@ PASSWORD_RESETS_PER_EMAIL = os.environ.get("PASSWORD_RESETS_PER_EMAIL", "3/h")
 PASSWORD_RESETS_PER_ADDRESS = os.environ.get("PASSWORD_RESETS_PER_ADDRESS", "20/h")
 EMAIL_LINKS_PER_ACCOUNT = os.environ.get("EMAIL_LINKS_PER_ACCOUNT", "5/h")
 TWO_FACTOR_FAILURES_PER_ACCOUNT = os.environ.get("TWO_FACTOR_FAILURES_PER_ACCOUNT", "5/15m")
+# Reports (docs/MODERATION.md): per registered player, per guest, and per address whoever.
+REPORTS_PER_USER = os.environ.get("REPORTS_PER_USER", "10/h")
+REPORTS_PER_GUEST = os.environ.get("REPORTS_PER_GUEST", "3/h")
+REPORTS_PER_ADDRESS = os.environ.get("REPORTS_PER_ADDRESS", "30/h")
 
 # The application refuses bigger websocket text frames even if a server in front lets
 # them through (Daphne is also started with --websocket-max-message-size).

@@ -6,9 +6,12 @@ class FollowsConfig(AppConfig):
     verbose_name = "Followed games and players"
 
     def ready(self) -> None:
+        from accounts import circles
         from follows import services
         from games import lifecycle
 
+        # The apps below follows learn who follows whom through accounts.circles.
+        circles.register(services.follows_player)
         lifecycle.games_started.connect(services.games_started, dispatch_uid="follows-started")
         lifecycle.game_ended.connect(services.game_ended, dispatch_uid="follows-ended")
         lifecycle.sweeping.connect(services.send_mails, dispatch_uid="follows-mails")

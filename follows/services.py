@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core.mail import send_mail
 from django.db import transaction
 
+from accounts import restrictions
 from accounts.models import User
 from follows.models import Follow, FollowMail
 from games.models import Game
@@ -26,6 +27,11 @@ from realtime.errors import ServiceError
 logger = logging.getLogger(__name__)
 
 MAX_FOLLOWS = 500
+
+
+def follows_player(follower_id: int, followed_id: int) -> bool:
+    """accounts.circles' reader: "people I follow" (registered in FollowsConfig.ready)."""
+    return Follow.objects.filter(user_id=follower_id, player_id=followed_id).exists()
 
 
 def _signed_in(user: Any) -> User:
@@ -61,6 +67,7 @@ def follow_player(*, user: Any, username: Any) -> User:
     target = _named(username)
     if target.pk == user.pk:
         raise ServiceError("cannot_follow_yourself", "You cannot follow yourself.")
+    restrictions.check_may_follow(follower=user, target=target)
     with transaction.atomic():
         User.objects.select_for_update().filter(pk=user.pk).first()
         if not Follow.objects.filter(user=user, player=target).exists():

@@ -195,6 +195,11 @@ class GameConsumer(JsonConsumer):
             return
         await self.send(text_data=message["text"])
 
+    async def game_chat_removed(self, message: dict[str, Any]) -> None:
+        # A moderator removed a line: every socket of its room is told, whoever sees it.
+        if message["room"] == selectors.chat_room(self.player):
+            await self.send(text_data=message["text"])
+
     async def _send_chat_since(self, after: int) -> None:
         game = await db_call(selectors.load_game)(self.game_id)
         if game is None:

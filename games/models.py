@@ -57,6 +57,8 @@ class Game(models.Model):
     away = models.JSONField(default=dict, blank=True)
     # Rated games change the players' ratings when they end (ratings/); casual ones do not.
     rated = models.BooleanField(default=False)
+    # A finished game a moderator annulled (moderation/): it counts for no rating.
+    annulled = models.BooleanField(default=False, db_default=False)
     # Offers waiting for the opponent's answer: {"takeback": 1, "draw": 2} (the offering
     # player). A move withdraws every offer (it was made for the position before it).
     offers = models.JSONField(default=dict, blank=True)
@@ -201,6 +203,8 @@ class ChatLine(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     text = models.CharField(max_length=140)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Removed by a moderator: kept for the audit log and the report, shown to nobody.
+    removed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["game", "room", "id"])]

@@ -8,7 +8,16 @@ from typing import Annotated, Any
 import msgspec
 
 from games.engine import MAX_MOVE_LENGTH
-from realtime.protocol import Body, Error, Frame, Message, Pong, RequestId, Restarting
+from realtime.protocol import (
+    AccountNotice,
+    Body,
+    Error,
+    Frame,
+    Message,
+    Pong,
+    RequestId,
+    Restarting,
+)
 
 Notation = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_MOVE_LENGTH)]
 Ply = Annotated[int, msgspec.Meta(ge=0)]
@@ -195,6 +204,8 @@ class ChatView(msgspec.Struct, forbid_unknown_fields=True):
     room: str
     lines: list[ChatLine]
     muted: bool  # this player muted their opponent's chat (always false for spectators)
+    # A moderator muted the viewer's own chat until then (ISO 8601); null: they may chat.
+    muted_until: str | None = None
 
 
 class Takebacks(msgspec.Struct, forbid_unknown_fields=True):
@@ -328,6 +339,13 @@ class ChatFrame(Frame, tag="chat", kw_only=True, omit_defaults=True):
     id: RequestId = None
 
 
+class ChatRemoved(Frame, tag="chat_removed", kw_only=True):
+    """A moderator removed a chat line: take it off the page (later syncs leave it out)."""
+
+    room: str
+    line_id: int
+
+
 class QueueFrame(Frame, tag="queue", kw_only=True):
     moves: list[str]
     id: RequestId = None
@@ -368,10 +386,12 @@ SERVER_FRAMES = (
     | VacationEvent
     | ChatFrame
     | ChatLines
+    | ChatRemoved
     | QueueFrame
     | Crowd
     | LagProbe
     | Ack
+    | AccountNotice
     | Pong
     | Restarting
     | Error

@@ -11,6 +11,7 @@ from django.db import connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from accounts import restrictions
 from accounts.models import Block
 from games import clocks
 from games.clocks import now_ms
@@ -91,11 +92,14 @@ def chat_line(line: ChatLine) -> dict[str, Any]:
 
 def chat_hidden_from(game: Game, author_id: int, room: str) -> list[int]:
     """Users who must not see `author_id`'s lines in this game: the opponent who muted
-    them (players' room) and everyone who blocked them."""
+    them or whose "who may chat with me" leaves them out (players' room), and everyone who
+    blocked them."""
     hidden = list(Block.objects.filter(blocked_id=author_id).values_list("blocker_id", flat=True))
     if room == ChatLine.Room.PLAYERS:
         for player, user_id in ((1, game.player1_id), (2, game.player2_id)):
-            if player in game.chat_muted and user_id != author_id:
+            if user_id == author_id:
+                continue
+            if player in game.chat_muted or not restrictions.sees_chat_of(user_id, author_id):
                 hidden.append(user_id)
     return hidden
 
@@ -104,23 +108,32 @@ def chat_lines(game: Game, user: Any, player: int | None, after: int = 0) -> lis
     """The newest lines of the viewer's room (after line `after`), oldest first, without
     those the viewer muted or blocked."""
     room = chat_room(player)
-    rows = ChatLine.objects.filter(game=game, room=room, id__gt=after).select_related("user")
+    rows = ChatLine.objects.filter(
+        game=game, room=room, id__gt=after, removed_at__isnull=True
+    ).select_related("user")
     user_id = user.pk if user is not None and getattr(user, "is_authenticated", False) else None
     if user_id is not None:
         blocked = Block.objects.filter(blocker_id=user_id).values_list("blocked_id", flat=True)
         rows = rows.exclude(user_id__in=blocked)
-        if player in game.chat_muted:
+        opponent = game.player2_id if player == 1 else game.player1_id
+        if player in game.chat_muted or (
+            player and not restrictions.sees_chat_of(user_id, opponent)
+        ):
             rows = rows.filter(user_id=user_id)
     newest = list(rows.order_by("-id")[:CHAT_LINES])
     return [chat_line(line) for line in reversed(newest)]
 
 
 def chat_view(game: Game, user: Any, player: int | None) -> dict[str, Any]:
-    """The chat a socket's snapshot carries: its room, the newest lines, the mute."""
+    """The chat a socket's snapshot carries: its room, the newest lines, the mute, and
+    until when a moderator muted the viewer."""
+    user_id = user.pk if user is not None and getattr(user, "is_authenticated", False) else None
+    until = None if user_id is None else restrictions.chat_muted_until(user_id)
     return {
         "room": chat_room(player),
         "lines": chat_lines(game, user, player),
         "muted": bool(player) and player in game.chat_muted,
+        "muted_until": None if until is None else until.isoformat(),
     }
 
 

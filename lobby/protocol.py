@@ -7,7 +7,16 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from realtime.protocol import Body, Error, Frame, Message, Pong, RequestId, Restarting
+from realtime.protocol import (
+    AccountNotice,
+    Body,
+    Error,
+    Frame,
+    Message,
+    Pong,
+    RequestId,
+    Restarting,
+)
 
 MAX_GAMES_PER_SEEK = 8
 MAX_REASON_LENGTH = 100
@@ -319,6 +328,7 @@ SERVER_FRAMES = (
     | Announcement
     | Followed
     | Ok
+    | AccountNotice
     | Pong
     | Restarting
     | Error

@@ -36,6 +36,7 @@ from pbm.grammar import (
     strip_reply_prefixes,
     words_of,
 )
+from privacy import closure
 from ratings import selectors as rating_selectors
 from realtime.errors import ServiceError
 
@@ -205,9 +206,10 @@ def signoff(command: Command, mail: Mail) -> Reply:
 
 
 def delete(command: Command, mail: Mail) -> Reply:
-    """Close the account: it can no longer sign in or mail commands; its finished games keep
-    its name. Refused while it has games going (resign them first), so no opponent is left
-    waiting on a closed account."""
+    """Close the account, as closing it on the site does (privacy/closure.py): it can no
+    longer sign in or mail commands, its past games show a neutral name, and its name is
+    nobody's again. Refused while it has games going (resign them first), so no opponent is
+    left waiting on a closed account."""
     words = _words(command, 2)
     user = identity.authenticate(words[0], words[1], mail.sender)
     going = Game.objects.filter(Q(player1=user) | Q(player2=user), status=Game.Status.ACTIVE)
@@ -216,10 +218,14 @@ def delete(command: Command, mail: Mail) -> Reply:
         raise ServiceError(
             "games_going", f"Finish or resign your games first (boards {boards}); then delete."
         )
-    identity.close_account(user)
+    name = user.username
+    with transaction.atomic():
+        identity.forget_mail_password(user)
+        closure.close_account(user=user, reason="closed by its player by mail (delete)")
     return Reply(
-        f"delete {user.username}: done",
-        f"The account {user.username} is closed: it signs in and takes mail commands no more.",
+        f"delete {name}: done",
+        f"The account {name} is closed: it signs in and takes mail commands no more. Its past "
+        f"games show it as {user.username}, and nobody can take the name {name}.",
     )
 
 

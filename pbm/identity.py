@@ -98,12 +98,10 @@ def _password_right(user_id: int, password: str, stored: str) -> bool:
     return True
 
 
-def close_account(user: User) -> None:
-    """pbmserv's `delete`: the account stays as a name on its past games, but cannot sign in,
-    take mail commands or be mailed."""
-    with transaction.atomic():
-        MailPassword.objects.filter(user=user).delete()
-        User.objects.filter(pk=user.pk).update(is_active=False, email="", email_on_move=False)
+def forget_mail_password(user: User) -> None:
+    """The account's mail password goes (pbmserv's `delete` closes the account): no mail
+    command is taken for it again."""
+    MailPassword.objects.filter(user=user).delete()
     _PROVEN.pop(user.pk, None)
 
 

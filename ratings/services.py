@@ -30,7 +30,7 @@ def speed_of(game: Game) -> str:
 
 def score_of(game: Game) -> float | None:
     """Player 1's score (1, 0.5 or 0), or None when the game does not count."""
-    if not game.rated or game.status != Game.Status.FINISHED:
+    if not game.rated or game.status != Game.Status.FINISHED or game.annulled:
         return None
     if game.winner is None:
         return 0.5
@@ -38,15 +38,16 @@ def score_of(game: Game) -> float | None:
 
 
 def rated_games_in_order() -> list[Game]:
-    """Every finished rated game, in the order they ended (ties: the game's id)."""
+    """Every finished rated game not annulled by a moderator, in the order they ended (ties:
+    the game's id)."""
     ends = dict(
         GameEvent.objects.filter(game__rated=True, payload__type="end").values_list(
             "game_id", "created_at"
         )
     )
-    games = Game.objects.filter(rated=True, status=Game.Status.FINISHED).select_related(
-        "player1", "player2"
-    )
+    games = Game.objects.filter(
+        rated=True, status=Game.Status.FINISHED, annulled=False
+    ).select_related("player1", "player2")
     rated = [game for game in games if game.pk in ends]
     return sorted(rated, key=lambda game: (ends[game.pk], game.pk))
 
@@ -70,6 +71,7 @@ def rate_missed(**_: Any) -> int:
         Game.objects.filter(
             status=Game.Status.FINISHED,
             rated=True,
+            annulled=False,
             updated_at__gte=timezone.now() - MISSED_WITHIN,
         )
         .filter(~Exists(RatingChange.objects.filter(game=OuterRef("pk"))))

@@ -49,6 +49,16 @@ class Restarting(Frame, tag="restarting", kw_only=True):
     within_ms: int
 
 
+class AccountNotice(Frame, tag="account_notice", kw_only=True):
+    """A moderator acted on this user's account (docs/MODERATION.md): sent on every socket
+    the user has open, whatever the page. `action` names what was done; `text` is what the
+    user is told; `chat_muted_until` (ISO 8601) is set while their chat is muted."""
+
+    action: str
+    text: str
+    chat_muted_until: str | None = None
+
+
 class Error(Frame, tag="error", kw_only=True):
     code: str
     message: str

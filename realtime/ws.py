@@ -402,6 +402,11 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         ):
             await self.close(code=CLOSE_SIGNED_OUT)
 
+    async def account_notice(self, message: dict[str, Any]) -> None:
+        """A moderator acted on the account: every socket of the user, on any page, passes
+        the `account_notice` frame on (encoded once by the sender)."""
+        await self.send(text_data=message["text"])
+
     async def announce_restart(self, within_ms: int) -> None:
         """This process is stopping: the client is asked to move to another one (it opens
         its new socket, then closes this one); this socket works on meanwhile."""

@@ -69,6 +69,7 @@ SERVER_PACKAGES = (
     "lobby",
     "follows",
     "pbm",
+    "moderation",
 )
 
 

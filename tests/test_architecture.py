@@ -3,7 +3,8 @@
 From the ground up: realtime (errors, the protocol edge, sockets, database threads, presence,
 channel layers, limits) knows no app; accounts, then games, then ratings and bots (the
 computer opponents), the lobby, and on top follows, pbm (pbmserv's commands by mail) and
-privacy (closing an account, downloading one's data);
+privacy (closing an account, downloading one's data), and above them moderation (reports and
+moderators' actions, which may close an account through privacy);
 config (settings, URLs, socket routing, ASGI, the server's launcher) is the roof and may
 import any of them. The tooling (devtools:
 benchmarks, load generators, fault injection) stands beside the house: it may import the
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ["accounts", "games", "ratings", "bots", "lobby", "follows", "pbm", "privacy"]
+APPS = ["accounts", "games", "ratings", "bots", "lobby", "follows", "pbm", "privacy", "moderation"]
 PRODUCT = ["realtime", *APPS, "config"]
 FORBIDDEN = {
     "realtime": {*APPS, "config", "devtools"},
@@ -30,18 +31,33 @@ FORBIDDEN = {
         "follows",
         "pbm",
         "privacy",
+        "moderation",
         "config",
         "devtools",
     },
-    "games": {"ratings", "bots", "lobby", "follows", "pbm", "privacy", "config", "devtools"},
-    "ratings": {"bots", "lobby", "follows", "pbm", "privacy", "config", "devtools"},
-    "bots": {"lobby", "follows", "pbm", "privacy", "config", "devtools"},
-    "lobby": {"follows", "pbm", "privacy", "config", "devtools"},
+    "games": {
+        "ratings",
+        "bots",
+        "lobby",
+        "follows",
+        "pbm",
+        "privacy",
+        "moderation",
+        "config",
+        "devtools",
+    },
+    "ratings": {"bots", "lobby", "follows", "pbm", "privacy", "moderation", "config", "devtools"},
+    "bots": {"lobby", "follows", "pbm", "privacy", "moderation", "config", "devtools"},
+    "lobby": {"follows", "pbm", "privacy", "moderation", "config", "devtools"},
     # The doors on top: follows (news of games and players), pbm (pbmserv by mail) and
     # privacy (a player's own data: closing the account, downloading it).
-    "follows": {"pbm", "privacy", "config", "devtools"},
-    "pbm": {"follows", "privacy", "config", "devtools"},
+    "follows": {"pbm", "privacy", "moderation", "config", "devtools"},
+    # pbm closes accounts by mail as the site does, through privacy.
+    "pbm": {"follows", "moderation", "config", "devtools"},
     "privacy": {"follows", "pbm", "moderation", "config", "devtools"},
+    # Above them, moderation (reports and moderators' actions, which reach into the apps
+    # below and close accounts through privacy).
+    "moderation": {"follows", "pbm", "config", "devtools"},
     "config": {"devtools"},
 }
 

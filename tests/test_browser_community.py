@@ -29,7 +29,12 @@ def chat(page: Page, text: str) -> None:
 
 
 def lines(page: Page) -> list[str]:
-    return [text.strip() for text in page.locator("#chat-lines li").all_inner_texts()]
+    """Each line as its speaker and text (without the line's report link)."""
+    said = page.locator("#chat-lines li").evaluate_all(
+        "ns => ns.map(n => n.querySelector('strong').textContent"
+        " + n.querySelector('span').textContent)"
+    )
+    return [str(text).strip() for text in said]
 
 
 def play_first_pit(page: Page) -> None:

@@ -139,7 +139,11 @@ def test_a_pit_game_is_played_by_keyboard_and_every_move_and_the_end_are_announc
     bob.keyboard.press("Enter")
     chat = alice.locator("#chat-lines")
     expect(chat).to_have_attribute("aria-live", "polite")
-    expect(chat.locator("li").last).to_have_text(f"{world.names['bob']} good luck")
+    line = chat.locator("li").last
+    expect(line).to_have_text(f"{world.names['bob']} good luck report")
+    # The line's report link says whose line it reports.
+    label = f"report this line of {world.names['bob']}"
+    expect(line.locator("a.report-line")).to_have_attribute("aria-label", label)
     # The end, by keyboard too.
     alice.once("dialog", lambda dialog: dialog.accept())
     alice.locator("#resign-button").focus()

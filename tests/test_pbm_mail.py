@@ -296,7 +296,12 @@ def test_delete_waits_for_the_games_to_end_then_closes_the_account(site: MailSit
     site.ask(dave, f"zigzag resign {board} dave dave-mailpw")
     closed = site.ask(dave, "delete dave dave-mailpw")
     assert str(closed["Subject"]) == "delete dave: done"
-    after = site.ask(dave, "zigzag games dave all")  # its past games keep its name
+    shown = re.search(r"show it as (Closed-\w+)", text_of(closed))
+    assert shown is not None, text_of(closed)
+    neutral = shown.group(1)
+    after = site.ask(erin, f"zigzag games {neutral} all")  # its past games show the new name
     assert f"{board}" in text_of(after)
+    again = site.ask("someone@players.test", "signup Dave dave-2")  # the name is nobody's
+    assert str(again["Subject"]).startswith("error (name_taken)")
     refused = site.ask(dave, "change password dave dave-mailpw dave-other")
     assert str(refused["Subject"]).startswith("error (bad_credentials)")

@@ -15,6 +15,7 @@ move events backs it up.
 - `clock`: deadlines and ending on time; `ending`: resign, abort and every end
 - `rematch`; `consent`: takebacks and draws; `chat`; `abandonment`; `vacations`
 - `correspondence`: reminders, forfeits and "your move" e-mails
+- `moderation`: a moderator's abort and annulment (the moderation app calls them)
 
 Callers use the names re-exported here (`from games import services`).
 """
@@ -28,7 +29,14 @@ from games.services.abandonment import (
     player_left,
     player_returned,
 )
-from games.services.chat import CHAT_BURST, CHAT_MAX, CHAT_WINDOW, mute_chat, post_chat
+from games.services.chat import (
+    CHAT_BURST,
+    CHAT_MAX,
+    CHAT_WINDOW,
+    mute_chat,
+    post_chat,
+    remove_line,
+)
 from games.services.clock import check_clock, next_deadline, overdue_games
 from games.services.clock import set_deadline as _set_deadline
 from games.services.consent import answer_draw, answer_takeback, offer_draw, offer_takeback
@@ -42,6 +50,7 @@ from games.services.correspondence import (
 from games.services.create import create_game, create_games, new_game
 from games.services.ending import abort, resign
 from games.services.events import broadcast
+from games.services.moderation import abort_by_moderator, annul
 from games.services.moves import MOVE_COLUMNS, play_move
 from games.services.queue import QUEUE_MAX, set_queue
 from games.services.rematch import offer_rematch
@@ -56,6 +65,8 @@ __all__ = [
     "Applied",
     "_set_deadline",
     "abort",
+    "abort_by_moderator",
+    "annul",
     "answer_draw",
     "answer_takeback",
     "broadcast",
@@ -81,6 +92,7 @@ __all__ = [
     "player_returned",
     "post_chat",
     "remind_stalled",
+    "remove_line",
     "resign",
     "send_move_notices",
     "set_queue",

@@ -10,6 +10,7 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 from django.utils import timezone
 
+from accounts import restrictions
 from games import presence, protocol, selectors
 from games.models import ChatLine
 from games.services._core import Applied, locked, player_of
@@ -29,6 +30,7 @@ def post_chat(*, game_id: int, user: Any, room: str, text: str) -> protocol.Chat
     """Store a chat line and send it to its room (encoded once); returns its frame."""
     if user is None or not getattr(user, "is_authenticated", False):
         raise ServiceError("not_logged_in", "Log in (or play as a guest) to chat.")
+    restrictions.check_may_chat(user.pk)
     text = " ".join(str(text).split())
     if not text:
         raise ServiceError("bad_message", "A chat line needs some text.")
@@ -60,9 +62,6 @@ def post_chat(*, game_id: int, user: Any, room: str, text: str) -> protocol.Chat
 
 
 def _send_chat(game_id: int, frame: protocol.ChatFrame, hidden: list[int]) -> None:
-    layer = get_channel_layer()
-    if layer is None:
-        return
     message = {
         "type": "game.chat",
         "room": frame.room,
@@ -70,12 +69,38 @@ def _send_chat(game_id: int, frame: protocol.ChatFrame, hidden: list[int]) -> No
         "hidden_from": hidden,
         "text": encode(frame),
     }
+    _send(game_id, message)
+
+
+def remove_line(*, line_id: int) -> ChatLine:
+    """Take a chat line out of its game (a moderator's action): it disappears from every
+    open page at once (`chat_removed`), and no snapshot or sync carries it again. The row is
+    kept, marked, for the report and the audit log."""
+    with transaction.atomic():
+        line = ChatLine.objects.select_for_update().filter(pk=line_id).first()
+        if line is None:
+            raise ServiceError("no_such_line", f"There is no chat line {line_id}.")
+        if line.removed_at is None:
+            line.removed_at = timezone.now()
+            line.save(update_fields=["removed_at"])
+        frame = protocol.ChatRemoved(room=line.room, line_id=line.pk)
+        message = {"type": "game.chat_removed", "room": line.room, "text": encode(frame)}
+        game_id = line.game_id
+        transaction.on_commit(lambda: _send(game_id, message))
+    return line
+
+
+def _send(game_id: int, message: dict[str, Any]) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
 
     async def send() -> None:
         try:
             await layer.group_send(presence.game_group(game_id), message)
         except Exception:
-            # The line is stored: a client's next sync (with `chat`) brings it.
+            # Stored either way: a client's next sync (with `chat`) brings a new line, and
+            # its next snapshot leaves a removed one out.
             logger.exception("chat of game %s not sent", game_id)
 
     run_soon(send)

@@ -12,6 +12,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from accounts import restrictions
 from accounts.models import Block, User
 from games import services as game_services
 from games.engine import normalized_options
@@ -85,10 +86,14 @@ def create_challenge(
             raise ServiceError("self_challenge", "You cannot challenge yourself.")
         if Block.objects.filter(blocker=target, blocked=challenger).exists():
             raise ServiceError("blocked", f"{target.username} does not take your challenges.")
+        # The target's own "who may challenge me" (accounts/restrictions.py).
+        restrictions.check_may_challenge(challenger=challenger, target=target)
         if rated and target.is_guest:
             raise ServiceError(
                 "guests_play_casual", f"{target.username} is a guest: guests play casual games."
             )
+    if rated:
+        restrictions.check_may_play_rated(challenger, *([target] if target else []))
     _check_pending(challenger, target)
     with transaction.atomic():
         challenge = Challenge.objects.create(
@@ -183,6 +188,8 @@ def _accept(challenge: Challenge, user: User) -> Game:
             raise ServiceError("self_challenge", "You cannot accept your own challenge.")
     elif challenge.challenged_id != user.pk:
         raise ServiceError("not_yours", "Only the challenged user can accept this challenge.")
+    if challenge.rated:
+        restrictions.check_may_play_rated(user, challenge.challenger)
     side = challenge.side
     if side == Challenge.Side.RANDOM:
         side = random.choice([Challenge.Side.FIRST, Challenge.Side.SECOND])

@@ -15,6 +15,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.db.models import Case, Value, When
 
+from accounts import restrictions
 from accounts.models import User
 from bots import services as bots
 from games import clocks
@@ -130,6 +131,8 @@ def create_seek(
         raise ServiceError(
             "guests_play_casual", "Guests play casual games only: sign up to play rated."
         )
+    if rated:
+        restrictions.check_may_play_rated(user)
     with transaction.atomic():
         # Lock the user's row so two tabs cannot both slip under the limit.
         User.objects.select_for_update().filter(pk=user.pk).first()

@@ -99,6 +99,15 @@ const FRAMES = {
   error: receiveError,
   chat: (message) => addChat([message.line]),
   chat_lines: (message) => addChat(message.lines),
+  // A moderator removed a line: it goes from this page as from every other.
+  chat_removed: (message) => $("chat-lines").querySelector(`li[data-line-id="${message.line_id}"]`)?.remove(),
+  // A moderator acted on this account (the news bar shows what; notify.js): the chat box
+  // follows a mute or its end at once.
+  account_notice: (message) => {
+    if (message.action !== "mute" && message.action !== "unmute") return;
+    if (live.chat) live.chat.mutedUntil = message.chat_muted_until;
+    drawChatControls();
+  },
   lag_probe: (message) => send({ type: "lag_reply", t: message.t }), // the server measures the round trip
   pong: () => {},
   ack: () => {},
@@ -612,7 +621,7 @@ function drawQueue(game, player, active) {
 
 function setChat(chat) {
   const fresh = !live.chat || live.chat.room !== chat.room;
-  live.chat = { room: chat.room, muted: chat.muted };
+  live.chat = { room: chat.room, muted: chat.muted, mutedUntil: chat.muted_until };
   if (fresh) {
     $("chat-lines").replaceChildren();
     live.chatId = 0;
@@ -626,11 +635,23 @@ function addChat(lines) {
     if (line.id <= live.chatId) continue; // seen already (a resync may repeat lines)
     live.chatId = line.id;
     const item = document.createElement("li");
+    item.dataset.lineId = line.id;
     const who = document.createElement("strong");
     who.textContent = line.user;
     const text = document.createElement("span");
     text.textContent = ` ${line.text}`; // text, never HTML
     item.append(who, text);
+    if (signedIn && line.user !== document.body.dataset.username) {
+      // The report form opens beside the game (the server decides who may report what).
+      const report = document.createElement("a");
+      report.className = "report-line";
+      report.href = `/report/?chat=${line.id}`;
+      report.target = "_blank";
+      report.rel = "noopener nofollow";
+      report.textContent = "report";
+      report.setAttribute("aria-label", `report this line of ${line.user}`);
+      item.append(" ", report);
+    }
     item.title = new Date(line.at).toLocaleString();
     list.append(item);
   }
@@ -640,9 +661,16 @@ function addChat(lines) {
 
 const signedIn = Boolean(document.body.dataset.username);
 
-function drawChatControls(game) {
+function drawChatControls() {
   const room = live.chat ? live.chat.room : live.you ? "players" : "spectators";
   $("chat-room").textContent = room === "players" ? "Chat with your opponent" : "Spectators' chat";
+  // The server refuses a muted player's lines (`chat_muted`); the page says so beforehand.
+  const until = live.chat && live.chat.mutedUntil ? new Date(live.chat.mutedUntil) : null;
+  const muted = until !== null && until > new Date();
+  $("chat-muted").hidden = !muted;
+  $("chat-muted").textContent = muted ? `A moderator muted your chat until ${until.toLocaleString()}.` : "";
+  $("chat-input").disabled = muted;
+  $("chat-form").querySelector("button").disabled = muted;
   $("chat-form").hidden = !signedIn;
   $("chat-login").hidden = signedIn;
   $("chat-mute").hidden = live.you === null;

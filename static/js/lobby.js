@@ -25,7 +25,7 @@
 //   #my-games li[data-game-id] a         your games in progress
 //   #live-games li[data-game-id] a       games in progress; .spectators[data-count]
 // Anonymous visitors get the lists but no forms (#sign-in-first instead).
-import { followedNotice } from "./notices.js";
+import { followedNotice, notice } from "./notices.js";
 import { isNavigating, openSocket } from "./socket.js";
 
 const $ = (id) => document.getElementById(id);
@@ -134,6 +134,9 @@ function receive(message) {
       break;
     case "followed":
       followedNotice(message);
+      break;
+    case "account_notice":
+      notice(message.text, []); // what a moderator did (docs/MODERATION.md)
       break;
     case "online":
       lobby.online = message.online;

@@ -35,6 +35,8 @@ function receive(message) {
       action("Decline", () => answer(challenge.id, "decline")),
       link("Lobby", "/"),
     ], challenge.id);
+  } else if (message.type === "account_notice") {
+    notice(message.text, []); // what a moderator did (docs/MODERATION.md)
   } else if (message.type === "followed") {
     followedNotice(message);
   } else if (message.type === "challenge_updated") {
