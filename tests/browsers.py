@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, ExitStack, nullcontext
@@ -89,6 +91,19 @@ class Site:
         command = serve.command("127.0.0.1", self.port)
         log = self.scratch / f"daphne-{self.runs}.log"
         return running(command, self.env, log, self.port, stop_signal)
+
+
+def make_moderator(site: Site, name: str) -> None:
+    """As docs/MODERATION.md says: `manage.py moderators --add NAME` on the site's database."""
+    environment = {**os.environ, **site.env}
+    subprocess.run(
+        [sys.executable, "manage.py", "moderators", "--add", name],
+        env={key: value for key, value in environment.items() if value is not None},
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
 
 
 class SharedSite(Site):

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.browsers import ARTIFACTS, Problems, Site, keep_screenshot
+from tests.browsers import ARTIFACTS, Problems, Site, keep_screenshot, make_moderator
 from tests.servers import migrated_scratch_database
 from tests.test_browser import challenge_by_request, guest, smallest_target
 
@@ -62,6 +62,20 @@ PAGES_OUT = [
     "/standings/",
     "/live/",
     "/help/mail/",
+    "/password-reset/",
+]
+# A registered user's own pages: the settings, a report form, and (Dana is a moderator too)
+# the moderators' queue and log.
+PAGES_OF_DANA = [
+    "/@dana/",
+    "/settings/account/",
+    "/settings/password/",
+    "/settings/email/",
+    "/settings/two-factor/",
+    "/settings/privacy/",
+    "/settings/close/",
+    "/moderation/",
+    "/moderation/log/",
 ]
 
 
@@ -113,6 +127,7 @@ def started_world(
             world.states["bob"] = bob.context.storage_state()
             if games:
                 world.states["dana"] = signed_up(browser, site, "dana")
+                make_moderator(site, "dana")
             yield world
     assert not problems.errors, problems.errors
 
@@ -198,7 +213,11 @@ def test_every_page_passes_axe_signed_out_and_in(
     visits = {
         None: signed_out,
         "alice": ["/", "/live/", "/standings/", "/rules/diffusion/", world.profile],
-        "dana": ["/@dana/"],  # a registered user's own profile, with its settings forms
+        "dana": (
+            [*PAGES_OF_DANA, f"/report/?user={world.names['alice']}"]
+            if size == "desk"
+            else ["/@dana/", "/settings/two-factor/", "/moderation/"]
+        ),
     }
     found = []
     for who, paths in visits.items():

@@ -4,15 +4,11 @@ game page they have open."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import uuid
-from pathlib import Path
 
 import pytest
 
-from tests.browsers import Problems, Site
+from tests.browsers import Problems, Site, make_moderator
 from tests.test_browser import challenge_by_request, guest
 from tests.test_browser_ratings import sign_up
 
@@ -26,21 +22,6 @@ try:
     from playwright.sync_api import Browser, expect
 except ImportError:  # pragma: no cover - the dev extra installs it
     pytest.fail("Playwright is missing: run `make dev`", pytrace=False)
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def make_moderator(site: Site, name: str) -> None:
-    """As docs/MODERATION.md says: `manage.py moderators --add NAME` on the site's database."""
-    environment = {**os.environ, **site.env}
-    subprocess.run(
-        [sys.executable, "manage.py", "moderators", "--add", name],
-        env={key: value for key, value in environment.items() if value is not None},
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        timeout=60,
-    )
 
 
 def test_a_reported_insult_gets_its_author_muted_live(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -30,9 +31,11 @@ def test_a_broadcast_from_a_thread_whose_loop_has_stopped_is_sent_and_does_not_h
     calls: list[asyncio.Future[None]] = []
 
     async def start_and_stop() -> None:
-        calls.append(asyncio.ensure_future(db_call(work)()))
+        # A thread of its own: one of the shared pool may hold an earlier test's connection.
+        calls.append(asyncio.ensure_future(db_call(work, executor=own_thread)()))
         await asyncio.sleep(0.05)  # the thread has the call in hand; the loop now stops
 
+    own_thread = ThreadPoolExecutor(max_workers=1)
     loop = asyncio.new_event_loop()
     try:
         loop.run_until_complete(start_and_stop())
@@ -42,3 +45,4 @@ def test_a_broadcast_from_a_thread_whose_loop_has_stopped_is_sent_and_does_not_h
         loop.run_until_complete(calls[0])  # the call's own end, so nothing is left pending
     finally:
         loop.close()
+        own_thread.shutdown(wait=False)
