@@ -103,6 +103,7 @@ async def drain(grace: float) -> Drained:
     global _all_closed
     started = time.monotonic()
     _state["draining"] = True
+    presence.stop_reaping()
     sockets = list(_sockets)
     _all_closed = asyncio.Event()
     if not _sockets:

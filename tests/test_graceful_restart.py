@@ -19,7 +19,7 @@ from django.test import Client
 
 from games.models import GameConnection, GameEvent
 from lobby.models import LobbyConnection, Seek
-from realtime import drain
+from realtime import drain, presence
 from tests.games_helpers import new_game, session_for
 from tests.servers import daphnes, shared_test_env
 
@@ -34,8 +34,9 @@ async def test_a_draining_process_is_alive_but_not_ready() -> None:
         assert drained.sockets == 0 and drained.left_open == 0
         ready = await asyncio.to_thread(client.get, "/readyz")
         alive = await asyncio.to_thread(client.get, "/healthz")
-    finally:
+    finally:  # this test process goes on serving the next tests
         drain._state["draining"] = False
+        presence._reaping["on"] = True
     assert ready.status_code == 503
     assert ready.json()["status"] == "draining"
     assert alive.status_code == 200
