@@ -151,11 +151,6 @@ DB_THREADS = int(
     os.environ.get("DB_THREADS", "1" if DATABASES["default"]["ENGINE"].endswith("sqlite3") else "8")
 )
 
-# How many sockets of a process may do their opening work (several database calls) at the
-# same time; the others wait with the handshake done (realtime/ws.py). Fewer than DB_THREADS, so
-# a crowd of sockets opening at once never holds every database thread from the moves.
-SOCKETS_OPENING_AT_ONCE = int(os.environ.get("SOCKETS_OPENING_AT_ONCE", "2"))
-
 AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

@@ -12,7 +12,6 @@ import asyncio
 import logging
 import time
 import typing
-import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
@@ -48,25 +47,6 @@ def patient(receive: Callable[[], Awaitable[Any]], name: str) -> Callable[[], Aw
                 delay = min(delay * 2, LAYER_RETRY_SECONDS)
 
     return receive_patiently
-
-
-# One per event loop: a semaphore belongs to the loop it first waited on (tests run several).
-_opening_slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _opening() -> asyncio.Semaphore:
-    """At most SOCKETS_OPENING_AT_ONCE sockets of a process do their opening work (the
-    sign-in, the snapshot, the presence row: several database calls each) at the same time.
-    In a crowd of sockets opening at once (a restart moving hundreds to this process) the
-    others wait their turn with the handshake done, and the database threads stay free for
-    the moves of the games already here: a move waits for no socket that is opening."""
-    loop = asyncio.get_running_loop()
-    slots = _opening_slots.get(loop)
-    if slots is None:
-        slots = _opening_slots[loop] = asyncio.Semaphore(settings.SOCKETS_OPENING_AT_ONCE)
-    return slots
 
 
 class TokenBucket:
@@ -342,8 +322,7 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             self._account = account_group(user.pk)
             await self.join(self._account)
         try:
-            async with _opening():
-                await super().websocket_connect(message)
+            await super().websocket_connect(message)
         except Exception as error:
             if not is_outage(error):
                 raise
