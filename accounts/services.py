@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from accounts.models import Block, Circle, RecoveryCode, RetiredName, TwoFactor, User
+from accounts.models import Block, Circle, RecoveryCode, RetiredName, TwoFactor, User, is_retired
 from accounts.usernames import validate_username
 from realtime.db import run_soon
 from realtime.errors import ServiceError
@@ -202,9 +202,8 @@ def check_new_name(*, user_id: int, username: Any) -> str:
         validate_username(username)
     except ValidationError as error:
         raise ServiceError("invalid_username", " ".join(error.messages)) from None
-    if (
-        User.objects.filter(username__iexact=username).exclude(pk=user_id).exists()
-        or RetiredName.objects.filter(name__iexact=username).exists()
+    if User.objects.filter(username__iexact=username).exclude(pk=user_id).exists() or is_retired(
+        username
     ):
         raise ServiceError("username_taken", "That name is taken.")
     return username
