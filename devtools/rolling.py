@@ -3,8 +3,12 @@
 Every socket behaves as the site's pages do (static/js/socket.js): after a close with 1012 it
 comes back within a random second, to another process if its own is gone, resuming from the
 last version it saw; a move that got no answer is sent again once the socket is back (the
-server answers a resend of a played move with the stored event, `duplicate`). Meanwhile each
-server process in turn is sent SIGTERM, waited for and started again on its port.
+server answers a resend of a played move with the stored event, `duplicate`). A page's new
+socket goes to the ready process with the fewest sockets, as the proxy's `least_conn` sends
+it. Meanwhile each server process in turn is replaced as an upgrade does (docs/DEPLOY.md):
+its replacement is started on a spare port, and once it is ready the old one is sent SIGTERM
+and waited for; or, with `surge` off, the old one is stopped first and started again on its
+port.
 
 What is counted, as a player would see it:
 - moves lost: acknowledged moves the database does not hold, and moves never acknowledged;
@@ -30,7 +34,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 
 from devtools.chaos.tables import lost_moves
-from devtools.servers import BenchServer, percentile, restart_server
+from devtools.servers import BenchServer, percentile, replace_server, restart_server
 from games import services
 from games.engine import pick_client_move
 
@@ -61,6 +65,8 @@ class Tally:
     all_playing: asyncio.Event = field(default_factory=asyncio.Event)
     tables: int = 0
     window: tuple[float, float] = (0.0, 0.0)
+    on: Counter[int] = field(default_factory=Counter)  # server -> sockets open on it
+    surge: bool = False  # each replacement started before its process was stopped
 
 
 class Seat:
@@ -95,6 +101,7 @@ class Seat:
         # Each socket is read by its own task: after a move the new one is read at once, while
         # the old one's close is still under way (as a page's two sockets each have theirs).
         self.readers: dict[Any, asyncio.Task[int]] = {}
+        self.where: dict[Any, int] = {}  # socket -> the server it is on
 
     async def _dial(self, order: list[int], query: str) -> Any:
         """A new socket on the first of these servers that takes it (None if none did)."""
@@ -102,6 +109,8 @@ class Seat:
 
         for index in order:
             server = self.servers[index]
+            if server.retired:
+                continue  # stopping: the proxy sends nothing there any more
             try:
                 connection = await websockets.connect(
                     f"ws://127.0.0.1:{server.port}/ws/games/{self.game_id}/{query}",
@@ -113,13 +122,19 @@ class Seat:
                 self.tally.connect_failures += 1
                 continue
             self.at = index
+            self.where[connection] = index
+            self.tally.on[index] += 1
             return connection
         return None
 
     def _others_first(self) -> list[int]:
-        """The servers, the one this socket is on (the one going away) last."""
+        """The servers, the one with the fewest sockets first as the proxy's `least_conn`
+        does, and the one this socket is on (the one going away) last."""
         at = getattr(self, "at", self.home)
-        return [*[i for i in range(len(self.servers)) if i != at], at]
+        others = sorted(
+            (i for i in range(len(self.servers)) if i != at), key=lambda i: self.tally.on[i]
+        )
+        return [*others, at]
 
     async def run(self) -> None:
         first = True
@@ -190,6 +205,7 @@ class Seat:
                 self._take(json.loads(raw))
         except websockets.ConnectionClosed:
             pass
+        self.tally.on[self.where.pop(connection, -1)] -= 1
         received = connection.protocol.close_rcvd
         return received.code if received is not None else 1006
 
@@ -288,7 +304,9 @@ async def play_game(
     rng: random.Random,
     table_id: int,
 ) -> None:
-    home = game_id % len(servers)  # every socket of a game on one process, as a proxy would
+    # Every socket of a game on one process, as a proxy hashing the game would.
+    live = [index for index, server in enumerate(servers) if not server.retired]
+    home = live[game_id % len(live)]
     seats = {
         "p1": Seat("p1", game_id, cookies[1], servers, home, tally, rng),
         "p2": Seat("p2", game_id, cookies[2], servers, home, tally, rng),
@@ -370,10 +388,12 @@ async def run(
     before: float,
     after: float,
     seed: int,
+    surge: bool = False,
 ) -> Tally:
     """Play every table; `before` seconds into play, restart each server in turn; play on
-    `after` seconds after the last is back."""
-    tally = Tally(tables=len(tables))
+    `after` seconds after the last is back. With `surge`, each server's replacement is
+    started (on a new port) and ready before the server is stopped."""
+    tally = Tally(tables=len(tables), surge=surge)
     rng = random.Random(seed)
     stop = asyncio.Event()
     players = [
@@ -383,15 +403,24 @@ async def run(
     await tally.all_playing.wait()  # every game's sockets are open: the steady state
     await asyncio.sleep(before)
     began = time.perf_counter()
-    for server in servers:
+    for index, server in enumerate(list(servers)):
         signalled = time.perf_counter()
-        stopped, ready = await asyncio.to_thread(restart_server, server)
+        number = index + 1
+        if surge:
+            ready, stopped = await asyncio.to_thread(replace_server, servers, index)
+            tally.marks += [
+                (signalled, f"replacement of process {number} started"),
+                (signalled + ready, f"it is ready; SIGTERM to process {number}"),
+                (signalled + stopped, f"process {number} exited"),
+            ]
+        else:
+            stopped, ready = await asyncio.to_thread(restart_server, server)
+            tally.marks += [
+                (signalled, f"SIGTERM to process {number}"),
+                (signalled + stopped, f"process {number} exited"),
+                (signalled + ready, f"process {number} ready again"),
+            ]
         tally.restarts.append((stopped, ready))
-        tally.marks += [
-            (signalled, f"SIGTERM to process {len(tally.restarts)}"),
-            (signalled + stopped, f"process {len(tally.restarts)} exited"),
-            (signalled + ready, f"process {len(tally.restarts)} ready again"),
-        ]
         await asyncio.sleep(2.0)  # pages settle before the next process goes
     tally.window = (began, time.perf_counter())
     await asyncio.sleep(after)
@@ -412,7 +441,10 @@ def report(tally: Tally, write: Any, timeline: bool = False) -> bool:
     errors = sum(tally.errors.values())
     for index, (stopped, ready) in enumerate(tally.restarts):
         write(
-            f"process {index + 1}: drained and stopped in {stopped:.2f} s, "
+            f"process {index + 1}: replacement ready in {ready:.2f} s, then drained, the old "
+            f"one exited {stopped - ready:.2f} s after its signal"
+            if tally.surge
+            else f"process {index + 1}: drained and stopped in {stopped:.2f} s, "
             f"serving again {ready:.2f} s after the signal"
         )
     reconnects = tally.reconnects

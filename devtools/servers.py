@@ -77,6 +77,8 @@ class BenchServer:
     log: Path
     command: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
+    # Stopped for good by a surge restart (`replace_server`): a replacement took its place.
+    retired: bool = False
 
     def stats(self) -> dict[str, float]:
         """The process's counters (devtools/stats.py): statements run, CPU seconds."""
@@ -175,6 +177,33 @@ def restart_server(server: BenchServer, grace: float = 90.0) -> tuple[float, flo
     server.process = _launch(server.command, server.env, server.log)
     wait_ready(server)
     return stopped, time.monotonic() - began
+
+
+def replace_server(
+    servers: list[BenchServer], index: int, grace: float = 90.0
+) -> tuple[float, float]:
+    """Restart as a deploy with one spare slot does: start the replacement on a new port and
+    wait for its `/readyz`, then stop the old process (SIGTERM: it drains, its pages moving to
+    the ready processes, the new one among them). The new server is appended to `servers`,
+    the old one marked retired. Returns (seconds until the new one was ready, seconds until
+    the old one had exited), both from the start."""
+    old = servers[index]
+    began = time.monotonic()
+    port = free_port()
+    command = list(old.command)
+    command[command.index("--port") + 1] = str(port)
+    new = BenchServer(port=port, process=_launch(command, old.env, old.log), log=old.log)
+    new.command, new.env = command, old.env
+    wait_ready(new)
+    ready = time.monotonic() - began
+    servers.append(new)
+    old.retired = True  # its readiness fails from the signal on: the proxy sends nothing more
+    os.killpg(old.process.pid, signal.SIGTERM)
+    try:
+        old.process.wait(timeout=grace)
+    except subprocess.TimeoutExpired as error:
+        raise CommandError(f"server on {old.port} did not stop within {grace} s") from error
+    return ready, time.monotonic() - began
 
 
 def stop_servers(servers: list[BenchServer]) -> None:

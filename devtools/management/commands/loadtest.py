@@ -18,10 +18,12 @@ of the moves played while the servers finish the connect storm's work are printe
 --ramp raises the rate stage by stage (new games each stage, same servers) and prints the
 highest throughput whose p99 round trip stays under 100 ms.
 
---rolling-restart plays on while each process in turn is stopped with SIGTERM (it drains)
-and started again, every socket reconnecting as the pages do, and prints what a player would
-have noticed: moves lost, error frames, banners, the round trip during the restarts
-(devtools/rolling.py). It fails unless all of them are nothing and the p99 is under 1 s.
+--rolling-restart plays on while each process in turn is replaced as docs/DEPLOY.md's upgrade
+does (its replacement started on a spare port and ready, then the old one stopped with SIGTERM:
+it drains; --stop-first stops it before starting it again), every socket moving or
+reconnecting as the pages do, and prints what a player would have noticed: moves lost, error
+frames, banners, the round trip during the restarts (devtools/rolling.py). It fails unless
+all of them are nothing and the p99 is under 1 s.
 """
 
 from __future__ import annotations
@@ -142,6 +144,12 @@ class Command(BaseCommand):
             "--timeline", action="store_true", help="with --rolling-restart: round trips by 2 s"
         )
         parser.add_argument(
+            "--stop-first",
+            action="store_true",
+            help="with --rolling-restart: stop each process before its replacement starts, "
+            "instead of starting the replacement on a spare port first (docs/DEPLOY.md)",
+        )
+        parser.add_argument(
             "--settle",
             type=float,
             default=2.0,
@@ -225,6 +233,7 @@ class Command(BaseCommand):
                     before=self.settle + 5,
                     after=5.0,
                     seed=options["seed"],
+                    surge=not options["stop_first"],
                 )
             )
         if not rolling.report(tally, self.stdout.write, timeline=options["timeline"]):
