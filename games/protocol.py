@@ -17,6 +17,9 @@ from realtime.protocol import (
     Pong,
     RequestId,
     Restarting,
+    SocketKind,
+    register_bodies,
+    register_socket,
 )
 
 Notation = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_MOVE_LENGTH)]
@@ -396,3 +399,9 @@ SERVER_FRAMES = (
     | Restarting
     | Error
 )
+
+
+register_socket(
+    SocketKind(name="game", prefix="/ws/games/", client=CLIENT_MESSAGES, frames=SERVER_FRAMES)
+)
+register_bodies({"POST /api/games/<id>/move": MoveBody})

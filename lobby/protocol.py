@@ -16,6 +16,9 @@ from realtime.protocol import (
     Pong,
     RequestId,
     Restarting,
+    SocketKind,
+    register_bodies,
+    register_socket,
 )
 
 MAX_GAMES_PER_SEEK = 8
@@ -332,4 +335,19 @@ SERVER_FRAMES = (
     | Pong
     | Restarting
     | Error
+)
+
+
+register_socket(
+    SocketKind(name="lobby", prefix="/ws/lobby/", client=CLIENT_MESSAGES, frames=SERVER_FRAMES)
+)
+# The notification socket sends a few of the lobby's frames and accepts only `ping`.
+register_socket(SocketKind(name="notify", prefix="/ws/notify/", client=Ping, frames=SERVER_FRAMES))
+register_bodies(
+    {
+        "POST /api/seeks": SeekBody,
+        "POST /api/challenges": ChallengeBody,
+        "POST /api/challenges/<id>/decline": DeclineBody,
+        "POST /api/command": CommandBody,
+    }
 )

@@ -8,6 +8,8 @@ check every frame they receive with it, and so does the fault-injection suite
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
 from dataclasses import dataclass
 from functools import cache
@@ -15,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+
+from realtime.protocol import SOCKETS, SocketKind
 
 DOCUMENT = Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md"
 # Only these may come inside a lobby `batch`.
@@ -55,13 +59,21 @@ def documented() -> Protocol:
     return parse(DOCUMENT.read_text())
 
 
+def sockets() -> dict[str, SocketKind]:
+    """Every kind of socket the installed apps declare (each app's protocol module registers
+    its own: realtime.protocol.register_socket)."""
+    from django.apps import apps
+
+    for config in apps.get_app_configs():
+        if importlib.util.find_spec(f"{config.name}.protocol") is not None:
+            importlib.import_module(f"{config.name}.protocol")
+    return SOCKETS
+
+
 def socket_of(path: str) -> str:
-    if path.startswith("/ws/lobby/"):
-        return "lobby"
-    if path.startswith("/ws/games/"):
-        return "game"
-    if path.startswith("/ws/notify/"):
-        return "notify"
+    for kind in sockets().values():
+        if path.startswith(kind.prefix):
+            return kind.name
     raise UndocumentedFrame(f"a socket at {path!r}, which docs/PROTOCOL.md does not describe")
 
 
@@ -95,12 +107,8 @@ def check(
 
 @cache
 def frame_decoder(socket: str) -> msgspec.json.Decoder[Any]:
-    """The typed models of what this socket sends (games/protocol.py, lobby/protocol.py)."""
-    from games import protocol as games
-    from lobby import protocol as lobby
-
-    # The notification socket sends a few of the lobby's frames.
-    return msgspec.json.Decoder((games if socket == "game" else lobby).SERVER_FRAMES)
+    """The typed models of what this socket sends (its app's protocol module)."""
+    return msgspec.json.Decoder(sockets()[socket].frames)
 
 
 def check_text(path: str, text: str | bytes, seen: set[tuple[str, str]] | None = None) -> None:

@@ -11,6 +11,7 @@ code. msgspec was chosen by measurement: decoding and validating the move messag
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
 import msgspec
@@ -144,6 +145,32 @@ def _echo(data: str | bytes) -> dict[str, Any]:
 def tag_of(kind: type[msgspec.Struct]) -> str:
     """The `type` a message class is sent with."""
     return str(kind.__struct_config__.tag)
+
+
+@dataclass(frozen=True)
+class SocketKind:
+    """One kind of socket, as an app declares it (its protocol module registers it): where it
+    is served, what clients send on it and what the server sends. The protocol's document
+    checks (lobby/protocol_doc.py) and the published schema read these, so an app added above
+    the others brings its socket's description with it."""
+
+    name: str  # as docs/PROTOCOL.md's frame table names it: "game", "lobby", ...
+    prefix: str  # its path: "/ws/games/"
+    client: Any  # the union of messages clients may send
+    frames: Any  # the union of frames the server sends
+
+
+SOCKETS: dict[str, SocketKind] = {}
+# HTTP bodies of the published schema: "POST /api/..." -> the Body type.
+HTTP_BODIES: dict[str, Any] = {}
+
+
+def register_socket(kind: SocketKind) -> None:
+    SOCKETS[kind.name] = kind
+
+
+def register_bodies(bodies: dict[str, Any]) -> None:
+    HTTP_BODIES.update(bodies)
 
 
 def schema(kinds: Any) -> dict[str, Any]:
