@@ -57,6 +57,8 @@ EXCHANGE_LIMIT = 1
 SMALL_EXCHANGE = 36
 # The node budget of one level's search: it bounds the dead ends as CANDIDATE_LIMIT the leaves.
 NODE_LIMIT = 40 * CANDIDATE_LIMIT
+# The candidates of a remainder tried for one pairing of the MDPs (see _Search._candidates).
+REMAINDER_LEAVES = 50
 # The nodes the last resort (any candidate, colours aside) may still spend.
 LAST_RESORT = 5000
 
@@ -341,15 +343,20 @@ class _Search:
         """Pass after pass, allowing one more pair of players wanting the same colour (C.10)
         each time from the least possible, each pass in the order of section D and cut where
         the colours cannot fit the allowance: the first pass that finds candidates has the
-        best. (The topscorers' criteria C.8-C.9, which come before C.10, are compared only
-        among the candidates of that pass.)"""
+        best, unless its PSD or downfloaters (C.6-C.7, before the colours) fall short of
+        the bound, when the passes go on. (The topscorers' criteria C.8-C.9, which come
+        before C.10 too, are compared only among the candidates of the passes made.)"""
         allowance = self.colour_bound
         while allowance <= len(self.bracket.players):
             self.allowance = allowance
             for _ in self._candidates():
                 if self._spent() or (self.best is not None and self.best[0] == self.perfect):
                     break
-            if self.best is not None or self._spent():
+            if self._spent():
+                break
+            # Done, unless what comes before C.10 (the PSD, C.7's downfloaters) could still
+            # be bettered by a candidate with worse colours.
+            if self.best is not None and self.best[0][:2] == self.perfect[:2]:
                 break
             allowance += 1
         if self.best is None and self._spent():
@@ -369,12 +376,20 @@ class _Search:
         for s1, limbo in _exchanges(mdps[: self.paired_mdps], mdps[self.paired_mdps :], None):
             for mdp_pairs, left, spent in self._transpositions(s1, residents, 0):
                 top, bottom = left[: self.remainder_pairs], left[self.remainder_pairs :]
+                # The remainder's own candidates rarely differ beyond the first few (they
+                # come colour-optimal from the cut): after REMAINDER_LEAVES, the next MDP
+                # pairing is tried, which is where a repeated float is usually avoided.
+                first = self.leaves
                 for s1r, s2r in _exchanges(top, bottom, self._fits(top, bottom, spent)):
                     for pairs, rest, _ in self._transpositions(s1r, s2r, spent):
                         self._consider(mdp_pairs + pairs, limbo + rest)
                         yield None
+                        if s1 and self.leaves - first >= REMAINDER_LEAVES:
+                            break
                     if self._spent():
                         return
+                    if s1 and self.leaves - first >= REMAINDER_LEAVES:
+                        break
 
     def _fits(self, s1: list[int], s2: list[int], spent: int) -> Callable[[Move], bool]:
         """Whether an exchange between S1 and S2 leaves the colours a chance within the
