@@ -94,7 +94,7 @@ chaos: $(VENV)/.installed-dev
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy --strict games/rules
+	$(BIN)/mypy --strict games/rules tournaments/pairing
 	$(BIN)/mypy config realtime accounts games ratings bots lobby follows pbm privacy moderation devtools
 
 format: $(VENV)/.installed-dev
