@@ -2,5 +2,6 @@
 
 from games.routing import websocket_urlpatterns as game_routes
 from lobby.routing import websocket_urlpatterns as lobby_routes
+from tournaments.routing import websocket_urlpatterns as tournament_routes
 
-websocket_urlpatterns = [*lobby_routes, *game_routes]
+websocket_urlpatterns = [*lobby_routes, *game_routes, *tournament_routes]

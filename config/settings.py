@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "ratings",
     "lobby",
     "bots",
+    "tournaments",
     "follows",
     "pbm",
     "privacy",

@@ -20,6 +20,7 @@ from games import services as games
 from games.models import Game
 from lobby.models import Challenge, Seek
 from lobby.services import challenges, seeks
+from tournaments.services import entries as tournament_entries
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +39,7 @@ def close_account(*, user: User, reason: str, by: User | None = None) -> None:
         retired = accounts.do_retire(user=locked, reason=reason, by=by)
         _end_games(retired)
         _withdraw_from_lobby(retired)
+        tournament_entries.withdraw_everywhere(retired)
     logger.info(
         "account %s closed (%s)%s",
         retired.pk,

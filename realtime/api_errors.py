@@ -2,9 +2,9 @@
 
 Views answer the refusals they know ({"error": {"code", "message"}}); this middleware covers
 the rest in one place, so a client of the API never receives an HTML page or a traceback:
-a body over Django's limit is `too_large` 413 and an unreadable request `bad_request` 400
-(logged in one line), an unexpected exception (logged with its traceback) is `server_error`
-500, an unknown path
+a body over Django's limit is `too_large` 413 and an unreadable request (or a form where JSON
+is read) `bad_request` 400 (logged in one line), an unexpected exception (logged with its
+traceback) is `server_error` 500, an unknown path
 `not_found` 404, a wrong method `method_not_allowed` 405 and a CSRF refusal `csrf_failed` 403.
 """
 
@@ -16,6 +16,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, UnreadablePostError
+from django.http.request import RawPostDataException
 from django.shortcuts import render
 
 from realtime import metrics
@@ -67,6 +68,11 @@ class ApiErrorMiddleware:
             logger.warning("API %s %s: body over the limit", request.method, request.path)
             limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
             return error(413, "too_large", f"A request body has at most {limit:,} bytes.")
+        if isinstance(exception, RawPostDataException):
+            # A form-encoded body (read as a form by the CSRF check) to an endpoint of JSON.
+            return error(
+                400, "bad_request", "Send the body as JSON (Content-Type: application/json)."
+            )
         if isinstance(exception, SuspiciousOperation | UnreadablePostError):
             logger.warning(
                 "API %s %s: unreadable request (%s)", request.method, request.path, exception

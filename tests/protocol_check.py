@@ -67,6 +67,7 @@ SERVER_PACKAGES = (
     "ratings",
     "bots",
     "lobby",
+    "tournaments",
     "follows",
     "pbm",
     "moderation",

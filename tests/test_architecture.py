@@ -2,9 +2,9 @@
 
 From the ground up: realtime (errors, the protocol edge, sockets, database threads, presence,
 channel layers, limits) knows no app; accounts, then games, then ratings and bots (the
-computer opponents), the lobby, and on top follows, pbm (pbmserv's commands by mail) and
-privacy (closing an account, downloading one's data), and above them moderation (reports and
-moderators' actions, which may close an account through privacy);
+computer opponents), the lobby and beside it tournaments, and on top follows, pbm (pbmserv's
+commands by mail) and privacy (closing an account, downloading one's data), and above them
+moderation (reports and moderators' actions, which may close an account through privacy);
 config (settings, URLs, socket routing, ASGI, the server's launcher) is the roof and may
 import any of them. The tooling (devtools:
 benchmarks, load generators, fault injection) stands beside the house: it may import the
@@ -60,7 +60,19 @@ FORBIDDEN = {
     },
     "ratings": {"bots", "lobby", "follows", "pbm", "privacy", "moderation", "config", "devtools"},
     "bots": {"lobby", "follows", "pbm", "privacy", "moderation", "config", "devtools"},
-    "lobby": {"follows", "pbm", "privacy", "moderation", "config", "devtools"},
+    "lobby": {"tournaments", "follows", "pbm", "privacy", "moderation", "config", "devtools"},
+    # Beside the lobby: tournaments (events that pair players and make games through games'
+    # services, rated by ratings).
+    "tournaments": {
+        "bots",
+        "lobby",
+        "follows",
+        "pbm",
+        "privacy",
+        "moderation",
+        "config",
+        "devtools",
+    },
     # The doors on top: follows (news of games and players), pbm (pbmserv by mail) and
     # privacy (a player's own data: closing the account, downloading it).
     "follows": {"pbm", "privacy", "moderation", "config", "devtools"},
@@ -70,9 +82,6 @@ FORBIDDEN = {
     # Above them, moderation (reports and moderators' actions, which reach into the apps
     # below and close accounts through privacy).
     "moderation": {"follows", "pbm", "config", "devtools"},
-    # Tournaments holds only the pure pairing library so far; the app built around it takes its
-    # floor then. Until that, it stands under the roof like any app.
-    "tournaments": {"config", "devtools"},
     "config": {"devtools"},
 }
 

@@ -73,12 +73,19 @@ def score_sheet(results: Iterable[Result]) -> ScoreSheet:
     points: list[int] = []
     wins_in_a_row = 0
     for result in results:
-        if result not in POINTS:
-            raise PairingError(f"a result is 'win', 'draw' or 'loss', not {result!r:.20}")
-        on_fire = wins_in_a_row >= 2
-        points.append(POINTS[result] * (ON_FIRE_FACTOR if on_fire else 1))
-        wins_in_a_row = wins_in_a_row + 1 if result == "win" else 0
+        scored, wins_in_a_row = next_points(wins_in_a_row, result)
+        points.append(scored)
     return ScoreSheet(total=sum(points), points=tuple(points), on_fire=wins_in_a_row >= 2)
+
+
+def next_points(wins_in_a_row: int, result: Result) -> tuple[int, int]:
+    """One more game: (the points it scores, the wins in a row after it). A tournament keeps
+    the wins in a row of each player and counts each game as it ends."""
+    if result not in POINTS:
+        raise PairingError(f"a result is 'win', 'draw' or 'loss', not {result!r:.20}")
+    on_fire = wins_in_a_row >= 2
+    scored = POINTS[result] * (ON_FIRE_FACTOR if on_fire else 1)
+    return scored, wins_in_a_row + 1 if result == "win" else 0
 
 
 def pair_wave(waiting: Sequence[ArenaPlayer]) -> ArenaWave:

@@ -1,0 +1,82 @@
+"""Tournaments over HTTP: the list, one tournament, creating, joining and withdrawing.
+
+Session auth; browsers send the CSRF token in X-CSRFToken. Answers are JSON; refusals are
+{"error": {"code", "message"}} with the status of docs/PROTOCOL.md's error table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from realtime.errors import ServiceError, http_status
+from realtime.protocol import decode, decoder, encode
+from tournaments import protocol, selectors
+from tournaments.services import creation, entries
+
+_create = decoder(protocol.CreateBody)
+_join = decoder(protocol.JoinBody)
+
+
+def refuse(error: ServiceError) -> JsonResponse:
+    return JsonResponse(
+        {"error": {"code": error.code, "message": error.message}}, status=http_status(error.code)
+    )
+
+
+def _json(answer: Any, status: int = 200) -> HttpResponse:
+    return HttpResponse(encode(answer), content_type="application/json", status=status)
+
+
+@require_http_methods(["GET", "POST"])
+def tournaments(request: HttpRequest) -> HttpResponse:
+    """GET: upcoming, running and finished tournaments. POST: create one."""
+    if request.method == "GET":
+        return _json(selectors.listing())
+    try:
+        body = decode(request.body or b"{}", _create)
+        tournament = creation.create_tournament(
+            creator=request.user, **msgspec.structs.asdict(body)
+        )
+    except ServiceError as error:
+        return refuse(error)
+    answer: dict[str, Any] = {
+        "tournament_id": tournament.pk,
+        "url": f"/tournaments/{tournament.pk}/",
+    }
+    if tournament.invite_token:
+        answer["invite"] = f"/tournaments/{tournament.pk}/?invite={tournament.invite_token}"
+    return _json(answer, status=201)
+
+
+@require_GET
+def tournament(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """The snapshot the tournament socket sends on connect."""
+    frame = selectors.snapshot(tournament_id, request.user)
+    if frame is None:
+        return refuse(
+            ServiceError("no_such_tournament", f"There is no tournament {tournament_id}.")
+        )
+    return _json(frame)
+
+
+@require_POST
+def join(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    try:
+        body = decode(request.body or b"{}", _join)
+        entries.join(user=request.user, tournament_id=tournament_id, token=body.token)
+    except ServiceError as error:
+        return refuse(error)
+    return _json({"joined": True})
+
+
+@require_POST
+def withdraw(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    try:
+        entries.withdraw(user=request.user, tournament_id=tournament_id)
+    except ServiceError as error:
+        return refuse(error)
+    return _json({"joined": False})

@@ -1,0 +1,76 @@
+"""The tournament socket /ws/tournaments/<id>/: the snapshot on connect, then every change.
+
+Thin: it reads the snapshot (tournaments.selectors) and passes on the updates the services
+publish, encoded once (tournaments/services/publish.py). See docs/PROTOCOL.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from realtime import presence
+from realtime.db import db_call
+from realtime.protocol import Pong
+from realtime.ws import JsonConsumer
+from tournaments import protocol, selectors
+from tournaments.models import Tournament, TournamentConnection
+from tournaments.services import publish
+
+CLOSE_NO_SUCH_TOURNAMENT = 4404
+
+
+class TournamentConsumer(JsonConsumer):
+    messages = protocol.CLIENT_MESSAGES
+    handlers: ClassVar[dict[str, str]] = {"sync": "handle_sync", "ping": "handle_ping"}
+    max_message_bytes: ClassVar[int | None] = 1024
+
+    async def connect(self) -> None:
+        self.tournament_id = int(self.scope["url_route"]["kwargs"]["tournament_id"])
+        self.joined = False
+        await self.accept()
+        exists = await db_call(Tournament.objects.filter(pk=self.tournament_id).exists)()
+        if not exists:
+            await self.send_error(
+                "no_such_tournament", f"There is no tournament {self.tournament_id}."
+            )
+            await self.close(code=CLOSE_NO_SUCH_TOURNAMENT)
+            return
+        self.joined = True
+        if await self.refused_as_one_too_many(
+            TournamentConnection, tournament_id=self.tournament_id
+        ):
+            self.joined = False
+            return
+        # Join before the snapshot: an update racing it arrives after, with a newer version.
+        await self.join(publish.group(self.tournament_id))
+        await self._send_snapshot()
+
+    async def disconnect(self, code: int) -> None:
+        if not getattr(self, "joined", False):
+            return
+        try:
+            if not self.handed_over:
+                await db_call(presence.leave)(TournamentConnection, self.channel_name)
+        finally:
+            await self.channel_layer.group_discard(
+                publish.group(self.tournament_id), self.channel_name
+            )
+
+    async def _send_snapshot(self) -> None:
+        frame = await db_call(selectors.snapshot)(self.tournament_id, self.scope.get("user"))
+        if frame is None:
+            await self.send_error(
+                "no_such_tournament", f"There is no tournament {self.tournament_id}."
+            )
+            return
+        await self.send_json(frame)
+
+    async def tournament_update(self, message: dict[str, Any]) -> None:
+        await self.send(text_data=message["text"])
+
+    async def handle_sync(self, message: protocol.Sync) -> None:
+        self.charge(self.sync_cost)
+        await self._send_snapshot()
+
+    async def handle_ping(self, message: protocol.Ping) -> None:
+        await self.send_json(Pong(id=message.id))

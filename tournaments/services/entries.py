@@ -1,0 +1,118 @@
+"""Joining and withdrawing."""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import User
+from ratings.models import Speed
+from ratings.selectors import rating_of
+from realtime.errors import ServiceError
+from tournaments.models import Entry, Tournament
+from tournaments.services import publish
+from tournaments.services.locking import locked
+
+
+def speed(tournament: Tournament) -> str:
+    return Speed.CORRESPONDENCE if tournament.time_control.endswith("d") else Speed.REALTIME
+
+
+def join(*, user: User, tournament_id: int, token: str = "") -> Entry:
+    """Enter a tournament (or come back to one after withdrawing)."""
+    if not user.is_authenticated:
+        raise ServiceError("not_logged_in", "Log in or play as a guest to join a tournament.")
+    with transaction.atomic():
+        tournament = locked(tournament_id)
+        if (
+            tournament.invite_token
+            and not secrets.compare_digest(str(token), tournament.invite_token)
+            and not Entry.objects.filter(tournament=tournament, user=user).exists()
+        ):
+            raise ServiceError(
+                "not_invited", "This tournament is by invitation: open the link you were sent."
+            )
+        if tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
+            raise ServiceError("tournament_over", "This tournament is over.")
+        if (
+            tournament.status == Tournament.Status.RUNNING
+            and tournament.kind == Tournament.Kind.ROUND_ROBIN
+        ):
+            raise ServiceError(
+                "tournament_started", "A round robin cannot be joined once it has started."
+            )
+        if tournament.rated and user.is_guest:
+            raise ServiceError(
+                "guests_play_casual",
+                "Guests play casual games only: sign up to join a rated tournament.",
+            )
+        if tournament.rated and user.rated_forbidden:
+            raise ServiceError(
+                "rated_forbidden", "A moderator has barred you from rated games: join a casual one."
+            )
+        if user.is_bot:
+            raise ServiceError("bots_play_casual", "The computer does not play in tournaments.")
+        entry = Entry.objects.filter(tournament=tournament, user=user).first()
+        if entry is not None and not entry.withdrawn:
+            raise ServiceError("already_joined", "You are in this tournament already.")
+        active = Entry.objects.filter(tournament=tournament, withdrawn=False).count()
+        if active >= tournament.max_players:
+            raise ServiceError(
+                "tournament_full", f"This tournament is full ({tournament.max_players} players)."
+            )
+        if entry is None:
+            rating, _ = rating_of(user.pk, tournament.slug, speed(tournament))
+            entry = Entry.objects.create(
+                tournament=tournament,
+                user=user,
+                rating=rating,
+                free_since=timezone.now(),
+                # A Swiss joined late: the rounds missed count as games not played.
+                colours="-" * tournament.round if tournament.kind == Tournament.Kind.SWISS else "",
+                floats="-" * tournament.round if tournament.kind == Tournament.Kind.SWISS else "",
+            )
+        else:
+            entry.withdrawn = False
+            entry.free_since = timezone.now()
+            entry.save(update_fields=["withdrawn", "free_since"])
+        publish.changed(tournament, entries=[entry])
+    return entry
+
+
+def withdraw(*, user: User, tournament_id: int) -> None:
+    """Leave a tournament: before it starts the entry goes; after, the player is not paired
+    again (a game in play goes on and counts) and may come back to an arena or a Swiss."""
+    if not user.is_authenticated:
+        raise ServiceError("not_logged_in", "Log in to withdraw from a tournament.")
+    with transaction.atomic():
+        tournament = locked(tournament_id)
+        entry = Entry.objects.filter(tournament=tournament, user=user).first()
+        if entry is None or entry.withdrawn:
+            raise ServiceError("not_joined", "You are not in this tournament.")
+        if tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
+            raise ServiceError("tournament_over", "This tournament is over.")
+        if tournament.status == Tournament.Status.UPCOMING:
+            entry.delete()
+            publish.changed(tournament, entries=[])
+            return
+        entry.withdrawn = True
+        entry.save(update_fields=["withdrawn"])
+        publish.changed(tournament, entries=[entry])
+
+
+def withdraw_everywhere(user: User) -> int:
+    """Withdraw from every tournament not over (an account closed); how many."""
+    ids = list(
+        Entry.objects.filter(
+            user=user,
+            withdrawn=False,
+            tournament__status__in=[Tournament.Status.UPCOMING, Tournament.Status.RUNNING],
+        ).values_list("tournament_id", flat=True)
+    )
+    for tournament_id in ids:
+        with contextlib.suppress(ServiceError):  # it ended meanwhile
+            withdraw(user=user, tournament_id=tournament_id)
+    return len(ids)
