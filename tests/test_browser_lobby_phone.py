@@ -35,7 +35,8 @@ PAGES = PAGES_OUT  # every page a visitor can reach, as the accessibility checks
 NAV_TEXTS = {
     "#nav-live": {"Live", "Live games"},
     "#nav-rules": {"Rules"},
-    "#nav-standings": {"Standings"},
+    "#nav-standings": {"Standings", "Ranks"},
+    "#nav-tournaments": {"Tournaments", "Events"},
     "#nav-profile": {"Mine", "My games"},
 }
 LOBBY_BUTTONS = ["#seek-submit", "#computer-submit", "#challenge-submit"]

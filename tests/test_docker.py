@@ -49,6 +49,7 @@ def test_compose_has_the_production_services(compose: dict[str, Any]) -> None:
         "migrate",
         "web1",
         "web2",
+        "web3",
         "sweeper",
         "bots",
         "mail",
@@ -68,10 +69,12 @@ def test_compose_has_the_production_services(compose: dict[str, Any]) -> None:
         "--noinput",
     ]
     assert compose["services"]["migrate"]["restart"] == "no"
+    # The spare slot of an upgrade (docs/DEPLOY.md): not started by `up`.
+    assert compose["services"]["web3"]["profiles"] == ["spare"]
 
 
 def test_both_web_processes_wait_for_the_migration(compose: dict[str, Any]) -> None:
-    for name in ("web1", "web2"):
+    for name in ("web1", "web2", "web3"):
         depends = compose["services"][name]["depends_on"]
         assert depends["migrate"] == {"condition": "service_completed_successfully"}
         assert depends["db"]["condition"] == "service_healthy"
@@ -140,8 +143,12 @@ def test_the_proxy_upgrades_websockets_and_balances_both_processes() -> None:
     conf = (DOCKER / "nginx.conf").read_text()
     upstream = re.search(r"upstream diffusion \{(.*?)\}", conf, re.S)
     assert upstream is not None
-    assert "server web1:8000;" in upstream.group(1)
-    assert "server web2:8000;" in upstream.group(1)
+    # Each slot is looked up again as containers start and stop (`resolve`); web3 is the
+    # spare an upgrade starts first.
+    for slot in ("web1", "web2", "web3"):
+        assert f"server {slot}:8000 resolve;" in upstream.group(1)
+    assert "zone diffusion" in upstream.group(1)
+    assert re.search(r"^resolver 127\.0\.0\.11 ", conf, re.M)
     ws = re.search(r"location /ws/ \{(.*?)\}", conf, re.S)
     assert ws is not None
     block = ws.group(1)
@@ -169,7 +176,7 @@ def metered_services(compose: dict[str, Any]) -> dict[str, str]:
 
 def test_prometheus_scrapes_every_process_that_serves_metrics(compose: dict[str, Any]) -> None:
     metered = metered_services(compose)
-    assert set(metered) == {"web1", "web2", "sweeper", "bots", "mail"}
+    assert set(metered) == {"web1", "web2", "web3", "sweeper", "bots", "mail"}
     config = yaml.safe_load((DOCKER / "prometheus.yml").read_text())
     targets = {
         target

@@ -49,8 +49,10 @@ def count(tournament_id: int, game_id: int) -> bool:
             )
         }
         first, second = entries[pairing.first_id], entries[pairing.second_id]
+        now = timezone.now()
         late = tournament.kind == Tournament.Kind.ARENA and (
             tournament.status != Tournament.Status.RUNNING
+            or (tournament.ends_at is not None and now >= tournament.ends_at)
         )
         if game.status == Game.Status.ABORTED or late:
             # An aborted game, or an arena game that ended after the arena: not counted.
@@ -63,7 +65,6 @@ def count(tournament_id: int, game_id: int) -> bool:
             outcome = _OUTCOMES[pairing.result]
             pairing.first_points = _score(tournament, first, outcome[0])
             pairing.second_points = _score(tournament, second, outcome[1])
-        now = timezone.now()
         for entry, other in ((first, second), (second, first)):
             entry.playing = False
             entry.free_since = now
