@@ -240,6 +240,26 @@ def test_an_arena_ends_on_time_and_a_game_finished_after_does_not_count() -> Non
     assert not Entry.objects.filter(tournament=tournament, playing=True).exists()
 
 
+def test_an_arena_player_who_never_moves_is_paused_and_may_come_back() -> None:
+    creator, alice, bob, carol = players(4)
+    tournament = arena(creator)
+    for player in (alice, bob, carol):
+        entries.join(user=player, tournament_id=tournament.pk)
+    tournament = started(tournament)
+    (pairing,) = in_play(tournament)
+    # The first player never moves: the clock aborts the game (as the sweeper would).
+    game_services.abort(game_id=pairing.game_id, user=pairing.second)
+    counted = Pairing.objects.get(pk=pairing.pk)
+    assert counted.result == "void"
+    assert entry(tournament, pairing.first).withdrawn is True
+    assert entry(tournament, pairing.second).withdrawn is False
+    clock.tick()  # the two still here are paired; the absent one is not
+    (again,) = in_play(tournament)
+    assert pairing.first_id not in (again.first_id, again.second_id)
+    entries.join(user=pairing.first, tournament_id=tournament.pk)  # back with one click
+    assert entry(tournament, pairing.first).withdrawn is False
+
+
 def test_a_result_is_counted_once_and_the_sweeper_counts_one_nobody_counted() -> None:
     creator, alice, bob = players(3)
     tournament = arena(creator)

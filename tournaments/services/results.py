@@ -38,7 +38,7 @@ def count(tournament_id: int, game_id: int) -> bool:
         pairing = Pairing.objects.select_for_update().filter(game_id=game_id).first()
         if pairing is None or pairing.result != Pairing.Result.PENDING:
             return False
-        game = Game.objects.only("status", "winner", "annulled").get(pk=game_id)
+        game = Game.objects.only("status", "winner", "annulled", "ply").get(pk=game_id)
         if game.status == Game.Status.ACTIVE:
             return False
         users = [pairing.first_id, pairing.second_id]
@@ -69,6 +69,17 @@ def count(tournament_id: int, game_id: int) -> bool:
             entry.playing = False
             entry.free_since = now
             entry.last_opponent_id = other.user_id
+        if (
+            tournament.kind == Tournament.Kind.ARENA
+            and game.status == Game.Status.ABORTED
+            and game.ply <= 1
+        ):
+            # Aborted before both moved: whoever was to move is not at the board (gone, or
+            # their page closed). As on lichess, they are paused, so that they are not paired
+            # again and again with players who wait for them; one click on Join brings them
+            # back.
+            absent = first if game.ply == 0 else second
+            absent.withdrawn = True
         pairing.save(update_fields=["result", "first_points", "second_points"])
         Entry.objects.bulk_update(
             [first, second],
@@ -83,6 +94,7 @@ def count(tournament_id: int, game_id: int) -> bool:
                 "playing",
                 "free_since",
                 "last_opponent",
+                "withdrawn",
             ],
         )
         publish.changed(tournament, entries=[first, second], pairings=[pairing])
