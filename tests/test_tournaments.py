@@ -161,13 +161,23 @@ def test_a_rated_tournament_takes_no_guest_and_an_invitation_needs_its_token() -
     assert Entry.objects.filter(tournament=private).count() == 2
 
 
-def test_a_tournament_nobody_joined_is_cancelled_at_its_start() -> None:
-    creator = make_user("maker")
-    tournament = started(arena(creator))
-    assert tournament.status == Tournament.Status.CANCELLED
+def test_a_swiss_nobody_joined_is_cancelled_but_an_empty_arena_starts_and_waits() -> None:
+    creator, alice, bob = players(3)
+    swiss = creation.create_tournament(
+        creator=creator, kind="swiss", slug="diffusion", time_control="1d", rounds=3
+    )
+    entries.join(user=alice, tournament_id=swiss.pk)
+    swiss = started(swiss)
+    assert swiss.status == Tournament.Status.CANCELLED
     with pytest.raises(ServiceError) as caught:
-        entries.join(user=creator, tournament_id=tournament.pk)
+        entries.join(user=creator, tournament_id=swiss.pk)
     assert caught.value.code == "tournament_over"
+    empty = started(arena(creator))
+    assert empty.status == Tournament.Status.RUNNING
+    for player in (alice, bob):  # joined late, paired as they come
+        entries.join(user=player, tournament_id=empty.pk)
+    clock.tick()
+    assert len(in_play(empty)) == 1
 
 
 # --- arena -----------------------------------------------------------------------------------

@@ -35,14 +35,17 @@ _FLOATS: dict[str, swiss.Float] = {"U": "up", "D": "down"}
 
 
 def start(tournament_id: int) -> None:
-    """Start a tournament whose time has come (fewer than two players: cancelled)."""
+    """Start a tournament whose time has come (a Swiss or round robin with fewer than two
+    players is cancelled)."""
     with transaction.atomic():
         tournament = locked(tournament_id)
         if tournament.status != Tournament.Status.UPCOMING:
             return
         entries = list(Entry.objects.filter(tournament=tournament, withdrawn=False))
         now = timezone.now()
-        if len(entries) < 2:
+        if len(entries) < 2 and tournament.kind != Tournament.Kind.ARENA:
+            # An arena starts whoever is there: players join it late and are paired as they
+            # come. A Swiss or round robin cannot make its first round.
             tournament.status = Tournament.Status.CANCELLED
             tournament.ends_at = now
             tournament.save(update_fields=["status", "ends_at"])
