@@ -399,6 +399,29 @@ def test_the_http_api_creates_joins_and_withdraws_with_documented_errors() -> No
     assert client.get("/tournaments/").status_code == 200
 
 
+def test_a_tournament_games_page_links_to_its_tournament_and_another_games_page_does_not(
+    django_assert_num_queries: Any,
+) -> None:
+    creator, alice, bob = players(3)
+    tournament = arena(creator, name="Friday arena", rated=False)
+    for player in (alice, bob):
+        entries.join(user=player, tournament_id=tournament.pk)
+    pairing = in_play(started(tournament))[0]
+    page = Client().get(f"/games/{pairing.game_id}/").content.decode()
+    assert (
+        f'<a class="tournament-link" id="tournament-link" href="/tournaments/{tournament.pk}/">'
+        "Tournament: Friday arena</a>"
+    ) in page
+    ordinary = game_services.create_game(slug="diffusion", options={}, player1=alice, player2=bob)
+    visitor = Client()
+    visitor.get(f"/games/{ordinary.pk}/")  # the session and the site's first reads, once
+    # The link costs an ordinary game's page one indexed lookup: the game's own read is
+    # the other.
+    with django_assert_num_queries(2):
+        page = visitor.get(f"/games/{ordinary.pk}/").content.decode()
+    assert "tournament-link" not in page
+
+
 def test_a_closed_account_leaves_its_tournaments_and_a_profile_lists_them() -> None:
     from privacy.closure import close_account
 
