@@ -95,6 +95,9 @@ def test_an_arena_made_on_its_page_starts_sends_players_to_games_and_counts_a_re
         assert visitor.locator("#join").count() == 0
         expect(visitor.locator("#tournament").get_by_role("link", name="Log in")).to_be_visible()
 
+        # The sweeper comes now, as it would be running all along: had it been running, the
+        # arena starting "in 0 minutes" would have been cancelled at its next pass, before two
+        # players could join (a tournament starts with two players or is cancelled).
         with sweeper(site):
             # Started by the sweeper's pass; the first wave pairs the two.
             games = {who: game_of(page) for who, page in names.items()}
