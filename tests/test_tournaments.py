@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from datetime import timedelta
+from datetime import UTC, timedelta
 from typing import Any
 
 import pytest
@@ -397,6 +397,14 @@ def test_the_http_api_creates_joins_and_withdraws_with_documented_errors() -> No
     page = client.get(f"/tournaments/{tournament_id}/")
     assert page.status_code == 200 and b"Swiss" in page.content
     assert client.get("/tournaments/").status_code == 200
+
+
+def test_the_list_gives_an_upcoming_tournaments_start_as_a_day_an_hour_and_utc() -> None:
+    tournament = arena(players(1)[0])
+    page = Client().get("/tournaments/").content.decode()
+    # The day and the hour were glued together ("2026-11-2705:37").
+    starts = tournament.starts_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    assert f">{starts}</time>" in page
 
 
 def test_a_tournament_games_page_links_to_its_tournament_and_another_games_page_does_not(
