@@ -16,7 +16,7 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, ExitStack, nullcontext
+from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,6 +27,7 @@ from tests.conftest import require_redis
 from tests.servers import (
     ROOT,
     Server,
+    background,
     collected_static,
     free_port,
     migrated_scratch_database,
@@ -104,6 +105,32 @@ def make_moderator(site: Site, name: str) -> None:
         capture_output=True,
         timeout=60,
     )
+
+
+def sweep_once(site: Site) -> None:
+    """One pass of the site's sweeper (`manage.py sweeper --once`), as `make run`'s would make
+    it: tournaments whose time has come start and pair their players."""
+    environment = {**os.environ, **site.env}
+    subprocess.run(
+        [sys.executable, "manage.py", "sweeper", "--once"],
+        env={key: value for key, value in environment.items() if value is not None},
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+
+
+@contextmanager
+def sweeper(site: Site) -> Iterator[subprocess.Popen[bytes]]:
+    """The site's sweeper, as `make run` starts it beside the server (on the same database and
+    channel layer), for as long as the test needs it: it starts, pairs and ends tournaments and
+    ends games on time. The sites the tests share run none, so that no other test's games end
+    or start behind its back."""
+    command = [sys.executable, "manage.py", "sweeper", "--max-sleep", "0.2"]
+    log = site.scratch / f"sweeper-{uuid.uuid4().hex[:8]}.log"
+    with background(command, site.env, log) as process:
+        yield process
 
 
 class SharedSite(Site):

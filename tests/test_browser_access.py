@@ -15,9 +15,16 @@ from typing import Any
 
 import pytest
 
-from tests.browsers import ARTIFACTS, Problems, Site, keep_screenshot, make_moderator
+from tests.browsers import (
+    ARTIFACTS,
+    Problems,
+    Site,
+    keep_screenshot,
+    make_moderator,
+    sweep_once,
+)
 from tests.servers import migrated_scratch_database
-from tests.test_browser import challenge_by_request, guest, smallest_target
+from tests.test_browser import api, challenge_by_request, guest, smallest_target
 
 pytestmark = [
     pytest.mark.browser,
@@ -84,6 +91,8 @@ class World:
     states: dict[str, Any] = field(default_factory=dict)  # each guest's signed-in browser state
     names: dict[str, str] = field(default_factory=dict)
     finished: str = ""  # a game Alice resigned
+    tournament: str = ""  # Dana's Swiss, running, Alice and Bob playing in it
+    tournament_game: str = ""  # their game in it
 
 
 @contextmanager
@@ -93,7 +102,8 @@ def started_world(
     games: bool = True,
 ) -> Iterator[World]:
     """A server, two guests (Alice and Bob) and, with `games`, a game of every board type
-    Alice is to move in, one she resigned, and a registered user (Dana)."""
+    Alice is to move in, one she resigned, a registered user (Dana), and Dana's Swiss, started,
+    with Alice and Bob playing a game in it."""
     scratch = tmp_path_factory.mktemp("access")
     problems = Problems()
     with migrated_scratch_database(scratch) as database_url:
@@ -124,6 +134,7 @@ def started_world(
             if games:
                 world.states["dana"] = signed_up(browser, site, "dana")
                 make_moderator(site, "dana")
+                world.tournament, world.tournament_game = started_swiss(browser, world, alice, bob)
             yield world
     assert not problems.errors, problems.errors
 
@@ -150,6 +161,38 @@ def signed_up(chromium: Browser, site: Site, name: str) -> Any:
     state = context.storage_state()
     context.close()
     return state
+
+
+def started_swiss(browser: Browser, world: World, *players: Page) -> tuple[str, str]:
+    """Dana's casual Swiss, joined by the players and started by a pass of the sweeper (which
+    pairs its first round); the paths of its page and of the first game. Correspondence, so
+    that the game stays as it is while the pages are checked (a real-time game nobody moves
+    in is aborted after 30 seconds)."""
+    site = world.site
+    context = browser.new_context(storage_state=world.states["dana"])
+    dana = context.new_page()
+    dana.goto(site.url + "/tournaments/")
+    made = api(
+        dana,
+        site,
+        "/api/tournaments",
+        {
+            "name": "Dana's Friday Swiss",
+            "kind": "swiss",
+            "slug": "zigzag",
+            "time_control": "2d",
+            "rounds": 3,
+            "starts_in_minutes": 0,
+            "rated": False,
+        },
+    )
+    for page in players:
+        api(page, site, f"/api/tournaments/{made['tournament_id']}/join")
+    sweep_once(site)
+    found = dana.request.get(f"{site.url}/api/tournaments/{made['tournament_id']}").json()
+    context.close()
+    assert found["tournament"]["status"] == "running", found
+    return made["url"], f"/games/{found['pairings'][0]['game_id']}/"
 
 
 def violations(page: Page) -> list[str]:
@@ -179,6 +222,8 @@ class Visitor:
         page.goto(self.world.site.url + path)
         if page.locator("#lobby").count():
             expect(page.locator("#lobby")).to_have_attribute("data-ready", "true")
+        if page.locator("#tournament").count():
+            expect(page.locator("#tournament")).to_have_attribute("data-ready", "true")
         if page.locator("#game").count():
             expect(page.locator("#board svg")).to_be_visible()
             expect(page.locator("#position-text p").first).to_be_attached()
@@ -205,14 +250,27 @@ def test_every_page_passes_axe_signed_out_and_in(
     # At a desk, every page; on the phone, one page of each kind (the rules pages share one
     # template; what changes with the width is the layout, and every page's header).
     signed_out = PAGES_OUT if size == "desk" else ["/", "/login/", "/rules/zigzag/", "/live/"]
-    # Signed in, the pages whose content changes with it (every page's header does too).
+    # The tournaments list and a running Swiss's page, on every screen: their tables become
+    # labelled lines on a phone.
+    tournaments = ["/tournaments/", world.tournament]
+    # Signed in, the pages whose content changes with it (every page's header does too): a
+    # player in the Swiss, and its game's page (with its link to the Swiss); Dana, who made
+    # it, sees the form that makes one.
     visits = {
-        None: signed_out,
-        "alice": ["/", "/live/", "/standings/", "/rules/diffusion/", world.profile],
+        None: [*signed_out, *tournaments],
+        "alice": [
+            "/",
+            "/live/",
+            "/standings/",
+            "/rules/diffusion/",
+            world.profile,
+            *tournaments,
+            world.tournament_game,
+        ],
         "dana": (
-            [*PAGES_OF_DANA, f"/report/?user={world.names['alice']}"]
+            [*PAGES_OF_DANA, f"/report/?user={world.names['alice']}", *tournaments]
             if size == "desk"
-            else ["/@dana/", "/settings/two-factor/"]
+            else ["/@dana/", "/settings/two-factor/", *tournaments]
         ),
     }
     found = []

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from datetime import timedelta
+from datetime import UTC, timedelta
 from typing import Any
 
 import pytest
@@ -427,6 +427,37 @@ def test_the_http_api_creates_joins_and_withdraws_with_documented_errors() -> No
     page = client.get(f"/tournaments/{tournament_id}/")
     assert page.status_code == 200 and b"Swiss" in page.content
     assert client.get("/tournaments/").status_code == 200
+
+
+def test_the_list_gives_an_upcoming_tournaments_start_as_a_day_an_hour_and_utc() -> None:
+    tournament = arena(players(1)[0])
+    page = Client().get("/tournaments/").content.decode()
+    # The day and the hour were glued together ("2026-11-2705:37").
+    starts = tournament.starts_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    assert f">{starts}</time>" in page
+
+
+def test_a_tournament_games_page_links_to_its_tournament_and_another_games_page_does_not(
+    django_assert_num_queries: Any,
+) -> None:
+    creator, alice, bob = players(3)
+    tournament = arena(creator, name="Friday arena", rated=False)
+    for player in (alice, bob):
+        entries.join(user=player, tournament_id=tournament.pk)
+    pairing = in_play(started(tournament))[0]
+    page = Client().get(f"/games/{pairing.game_id}/").content.decode()
+    assert (
+        f'<a class="tournament-link" id="tournament-link" href="/tournaments/{tournament.pk}/">'
+        "Tournament: Friday arena</a>"
+    ) in page
+    ordinary = game_services.create_game(slug="diffusion", options={}, player1=alice, player2=bob)
+    visitor = Client()
+    visitor.get(f"/games/{ordinary.pk}/")  # the session and the site's first reads, once
+    # The link costs an ordinary game's page one indexed lookup: the game's own read is
+    # the other.
+    with django_assert_num_queries(2):
+        page = visitor.get(f"/games/{ordinary.pk}/").content.decode()
+    assert "tournament-link" not in page
 
 
 def test_a_closed_account_leaves_its_tournaments_and_a_profile_lists_them() -> None:

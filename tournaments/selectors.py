@@ -187,6 +187,16 @@ def listing() -> dict[str, list[protocol.TournamentView]]:
     return out
 
 
+def of_game(game_id: int) -> dict[str, Any] | None:
+    """The tournament a game was paired in ({"id", "name"}), or None: one indexed lookup."""
+    found = (
+        Pairing.objects.filter(game_id=game_id)
+        .values_list("tournament_id", "tournament__name")
+        .first()
+    )
+    return None if found is None else {"id": found[0], "name": found[1]}
+
+
 def of_player(user: Any, limit: int = 20) -> list[dict[str, Any]]:
     """A player's tournaments, newest first, with their rank in each (for the profile)."""
     entries = list(

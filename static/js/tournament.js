@@ -90,8 +90,10 @@ function drawStatus() {
   const status = $("tournament-status");
   status.dataset.status = page.status;
   const words = { upcoming: "Starts soon", running: "Running", finished: "Finished", cancelled: "Cancelled: too few players" };
-  status.textContent = words[page.status] || page.status;
-  if (page.winner) status.textContent += ` · winner: ${page.winner}`;
+  const said = `${words[page.status] || page.status}${page.winner ? ` · winner: ${page.winner}` : ""}`;
+  // A live region: written only when it changes, or a screen reader says it again at every
+  // game's result.
+  if (status.textContent !== said) status.textContent = said;
 }
 
 function tick() {
