@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from collections.abc import Hashable
 from datetime import timedelta
 
@@ -16,6 +17,7 @@ from django.utils import timezone
 
 from games import services as game_services
 from games.models import Game
+from realtime import metrics
 from tournaments.models import Entry, Pairing, Tournament
 from tournaments.pairing import arena, swiss
 from tournaments.pairing.errors import PairingError
@@ -85,6 +87,7 @@ def arena_wave(tournament_id: int) -> int:
 
 
 def _wave(tournament: Tournament) -> int:
+    began = time.perf_counter()
     free = list(
         Entry.objects.filter(tournament=tournament, withdrawn=False, playing=False).select_related(
             "user"
@@ -114,7 +117,33 @@ def _wave(tournament: Tournament) -> int:
         entries=[e for pair in wave.pairs for e in (by_user[pair[0]], by_user[pair[1]])],
         pairings=pairings,
     )
+    _timed(tournament, len(pairings), began, free=len(free))
     return len(pairings)
+
+
+def _timed(tournament: Tournament, games: int, began: float, free: int | None = None) -> None:
+    """Count and time a wave or round once it is committed. Registered last, so that the
+    after-commit work registered before it (the games' announcements, the pages' update) is
+    in the time: the pairing is done for the players when they have heard of their games."""
+    kind, number = str(tournament.kind), tournament.round
+
+    def done() -> None:
+        seconds = metrics.tournament_paired(kind, games, began)
+        left = ""
+        if free is not None:
+            metrics.TOURNAMENT_LEFT_WAITING.observe(free - 2 * games)
+            left = f" of {free} free ({free - 2 * games} left waiting)"
+        logger.info(
+            "tournament %s: %s %s paired: %s game(s)%s in %.3f s",
+            tournament.pk,
+            "wave" if kind == Tournament.Kind.ARENA else "round",
+            number,
+            games,
+            left,
+            seconds,
+        )
+
+    transaction.on_commit(done)
 
 
 def _create_games(tournament: Tournament, pairs: list[tuple[Entry, Entry]]) -> list[Pairing]:
@@ -171,6 +200,7 @@ def next_round(tournament: Tournament) -> None:
 
 
 def _swiss_round(tournament: Tournament) -> bool:
+    began = time.perf_counter()
     entries = list(Entry.objects.filter(tournament=tournament).select_related("user"))
     present = [e for e in entries if not e.withdrawn]
     players = [
@@ -236,10 +266,12 @@ def _swiss_round(tournament: Tournament) -> bool:
     )
     pairings = _create_games(tournament, pairs) + Pairing.objects.bulk_create(bye_pairings)
     publish.changed(tournament, entries=entries if len(entries) <= 50 else [], pairings=pairings)
+    _timed(tournament, len(pairs), began)
     return True
 
 
 def _round_robin_round(tournament: Tournament) -> bool:
+    began = time.perf_counter()
     entries = sorted(
         Entry.objects.filter(tournament=tournament).select_related("user"),
         key=lambda e: e.seed or 10**6,
@@ -264,14 +296,16 @@ def _round_robin_round(tournament: Tournament) -> bool:
     if table.bye is not None:
         number[table.bye].sheet += "-"  # sitting out: no points in a round robin
     Entry.objects.bulk_update(seeded, ["opponents", "points", "wins", "losses", "games", "sheet"])
-    pairings = _create_games(tournament, pairs) + forfeits
+    pairings = _create_games(tournament, pairs) + Pairing.objects.bulk_create(forfeits)
     publish.changed(tournament, entries=seeded, pairings=pairings)
+    _timed(tournament, len(pairs), began)
     if not pairs and round_complete(tournament):
         next_round(tournament)
     return True
 
 
 def _forfeit(tournament: Tournament, first: Entry, second: Entry) -> Pairing:
+    """The (unsaved) pairing of a game lost by forfeit, its points given."""
     if first.withdrawn and second.withdrawn:
         result, points = Pairing.Result.VOID, (0, 0)
     elif first.withdrawn:
@@ -281,7 +315,7 @@ def _forfeit(tournament: Tournament, first: Entry, second: Entry) -> Pairing:
     for entry, got in ((first, points[0]), (second, points[1])):
         entry.points += got
         entry.sheet += "+" if got else "-"
-    return Pairing.objects.create(
+    return Pairing(
         tournament=tournament,
         round=tournament.round,
         first=first.user,
