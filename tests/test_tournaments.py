@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.db import connection
+from django.db import connection, transaction
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -21,6 +21,7 @@ from follows.models import Follow
 from games import services as game_services
 from games.models import Game
 from lobby.models import LobbyVersion
+from lobby.services import seeks
 from realtime.errors import ServiceError
 from tests.games_helpers import make_user, session_for
 from tests.wsutil import connected, receive
@@ -285,6 +286,26 @@ def queries_of_an_arena(size: int, prefix: str) -> tuple[int, int]:
 def test_an_arena_wave_runs_as_many_queries_for_forty_players_as_for_four() -> None:
     LobbyVersion.objects.get_or_create(pk=1)  # the lobby's first event creates it: not a wave's
     assert queries_of_an_arena(40, "big") == queries_of_an_arena(4, "small")
+
+
+def sends_after_commit(games: list[Game]) -> int:
+    """How many after-commit sends announcing these games registers."""
+    with transaction.atomic():
+        seeks.announce_games(games)
+        return len(connection.run_on_commit)
+
+
+def test_a_waves_games_are_announced_to_their_players_in_one_send_however_many() -> None:
+    # From the sweeper each send is a trip to an event loop of its own: a wave of 500 games
+    # announced player by player took seconds.
+    creator, *field = players(9)
+    tournament = arena(creator)
+    for player in field:
+        entries.join(user=player, tournament_id=tournament.pk)
+    started(tournament)
+    games = list(Game.objects.filter(tournament_pairing__tournament=tournament))
+    assert len(games) == 4
+    assert sends_after_commit(games) == sends_after_commit(games[:1])
 
 
 # --- Swiss and round robin -------------------------------------------------------------------
