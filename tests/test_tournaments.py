@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from django.db import connection, transaction
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -23,10 +24,11 @@ from games.models import Game
 from lobby.models import LobbyVersion
 from lobby.services import seeks
 from realtime.errors import ServiceError
+from realtime.protocol import encode
 from tests.games_helpers import make_user, session_for
 from tests.wsutil import connected, receive
 from tournaments.models import Entry, Pairing, Schedule, Tournament
-from tournaments.services import clock, creation, entries, results, rounds
+from tournaments.services import clock, creation, entries, publish, results, rounds
 
 # A result is counted when the game's transaction commits (games.lifecycle), as in production.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -439,6 +441,29 @@ async def test_a_tournament_page_gets_its_snapshot_then_each_change() -> None:
     error = await receive(missing)
     assert error["code"] == "no_such_tournament"
     await missing.disconnect()
+
+
+async def test_a_tournament_page_gets_updates_in_version_order_and_each_once() -> None:
+    # Two processes that counted results a moment apart send their updates in either order.
+    (creator,) = await database_sync_to_async(players)(1)
+    tournament = await database_sync_to_async(arena)(creator)
+    client = await connected(f"/ws/tournaments/{tournament.pk}/")
+    layer = get_channel_layer()
+
+    async def update(version: int) -> dict[str, Any]:
+        frame = await database_sync_to_async(publish.update_frame)(
+            tournament.pk, version, set(), []
+        )
+        return {"type": "tournament.update", "v": version, "text": encode(frame)}
+
+    try:
+        v = (await receive(client))["v"]
+        for version in (v + 2, v, v + 1):  # swapped, and one the snapshot holds already
+            await layer.group_send(publish.group(tournament.pk), await update(version))
+        assert [(await receive(client))["v"] for _ in range(2)] == [v + 1, v + 2]
+        assert await client.receive_nothing(timeout=0.2)
+    finally:
+        await client.disconnect()
 
 
 def test_the_http_api_creates_joins_and_withdraws_with_documented_errors() -> None:
