@@ -24,7 +24,7 @@ from tournaments.pairing.errors import PairingError
 from tournaments.pairing.round_robin import round_robin
 from tournaments.pairing.tiebreaks import Game as Played
 from tournaments.pairing.tiebreaks import tiebreaks
-from tournaments.services import publish
+from tournaments.services import publish, saving
 from tournaments.services.locking import locked
 
 logger = logging.getLogger(__name__)
@@ -55,7 +55,7 @@ def start(tournament_id: int) -> None:
         for number, entry in enumerate(entries, 1):
             entry.seed = number
             entry.free_since = now
-        Entry.objects.bulk_update(entries, ["seed", "free_since"])
+        saving.update_entries(entries, ["seed", "free_since"])
         tournament.status = Tournament.Status.RUNNING
         tournament.starts_at = min(tournament.starts_at, now)
         if tournament.kind == Tournament.Kind.ARENA:
@@ -176,7 +176,7 @@ def _create_games(tournament: Tournament, pairs: list[tuple[Entry, Entry]]) -> l
             entry.playing = True
             if tournament.kind == Tournament.Kind.ARENA:
                 entry.colours = (entry.colours + colour)[-100:]
-    Entry.objects.bulk_update([e for pair in pairs for e in pair], ["playing", "colours"])
+    saving.update_entries([e for pair in pairs for e in pair], ["playing", "colours"])
     return pairings
 
 
@@ -261,9 +261,7 @@ def _swiss_round(tournament: Tournament) -> bool:
             )
         else:
             entry.sheet += "-"  # withdrawn, or not paired: no game this round
-    Entry.objects.bulk_update(
-        entries, ["floats", "colours", "opponents", "points", "byes", "sheet"]
-    )
+    saving.update_entries(entries, ["floats", "colours", "opponents", "points", "byes", "sheet"])
     pairings = _create_games(tournament, pairs) + Pairing.objects.bulk_create(bye_pairings)
     publish.changed(tournament, entries=entries if len(entries) <= 50 else [], pairings=pairings)
     _timed(tournament, len(pairs), began)
@@ -295,7 +293,7 @@ def _round_robin_round(tournament: Tournament) -> bool:
             pairs.append((first, second))
     if table.bye is not None:
         number[table.bye].sheet += "-"  # sitting out: no points in a round robin
-    Entry.objects.bulk_update(seeded, ["opponents", "points", "wins", "losses", "games", "sheet"])
+    saving.update_entries(seeded, ["opponents", "points", "wins", "losses", "games", "sheet"])
     pairings = _create_games(tournament, pairs) + Pairing.objects.bulk_create(forfeits)
     publish.changed(tournament, entries=seeded, pairings=pairings)
     _timed(tournament, len(pairs), began)
@@ -367,7 +365,7 @@ def update_tiebreaks(tournament: Tournament) -> None:
             entry.tiebreak, entry.tiebreak2 = found.buchholz, found.sonneborn_berger
         else:
             entry.tiebreak, entry.tiebreak2 = found.sonneborn_berger, 0.0
-    Entry.objects.bulk_update(entries, ["tiebreak", "tiebreak2"])
+    saving.update_entries(entries, ["tiebreak", "tiebreak2"])
 
 
 def games_to_count() -> list[tuple[int, Game]]:
