@@ -39,6 +39,7 @@ import asyncio
 import itertools
 import json
 import logging
+import os
 import random
 import re
 import statistics
@@ -83,12 +84,13 @@ WAVE_LINE = re.compile(
 )
 
 
-def quantiles(values: list[float], scale: float = 1.0, unit: str = "s") -> str:
+def quantiles(values: list[float], scale: float = 1.0, unit: str = "s", digits: int = 3) -> str:
     if not values:
         return "none"
-    return (
-        f"p50 {statistics.median(values) * scale:.3f} {unit}  "
-        f"p99 {percentile(values, 0.99) * scale:.3f} {unit}  max {max(values) * scale:.3f} {unit}"
+    p50, p99, top = statistics.median(values), percentile(values, 0.99), max(values)
+    return "  ".join(
+        f"{name} {value * scale:.{digits}f} {unit}"
+        for name, value in (("p50", p50), ("p99", p99), ("max", top))
     )
 
 
@@ -136,6 +138,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         self.rng = random.Random(options["seed"])
         self.run = f"{int(time.time()) % 100000}"
+        load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+        self.stdout.write(f"load average before (1, 5, 15 min, 2 cores): {load}")
         failures: list[str] = []
         if options["players"]:
             check_shared_services(options["procs"])
@@ -497,6 +501,7 @@ class Command(BaseCommand):
             User.objects.create_user(username=f"tb{self.run}s{n}", password=None)
             for n in range(size)
         ]
+        jiffies = busy_jiffies()
         tournament = creation.create_tournament(
             creator=creator,
             name=f"Bench Swiss {self.run}",
@@ -538,8 +543,9 @@ class Command(BaseCommand):
             logging.getLogger("tournaments.services.rounds").removeHandler(timed)
         self.stdout.write(
             f"Swiss of {size} players, {tournament.round} of {rounds_asked} rounds played: "
-            f"each round paired in {quantiles(timed.seconds, 1000, 'ms')} "
-            f"({', '.join(f'{s * 1000:.0f}' for s in timed.seconds)} ms)"
+            f"each round paired in {quantiles(timed.seconds, 1000, 'ms', 0)} "
+            f"({', '.join(f'{s * 1000:.0f}' for s in timed.seconds)} ms); the machine's cores "
+            f"{cores_busy(jiffies, busy_jiffies()):.0%} busy (other users included)"
         )
         if len(timed.seconds) < rounds_asked or max(timed.seconds, default=99) > ROUND_SECONDS:
             return [f"every Swiss round paired in <= {ROUND_SECONDS:g} s"]
