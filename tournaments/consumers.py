@@ -20,8 +20,10 @@ from tournaments.services import publish
 CLOSE_NO_SUCH_TOURNAMENT = 4404
 # Updates are committed in version order but sent by whichever process made them, so two close
 # together may arrive swapped: a later one waits this long for the one before it, then the
-# page gets the snapshot again.
-REORDER_SECONDS = 1.0
+# page gets the snapshot again. A lost update is rare (Redis restarting); a late one is common
+# on a busy machine (measured: over a second, with 1,000 players), and a snapshot for every
+# page at once would make the machine busier still.
+REORDER_SECONDS = 3.0
 
 
 class TournamentConsumer(JsonConsumer):
