@@ -108,6 +108,7 @@ class Tally:
     results_seen: dict[tuple[int, int], float] = field(default_factory=dict)
     updates: int = 0
     gaps: int = 0
+    resyncs: int = 0
     finished: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -322,6 +323,11 @@ class Command(BaseCommand):
                 async for raw in page:
                     now = time.time()
                     message = json.loads(raw)
+                    if message["type"] == "tournament":
+                        # The server resynchronised the page (an update came over 3 s late).
+                        tally.resyncs += 1
+                        last = message["v"]
+                        continue
                     if message["type"] != "tournament_update":
                         continue
                     tally.updates += 1
@@ -417,7 +423,8 @@ class Command(BaseCommand):
         ]
         self.stdout.write(
             f"standings: a game's end -> its result on each of {options['watchers']} pages "
-            f"({len(latencies)} arrivals, {tally.updates} updates, {tally.gaps} gaps): "
+            f"({len(latencies)} arrivals, {tally.updates} updates, {tally.gaps} gaps, "
+            f"{tally.resyncs} resyncs): "
             f"{quantiles(latencies)}"
         )
         if options["watchers"] and (
