@@ -142,6 +142,15 @@ class Command(BaseCommand):
         load = " ".join(f"{x:.2f}" for x in os.getloadavg())
         self.stdout.write(f"load average before (1, 5, 15 min, 2 cores): {load}")
         failures: list[str] = []
+        others = Tournament.objects.filter(
+            status__in=[Tournament.Status.UPCOMING, Tournament.Status.RUNNING]
+        ).count()
+        if others:
+            # The sweeper would pair them too, and their waves would be counted with ours.
+            raise CommandError(
+                f"{others} tournament(s) of this database are upcoming or running: use a "
+                "database of the benchmark's own"
+            )
         if options["players"]:
             check_shared_services(options["procs"])
             failures += self.arena(options)
