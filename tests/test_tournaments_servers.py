@@ -106,9 +106,16 @@ async def connect(server: Server, path: str, cookie: str | None = None) -> Any:
     )
 
 
+# The least time between two moves of one socket: a socket may send 20 messages a second, and
+# the messages over the rate are dropped (docs/PROTOCOL.md, `rate_limited`).
+MOVE_INTERVAL = 0.06
+
+
 async def play_game(server: Server, cookie: str, game_id: int, play: Play, rng: Any) -> None:
-    """Random legal moves, each as soon as the turn comes, until the game's end."""
+    """Random legal moves, each as soon as the turn comes (within the socket's rate), until
+    the game's end."""
     socket = await connect(server, f"/ws/games/{game_id}/", cookie)
+    sent = 0.0
     try:
         you, view = None, {}
         while True:
@@ -125,6 +132,8 @@ async def play_game(server: Server, cookie: str, game_id: int, play: Play, rng: 
                     play.errors.append(message)
                 continue
             if view["status"] == "active" and view["to_move"] == you:
+                await asyncio.sleep(max(0.0, sent + MOVE_INTERVAL - time.monotonic()))
+                sent = time.monotonic()
                 move = pick_client_move(view["legal_moves"], rng)
                 await socket.send(
                     json.dumps({"type": "move", "move": move, "ply": view["ply"], "id": 0})
@@ -205,7 +214,12 @@ def play_through(
         await in_thread(lambda: query.update(starts_at=timezone.now()))
         await until(lambda: query.get().status != Tournament.Status.UPCOMING, "the start")
         await in_thread(after_start)
-        await asyncio.wait_for(play.finished.wait(), WITHIN)
+        try:
+            await asyncio.wait_for(play.finished.wait(), WITHIN)
+        except TimeoutError:
+            raise AssertionError(
+                f"not finished: {await in_thread(describe)}; errors {play.errors}"
+            ) from None
         await asyncio.wait_for(asyncio.gather(*clients), WITHIN)
         await asyncio.wait_for(asyncio.gather(*play.games), WITHIN)
         # The pages have every change (the last games' results are counted after their end).
@@ -217,6 +231,13 @@ def play_through(
             task.cancel()
         await asyncio.gather(*watchers, return_exceptions=True)
         return play, pages
+
+    def describe() -> str:
+        row = Tournament.objects.get(pk=tournament.pk)
+        pairings = Pairing.objects.filter(tournament=tournament).values_list(
+            "round", "first_id", "second_id", "result", "game__status", "game__ply"
+        )
+        return f"{row.status} round {row.round} v{row.version}: {list(pairings)}"
 
     return asyncio.run(main())
 
@@ -298,7 +319,7 @@ def test_a_swiss_is_played_whole_through_the_sockets_on_two_processes(
 ) -> None:
     creator, *users = [make_user(f"swiss{n}") for n in range(6)]
     tournament = creation.create_tournament(
-        creator=creator, kind="swiss", slug="zigzag", time_control="1+0", rounds=3
+        creator=creator, kind="swiss", slug="diffusion", time_control="1+0", rounds=3
     )
     Entry.objects.bulk_create(Entry(tournament=tournament, user=user) for user in users)
     play, pages = play_through(stack, tournament, users)
