@@ -1,6 +1,6 @@
 """A whole arena played through the sockets, and a Swiss paired round by round.
 
-    python -m devtools tourneybench --players 1000 --procs 2 --minutes 5 --think 2.5
+    python -m devtools tourneybench --players 1000 --procs 2 --minutes 6 --think 3 --swiss 200
     python -m devtools tourneybench --players 0 --swiss 200
 
 Starts PROCS Daphne processes and one sweeper (which starts, pairs and ends the arena, as in
