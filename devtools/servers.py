@@ -1,4 +1,5 @@
-"""Daphne processes for the benchmark commands (loadtest, stackfloor, lobbybench, wsburst)."""
+"""Daphne processes for the benchmark commands (loadtest, stackfloor, lobbybench, wsburst,
+tourneybench), and the sweeper beside them."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import signal
 import smtplib
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
@@ -204,6 +206,50 @@ def replace_server(
     except subprocess.TimeoutExpired as error:
         raise CommandError(f"server on {old.port} did not stop within {grace} s") from error
     return ready, time.monotonic() - began
+
+
+@dataclass
+class BenchSweeper:
+    """`manage.py sweeper` beside the servers: it starts, pairs and ends tournaments and ends
+    games on time. Its metrics are served on `metrics_port`, its log written to `log`."""
+
+    process: subprocess.Popen[bytes]
+    log: Path
+    metrics_port: int
+
+    def metrics(self) -> str:
+        """Its Prometheus metrics, as text."""
+        url = f"http://127.0.0.1:{self.metrics_port}/metrics"
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            return str(answer.read().decode())
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+
+
+def start_sweeper(*extra: str) -> BenchSweeper:
+    """One sweeper on this environment's settings, serving its metrics on a port of its own;
+    waits until they answer (the sweeper is then in its loop)."""
+    port = free_port()
+    log = Path(tempfile.mkstemp(prefix="bench-sweeper-", suffix=".log")[1])
+    env = {**os.environ, "METRICS_PORT": str(port), "METRICS_HOST": "127.0.0.1"}
+    command = [sys.executable, "-m", "devtools", "sweeper", *extra]
+    sweeper = BenchSweeper(process=_launch(command, env, log), log=log, metrics_port=port)
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while True:
+        try:
+            sweeper.metrics()
+            return sweeper
+        except OSError as error:
+            if sweeper.process.poll() is not None or time.monotonic() > deadline:
+                sweeper.stop()
+                raise CommandError(f"sweeper failed:\n{log.read_text()}") from error
+            time.sleep(0.2)
 
 
 def stop_servers(servers: list[BenchServer]) -> None:

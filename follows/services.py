@@ -117,13 +117,23 @@ def _game_view(game: Game) -> dict[str, Any]:
 
 def games_started(games: list[Game], **_: Any) -> None:
     """Tell the followers of each new game's players."""
+    # One query for the whole burst (a tournament's wave starts hundreds of games at once).
+    followers: dict[int, list[Follow]] = {}
+    everyone = {player for game in games for player in (game.player1_id, game.player2_id)}
+    for follow in Follow.objects.filter(player_id__in=list(everyone)).select_related("user"):
+        followers.setdefault(follow.player_id, []).append(follow)
     for game in games:
         players = {game.player1_id: game.player1, game.player2_id: game.player2}
-        follows = Follow.objects.filter(player_id__in=list(players)).exclude(
-            user_id__in=list(players)
-        )
+        follows = [
+            follow
+            for player_id in players
+            for follow in followers.get(player_id, [])
+            if follow.user_id not in players
+        ]
+        if not follows:
+            continue
         view = _game_view(game)
-        for follow in follows.select_related("user"):
+        for follow in follows:
             player = players[follow.player_id]
             event = protocol.Followed(
                 news="game_started",

@@ -67,6 +67,26 @@ PAIRING_SECONDS = Histogram(
     buckets=(0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900, 3600, 4 * 3600, 86400),
 )
 
+# --- tournaments ---------------------------------------------------------------------------
+TOURNAMENT_PAIRING_SECONDS = Histogram(
+    "diffusion_tournament_pairing_seconds",
+    "How long pairing one arena wave or one Swiss or round-robin round took, from reading "
+    "the players to its commit and its games announced, by kind (arena, swiss, round_robin)",
+    ["kind"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+)
+TOURNAMENT_GAMES = Counter(
+    "diffusion_tournament_games",
+    "Games begun by tournament pairings (waves and rounds), by kind",
+    ["kind"],
+)
+TOURNAMENT_LEFT_WAITING = Histogram(
+    "diffusion_tournament_left_waiting",
+    "Free players an arena wave left unpaired: the odd one out (0 or 1); more means players "
+    "waited while a partner was free",
+    buckets=(0, 1, 2, 5, 10, 50),
+)
+
 # --- outages and catch-ups ----------------------------------------------------------------
 DATABASE_ERRORS = Counter(
     "diffusion_database_errors",
@@ -123,6 +143,15 @@ def moved(game: str, moves: int, started: float) -> None:
     (time.perf_counter())."""
     MOVES.labels(game).inc(moves)
     MOVE_SECONDS.labels(game).observe(time.perf_counter() - started)
+
+
+def tournament_paired(kind: str, games: int, started: float) -> float:
+    """A tournament wave or round of `kind` began `games` games; its pairing started at
+    `started` (time.perf_counter()). The seconds it took."""
+    seconds = time.perf_counter() - started
+    TOURNAMENT_GAMES.labels(kind).inc(games)
+    TOURNAMENT_PAIRING_SECONDS.labels(kind).observe(seconds)
+    return seconds
 
 
 def seeks_paired(partner: str, created: Iterable[datetime]) -> None:

@@ -107,6 +107,7 @@ SHARED_SERVER_FILES = (
     "tests/test_compose.py",
     "tests/test_metrics.py",
     "tests/test_server.py",
+    "tests/test_tournaments_servers.py",
     "tests/test_browser_access.py",
     "tests/test_browser_keyboard.py",
     "tests/test_browser_lobby_phone.py",

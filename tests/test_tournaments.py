@@ -11,17 +11,24 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from django.db import connection, transaction
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from accounts.models import User
+from follows.models import Follow
 from games import services as game_services
 from games.models import Game
+from lobby.models import LobbyVersion
+from lobby.services import seeks
 from realtime.errors import ServiceError
+from realtime.protocol import encode
 from tests.games_helpers import make_user, session_for
 from tests.wsutil import connected, receive
 from tournaments.models import Entry, Pairing, Schedule, Tournament
-from tournaments.services import clock, creation, entries, results
+from tournaments.services import clock, creation, entries, publish, results, rounds
 
 # A result is counted when the game's transaction commits (games.lifecycle), as in production.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -286,6 +293,53 @@ def test_a_result_is_counted_once_and_the_sweeper_counts_one_nobody_counted() ->
     assert entry(tournament, pairing.first).points == 2
 
 
+def queries_of_an_arena(size: int, prefix: str) -> tuple[int, int]:
+    """(the queries of an arena's start with its first wave, those of its second wave), for
+    `size` players."""
+    creator, *field = players(size + 1, prefix)
+    follower = make_user(f"{prefix}fan")  # someone follows the players: they hear of games
+    for player in field:
+        Follow.objects.create(user=follower, player=player)
+    tournament = arena(creator)
+    for player in field:
+        entries.join(user=player, tournament_id=tournament.pk)
+    Tournament.objects.filter(pk=tournament.pk).update(starts_at=timezone.now())
+    with CaptureQueriesContext(connection) as start:
+        rounds.start(tournament.pk)
+    first_wave = in_play(tournament)
+    assert len(first_wave) == size // 2
+    for pairing in first_wave:
+        win(pairing, pairing.first)
+    with CaptureQueriesContext(connection) as wave:
+        assert rounds.arena_wave(tournament.pk) == size // 2
+    return len(start), len(wave)
+
+
+def test_an_arena_wave_runs_as_many_queries_for_forty_players_as_for_four() -> None:
+    LobbyVersion.objects.get_or_create(pk=1)  # the lobby's first event creates it: not a wave's
+    assert queries_of_an_arena(40, "big") == queries_of_an_arena(4, "small")
+
+
+def sends_after_commit(games: list[Game]) -> int:
+    """How many after-commit sends announcing these games registers."""
+    with transaction.atomic():
+        seeks.announce_games(games)
+        return len(connection.run_on_commit)
+
+
+def test_a_waves_games_are_announced_to_their_players_in_one_send_however_many() -> None:
+    # From the sweeper each send is a trip to an event loop of its own: a wave of 500 games
+    # announced player by player took seconds.
+    creator, *field = players(9)
+    tournament = arena(creator)
+    for player in field:
+        entries.join(user=player, tournament_id=tournament.pk)
+    started(tournament)
+    games = list(Game.objects.filter(tournament_pairing__tournament=tournament))
+    assert len(games) == 4
+    assert sends_after_commit(games) == sends_after_commit(games[:1])
+
+
 # --- Swiss and round robin -------------------------------------------------------------------
 
 
@@ -321,6 +375,29 @@ def test_a_swiss_plays_its_rounds_with_a_bye_and_no_rematch_then_finishes() -> N
     assert sum(row.points for row in rows) == 3 * (2 * 2 + 2)  # two games and a bye a round
     assert tournament.winner_id == max(rows, key=lambda r: (r.points, r.tiebreak)).user_id
     assert any(row.tiebreak for row in rows)  # Buchholz
+
+
+def queries_of_a_swiss_round(size: int, prefix: str) -> int:
+    """The queries of the result that completes a Swiss's first round and pairs the second,
+    for `size` players."""
+    creator, *field = players(size + 1, prefix)
+    tournament = creation.create_tournament(
+        creator=creator, kind="swiss", slug="zigzag", time_control="1d", rounds=3
+    )
+    for player in field:
+        entries.join(user=player, tournament_id=tournament.pk)
+    tournament = started(tournament)
+    *others, last = in_play(tournament)
+    for pairing in others:
+        win(pairing, pairing.first)
+    with CaptureQueriesContext(connection) as queries:
+        win(last, last.first)
+    assert Tournament.objects.get(pk=tournament.pk).round == 2
+    return len(queries)
+
+
+def test_a_swiss_round_is_paired_with_as_many_queries_for_forty_players_as_for_four() -> None:
+    assert queries_of_a_swiss_round(40, "big") == queries_of_a_swiss_round(4, "small")
 
 
 def test_a_double_round_robin_meets_every_pair_once_with_each_colour() -> None:
@@ -394,6 +471,29 @@ async def test_a_tournament_page_gets_its_snapshot_then_each_change() -> None:
     error = await receive(missing)
     assert error["code"] == "no_such_tournament"
     await missing.disconnect()
+
+
+async def test_a_tournament_page_gets_updates_in_version_order_and_each_once() -> None:
+    # Two processes that counted results a moment apart send their updates in either order.
+    (creator,) = await database_sync_to_async(players)(1)
+    tournament = await database_sync_to_async(arena)(creator)
+    client = await connected(f"/ws/tournaments/{tournament.pk}/")
+    layer = get_channel_layer()
+
+    async def update(version: int) -> dict[str, Any]:
+        frame = await database_sync_to_async(publish.update_frame)(
+            tournament.pk, version, set(), []
+        )
+        return {"type": "tournament.update", "v": version, "text": encode(frame)}
+
+    try:
+        v = (await receive(client))["v"]
+        for version in (v + 2, v, v + 1):  # swapped, and one the snapshot holds already
+            await layer.group_send(publish.group(tournament.pk), await update(version))
+        assert [(await receive(client))["v"] for _ in range(2)] == [v + 1, v + 2]
+        assert await client.receive_nothing(timeout=0.2)
+    finally:
+        await client.disconnect()
 
 
 def test_the_http_api_creates_joins_and_withdraws_with_documented_errors() -> None:

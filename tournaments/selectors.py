@@ -75,15 +75,37 @@ def standings(
     tournament: Tournament, *, concerning: set[int] | None = None, limit: int = TOP
 ) -> tuple[list[protocol.Row], list[protocol.Row], int]:
     """(the top lines, the lines of the users in `concerning`, how many players)."""
-    entries = ranked(tournament)
-    top = [row(entry, rank, tournament) for rank, entry in enumerate(entries[:limit], 1)]
+    # Every result sends this to the pages: rank the entries on the fields the order reads
+    # (plain tuples), and load whole rows only for the lines sent, not for a thousand players.
+    keys = list(Entry.objects.filter(tournament=tournament).values_list(*ORDER_FIELDS, named=True))
+    keys.sort(key=order_key(tournament))
     wanted = concerning or set()
-    mine = [
-        row(entry, rank, tournament)
-        for rank, entry in enumerate(entries, 1)
-        if entry.user_id in wanted
-    ]
-    return top, mine, sum(1 for entry in entries if not entry.withdrawn)
+    ranks = {
+        key.id: rank for rank, key in enumerate(keys, 1) if rank <= limit or key.user_id in wanted
+    }
+    rows = {
+        entry.pk: entry
+        for entry in Entry.objects.filter(pk__in=list(ranks))
+        .select_related("user")
+        .only(*ENTRY_FIELDS)
+    }
+    top = [row(rows[key.id], rank, tournament) for rank, key in enumerate(keys[:limit], 1)]
+    mine = [row(rows[key.id], ranks[key.id], tournament) for key in keys if key.user_id in wanted]
+    return top, mine, sum(1 for key in keys if not key.withdrawn)
+
+
+# What order_key reads, and the row's id.
+ORDER_FIELDS = (
+    "id",
+    "user_id",
+    "points",
+    "wins",
+    "rating",
+    "tiebreak",
+    "tiebreak2",
+    "seed",
+    "withdrawn",
+)
 
 
 def pairing_view(pairing: Pairing) -> protocol.PairingView:

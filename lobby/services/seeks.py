@@ -249,9 +249,13 @@ def announce_games(games: list[Game], **_: Any) -> None:
     """Tell the live-games list and both players (`you` says which side) of new games,
     from whichever source they came (games.lifecycle.games_started: after commit)."""
     with transaction.atomic():
-        for game in games:
-            for number, user_id in ((1, game.player1_id), (2, game.player2_id)):
-                feed.tell([user_id], protocol.GameStarted(game_id=game.pk, you=number))
+        feed.tell_each(
+            [
+                (user_id, protocol.GameStarted(game_id=game.pk, you=number))
+                for game in games
+                for number, user_id in ((1, game.player1_id), (2, game.player2_id))
+            ]
+        )
         feed.publish(
             *(
                 protocol.GameStarted(v=feed.UNSTAMPED, game_id=g.pk, game=game_summary(g))

@@ -46,7 +46,11 @@ def update_frame(
     if tournament is None:
         return None
     top, mine, players = selectors.standings(tournament, concerning=users)
-    pairings = Pairing.objects.filter(pk__in=pairing_ids).select_related("first", "second")
+    pairings = (
+        Pairing.objects.filter(pk__in=pairing_ids)
+        .select_related("first", "second")
+        .only("round", "game_id", "result", "first__username", "second__username")
+    )
     return protocol.TournamentUpdate(
         v=version,
         status=tournament.status,

@@ -10,7 +10,7 @@ from django.utils import timezone
 from games.models import Game
 from tournaments.models import Entry, Pairing, Tournament
 from tournaments.pairing import arena
-from tournaments.services import publish, rounds
+from tournaments.services import publish, rounds, saving
 from tournaments.services.locking import locked
 
 # A pairing's result -> what each player got.
@@ -81,7 +81,7 @@ def count(tournament_id: int, game_id: int) -> bool:
             absent = first if game.ply == 0 else second
             absent.withdrawn = True
         pairing.save(update_fields=["result", "first_points", "second_points"])
-        Entry.objects.bulk_update(
+        saving.update_entries(
             [first, second],
             [
                 "points",

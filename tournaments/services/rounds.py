@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from collections.abc import Hashable
 from datetime import timedelta
 
@@ -16,13 +17,14 @@ from django.utils import timezone
 
 from games import services as game_services
 from games.models import Game
+from realtime import metrics
 from tournaments.models import Entry, Pairing, Tournament
 from tournaments.pairing import arena, swiss
 from tournaments.pairing.errors import PairingError
 from tournaments.pairing.round_robin import round_robin
 from tournaments.pairing.tiebreaks import Game as Played
 from tournaments.pairing.tiebreaks import tiebreaks
-from tournaments.services import publish
+from tournaments.services import publish, saving
 from tournaments.services.locking import locked
 
 logger = logging.getLogger(__name__)
@@ -56,7 +58,7 @@ def start(tournament_id: int) -> None:
         for number, entry in enumerate(entries, 1):
             entry.seed = number
             entry.free_since = now
-        Entry.objects.bulk_update(entries, ["seed", "free_since"])
+        saving.update_entries(entries, ["seed", "free_since"])
         tournament.status = Tournament.Status.RUNNING
         tournament.starts_at = min(tournament.starts_at, now)
         if tournament.kind == Tournament.Kind.ARENA:
@@ -88,6 +90,7 @@ def arena_wave(tournament_id: int) -> int:
 
 
 def _wave(tournament: Tournament) -> int:
+    began = time.perf_counter()
     free = list(
         Entry.objects.filter(tournament=tournament, withdrawn=False, playing=False).select_related(
             "user"
@@ -117,7 +120,33 @@ def _wave(tournament: Tournament) -> int:
         entries=[e for pair in wave.pairs for e in (by_user[pair[0]], by_user[pair[1]])],
         pairings=pairings,
     )
+    _timed(tournament, len(pairings), began, free=len(free))
     return len(pairings)
+
+
+def _timed(tournament: Tournament, games: int, began: float, free: int | None = None) -> None:
+    """Count and time a wave or round once it is committed. Registered last, so that the
+    after-commit work registered before it (the games' announcements, the pages' update) is
+    in the time: the pairing is done for the players when they have heard of their games."""
+    kind, number = str(tournament.kind), tournament.round
+
+    def done() -> None:
+        seconds = metrics.tournament_paired(kind, games, began)
+        left = ""
+        if free is not None:
+            metrics.TOURNAMENT_LEFT_WAITING.observe(free - 2 * games)
+            left = f" of {free} free ({free - 2 * games} left waiting)"
+        logger.info(
+            "tournament %s: %s %s paired: %s game(s)%s in %.3f s",
+            tournament.pk,
+            "wave" if kind == Tournament.Kind.ARENA else "round",
+            number,
+            games,
+            left,
+            seconds,
+        )
+
+    transaction.on_commit(done)
 
 
 def _create_games(tournament: Tournament, pairs: list[tuple[Entry, Entry]]) -> list[Pairing]:
@@ -150,7 +179,7 @@ def _create_games(tournament: Tournament, pairs: list[tuple[Entry, Entry]]) -> l
             entry.playing = True
             if tournament.kind == Tournament.Kind.ARENA:
                 entry.colours = (entry.colours + colour)[-100:]
-    Entry.objects.bulk_update([e for pair in pairs for e in pair], ["playing", "colours"])
+    saving.update_entries([e for pair in pairs for e in pair], ["playing", "colours"])
     return pairings
 
 
@@ -174,6 +203,7 @@ def next_round(tournament: Tournament) -> None:
 
 
 def _swiss_round(tournament: Tournament) -> bool:
+    began = time.perf_counter()
     entries = list(Entry.objects.filter(tournament=tournament).select_related("user"))
     present = [e for e in entries if not e.withdrawn]
     players = [
@@ -234,15 +264,15 @@ def _swiss_round(tournament: Tournament) -> bool:
             )
         else:
             entry.sheet += "-"  # withdrawn, or not paired: no game this round
-    Entry.objects.bulk_update(
-        entries, ["floats", "colours", "opponents", "points", "byes", "sheet"]
-    )
+    saving.update_entries(entries, ["floats", "colours", "opponents", "points", "byes", "sheet"])
     pairings = _create_games(tournament, pairs) + Pairing.objects.bulk_create(bye_pairings)
     publish.changed(tournament, entries=entries if len(entries) <= 50 else [], pairings=pairings)
+    _timed(tournament, len(pairs), began)
     return True
 
 
 def _round_robin_round(tournament: Tournament) -> bool:
+    began = time.perf_counter()
     entries = sorted(
         Entry.objects.filter(tournament=tournament).select_related("user"),
         key=lambda e: e.seed or 10**6,
@@ -266,15 +296,17 @@ def _round_robin_round(tournament: Tournament) -> bool:
             pairs.append((first, second))
     if table.bye is not None:
         number[table.bye].sheet += "-"  # sitting out: no points in a round robin
-    Entry.objects.bulk_update(seeded, ["opponents", "points", "wins", "losses", "games", "sheet"])
-    pairings = _create_games(tournament, pairs) + forfeits
+    saving.update_entries(seeded, ["opponents", "points", "wins", "losses", "games", "sheet"])
+    pairings = _create_games(tournament, pairs) + Pairing.objects.bulk_create(forfeits)
     publish.changed(tournament, entries=seeded, pairings=pairings)
+    _timed(tournament, len(pairs), began)
     if not pairs and round_complete(tournament):
         next_round(tournament)
     return True
 
 
 def _forfeit(tournament: Tournament, first: Entry, second: Entry) -> Pairing:
+    """The (unsaved) pairing of a game lost by forfeit, its points given."""
     if first.withdrawn and second.withdrawn:
         result, points = Pairing.Result.VOID, (0, 0)
     elif first.withdrawn:
@@ -284,7 +316,7 @@ def _forfeit(tournament: Tournament, first: Entry, second: Entry) -> Pairing:
     for entry, got in ((first, points[0]), (second, points[1])):
         entry.points += got
         entry.sheet += "+" if got else "-"
-    return Pairing.objects.create(
+    return Pairing(
         tournament=tournament,
         round=tournament.round,
         first=first.user,
@@ -336,7 +368,7 @@ def update_tiebreaks(tournament: Tournament) -> None:
             entry.tiebreak, entry.tiebreak2 = found.buchholz, found.sonneborn_berger
         else:
             entry.tiebreak, entry.tiebreak2 = found.sonneborn_berger, 0.0
-    Entry.objects.bulk_update(entries, ["tiebreak", "tiebreak2"])
+    saving.update_entries(entries, ["tiebreak", "tiebreak2"])
 
 
 def games_to_count() -> list[tuple[int, Game]]:
