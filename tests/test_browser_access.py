@@ -9,7 +9,7 @@ file runs whole on one worker.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,14 +100,18 @@ def started_world(
     browser: Browser,
     tmp_path_factory: pytest.TempPathFactory,
     games: bool = True,
+    shared: Site | None = None,
 ) -> Iterator[World]:
     """A server, two guests (Alice and Bob) and, with `games`, a game of every board type
     Alice is to move in, one she resigned, a registered user (Dana), and Dana's Swiss, started,
-    with Alice and Bob playing a game in it."""
+    with Alice and Bob playing a game in it. With `shared`, on the test process's shared
+    server (its guests are new; a server of its own costs a database and a start)."""
     scratch = tmp_path_factory.mktemp("access")
     problems = Problems()
-    with migrated_scratch_database(scratch) as database_url:
-        site = Site(scratch, database_url)
+    with (
+        nullcontext(None) if shared is not None else migrated_scratch_database(scratch)
+    ) as database_url:
+        site = shared if shared is not None else Site(scratch, str(database_url))
         with site.serve():
             world = World(site, problems)
             alice = guest(browser, site, problems, "alice")

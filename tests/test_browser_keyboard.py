@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.browsers import keep_screenshot
+from tests.browsers import SharedSite, keep_screenshot
 from tests.test_browser import challenge, smallest_target
 from tests.test_browser_access import SIZES, World, started_world
 
@@ -32,8 +32,11 @@ except ImportError:  # pragma: no cover - the dev extra installs it
 def world(
     browser: Browser,
     tmp_path_factory: pytest.TempPathFactory,
+    shared_site: SharedSite,
 ) -> Iterator[World]:
-    with started_world(browser, tmp_path_factory, games=False) as started:
+    # The process's shared server: these tests need two fresh guests, not a server of their
+    # own (its database and start cost half a minute).
+    with started_world(browser, tmp_path_factory, games=False, shared=shared_site) as started:
         yield started
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browsers import TIMEOUT_MS
+from tests.browsers import TIMEOUT_MS, SharedSite
 from tests.test_browser import guest, username
 from tests.test_browser_access import PAGES_OUT, SIZES, World, started_world
 
@@ -46,8 +46,11 @@ LOBBY_BUTTONS = ["#seek-submit", "#computer-submit", "#challenge-submit"]
 def world(
     browser: Browser,
     tmp_path_factory: pytest.TempPathFactory,
+    shared_site: SharedSite,
 ) -> Iterator[World]:
-    with started_world(browser, tmp_path_factory, games=False) as started:
+    # The process's shared server: these tests need two fresh guests, not a server of their
+    # own (its database and start cost half a minute).
+    with started_world(browser, tmp_path_factory, games=False, shared=shared_site) as started:
         yield started
 
 
