@@ -32,7 +32,6 @@ HTTP_STATUS = {
     "not_accepting_followers": 403,
     "not_a_moderator": 403,
     "not_invited": 403,
-    "guests_cannot_create": 403,
     "csrf_failed": 403,
     "no_such_game": 404,
     "no_such_seek": 404,

@@ -120,8 +120,9 @@ def test_a_creator_may_have_three_tournaments_waiting_at_once() -> None:
     assert Tournament.objects.count() == creation.MAX_OPEN_PER_CREATOR
     guest = User.objects.create_user(username="Guest-1", password=None, is_guest=True)
     with pytest.raises(ServiceError) as caught:
-        arena(guest)
-    assert caught.value.code == "guests_cannot_create"
+        arena(guest)  # rated
+    assert caught.value.code == "guests_play_casual"
+    assert arena(guest, rated=False).creator == guest
 
 
 # --- joining ---------------------------------------------------------------------------------

@@ -109,8 +109,11 @@ def create_tournament(
     """A player's tournament: it starts `starts_in_minutes` from now."""
     if not creator.is_authenticated:
         raise ServiceError("not_logged_in", "Log in to create a tournament.")
-    if creator.is_guest:
-        raise ServiceError("guests_cannot_create", "Sign up to create tournaments.")
+    if creator.is_guest and rated is True:
+        # A guest's tournament is casual, as a guest's games are.
+        raise ServiceError(
+            "guests_play_casual", "Guests make casual tournaments only: sign up for a rated one."
+        )
     fields = check_format(
         kind=kind,
         slug=slug,
