@@ -11,18 +11,13 @@ from collections.abc import Callable
 from typing import Any
 
 import msgspec
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET, require_POST
 
 from lobby import commands, selectors
-from realtime.errors import ServiceError, http_status
+from realtime.api_errors import refuse
+from realtime.errors import ServiceError
 from realtime.protocol import decode, decoder, encode
-
-
-def refuse(error: ServiceError) -> JsonResponse:
-    return JsonResponse(
-        {"error": {"code": error.code, "message": error.message}}, status=http_status(error.code)
-    )
 
 
 def _json(answer: Any) -> HttpResponse:

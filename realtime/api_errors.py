@@ -20,7 +20,7 @@ from django.http.request import RawPostDataException
 from django.shortcuts import render
 
 from realtime import metrics
-from realtime.errors import UNAVAILABLE, is_outage
+from realtime.errors import UNAVAILABLE, ServiceError, http_status, is_outage
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +38,11 @@ PLAIN = {
 
 def error(status: int, code: str, message: str) -> JsonResponse:
     return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+
+
+def refuse(refusal: ServiceError) -> JsonResponse:
+    """A service's refusal as the API answers it: its code, message and HTTP status."""
+    return error(http_status(refusal.code), refusal.code, refusal.message)
 
 
 class ApiErrorMiddleware:

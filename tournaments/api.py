@@ -9,22 +9,17 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from realtime.errors import ServiceError, http_status
+from realtime.api_errors import refuse
+from realtime.errors import ServiceError
 from realtime.protocol import decode, decoder, encode
 from tournaments import protocol, selectors
 from tournaments.services import creation, entries
 
 _create = decoder(protocol.CreateBody)
 _join = decoder(protocol.JoinBody)
-
-
-def refuse(error: ServiceError) -> JsonResponse:
-    return JsonResponse(
-        {"error": {"code": error.code, "message": error.message}}, status=http_status(error.code)
-    )
 
 
 def _json(answer: Any, status: int = 200) -> HttpResponse:

@@ -47,7 +47,7 @@ from games.services.correspondence import (
     send_move_notices,
     stalled_games,
 )
-from games.services.create import create_game, create_games, new_game
+from games.services.create import check_time_control, create_game, create_games, new_game
 from games.services.ending import abort, resign
 from games.services.events import broadcast
 from games.services.moderation import abort_by_moderator, annul
@@ -71,6 +71,7 @@ __all__ = [
     "answer_takeback",
     "broadcast",
     "check_clock",
+    "check_time_control",
     "claim_victory",
     "connections_reaped",
     "connections_revived",

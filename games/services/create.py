@@ -16,6 +16,14 @@ from games.services.clock import set_deadline
 from realtime.errors import ServiceError
 
 
+def check_time_control(text: Any) -> clocks.TimeControl:
+    """The time control `text` names; ServiceError("invalid_time_control") if none."""
+    try:
+        return clocks.parse(text)
+    except clocks.BadTimeControl as error:
+        raise ServiceError("invalid_time_control", str(error)) from None
+
+
 def new_game(
     *,
     slug: str,
@@ -40,14 +48,11 @@ def new_game(
         rules = rules_for(slug, options)
     except InvalidOptions as error:
         raise ServiceError("invalid_options", str(error)) from None
-    try:
-        control = (
-            time_control
-            if isinstance(time_control, clocks.TimeControl)
-            else clocks.parse(time_control)
-        )
-    except clocks.BadTimeControl as error:
-        raise ServiceError("invalid_time_control", str(error)) from None
+    control = (
+        time_control
+        if isinstance(time_control, clocks.TimeControl)
+        else check_time_control(time_control)
+    )
     game = Game(
         slug=slug,
         options=options,

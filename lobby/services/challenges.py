@@ -22,7 +22,6 @@ from lobby import protocol
 from lobby.models import Challenge
 from lobby.payloads import challenge_payload
 from lobby.services import feed
-from lobby.services.seeks import check_time_control
 from realtime.errors import ServiceError
 
 LIFETIME = timedelta(hours=24)
@@ -74,7 +73,7 @@ def create_challenge(
     options = options or {}
     if not isinstance(options, dict):
         raise ServiceError("bad_message", '"options" must be an object.')
-    control = check_time_control(time_control)
+    control = game_services.check_time_control(time_control)
     try:
         full = normalized_options(slug, options)
     except InvalidOptions as error:

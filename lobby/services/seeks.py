@@ -18,7 +18,6 @@ from django.db.models import Case, Value, When
 from accounts import restrictions
 from accounts.models import User
 from bots import services as bots
-from games import clocks
 from games import services as game_services
 from games.engine import normalized_options
 from games.models import Game
@@ -101,14 +100,6 @@ def check_rating_range(value: Any) -> list[int] | None:
     return [value[0], value[1]]
 
 
-def check_time_control(text: Any) -> clocks.TimeControl:
-    """The time control `text` names; ServiceError("invalid_time_control") if none."""
-    try:
-        return clocks.parse(text)
-    except clocks.BadTimeControl as error:
-        raise ServiceError("invalid_time_control", str(error)) from None
-
-
 def create_seek(
     *,
     user: User,
@@ -124,7 +115,7 @@ def create_seek(
     if not user.is_authenticated:
         raise ServiceError("not_logged_in", "Log in or play as a guest to seek a game.")
     checked = check_games(games)
-    control = check_time_control(time_control)
+    control = game_services.check_time_control(time_control)
     span = check_rating_range(rating_range)
     computer_level = None if computer is None else bots.check_level(computer)
     if rated and user.is_guest:

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from games import clocks
+from games import services as game_services
 from games.engine import normalized_options
 from games.rules import InvalidOptions
 from realtime.errors import ServiceError
@@ -59,10 +59,7 @@ def check_format(
         full = normalized_options(slug, options)
     except InvalidOptions as error:
         raise ServiceError("invalid_options", str(error)) from None
-    try:
-        control = clocks.parse(time_control)
-    except clocks.BadTimeControl as error:
-        raise ServiceError("invalid_time_control", str(error)) from None
+    control = game_services.check_time_control(time_control)
     fields: dict[str, Any] = {
         "kind": kind,
         "slug": slug,
