@@ -12,7 +12,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from config.routing import websocket_urlpatterns  # noqa: E402
-from realtime import metrics  # noqa: E402
+from realtime import bridge, metrics  # noqa: E402
 from realtime.auth import AuthMiddlewareStack  # noqa: E402
 
 application = ProtocolTypeRouter(
@@ -23,5 +23,7 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+# On the in-memory layer, the server hears the other processes' broadcasts (realtime/bridge.py).
+bridge.bind()
 # Each server process serves its own metrics, on METRICS_PORT if set (docs/METRICS.md).
 metrics.serve("server")

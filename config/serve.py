@@ -14,7 +14,8 @@ commands) goes through here, so the flags that matter under load are set once:
 - fewer, not longer, garbage collections (GC_THRESHOLDS);
 - silent connections closed after HTTP_IDLE_SECONDS;
 - the access log written through logging (config/access_log.py), in the log's format;
-- SIGTERM drains the process before it stops (config/graceful.py).
+- SIGTERM drains the process before it stops (config/graceful.py);
+- on the in-memory layer, the other processes' broadcasts reach this one (realtime/bridge.py).
 """
 
 from __future__ import annotations
@@ -107,12 +108,14 @@ def main(argv: list[str] | None = None) -> None:
     from daphne.cli import CommandLineInterface
 
     from config import access_log, eager_writes, graceful, quiet_autobahn
+    from realtime import bridge
 
     gc.set_threshold(*GC_THRESHOLDS)
     close_silent_connections(HTTP_IDLE_SECONDS)
     eager_writes.install()
     quiet_autobahn.install()
     access_log.install()
+    bridge.listen_in_this_process()
 
     cli = CommandLineInterface()
     graceful.install(cli)

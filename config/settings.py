@@ -248,7 +248,8 @@ WEBSOCKET_MAX_MESSAGE_BYTES = int(os.environ.get("WEBSOCKET_MAX_MESSAGE_BYTES", 
 # then recover). The expiry leaves room for a process stalled by load.
 # How often each process checks that its game sockets have every stored event (games/catchup.py).
 # On the in-memory layer the moves of the computer (played by the bots worker, another process)
-# reach the sockets only this way: often, then (one query per interval for the whole process).
+# come over realtime/bridge.py; this is its safety net: often, then (one query per interval
+# for the whole process).
 GAME_CATCH_UP_SECONDS = float(os.environ.get("GAME_CATCH_UP_SECONDS", "2" if REDIS_URL else "0.25"))
 PRESENCE_HEARTBEAT_SECONDS = float(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "10"))
 # A server process told to stop (SIGTERM) moves its sockets to the other processes and stops

@@ -109,8 +109,9 @@ async def catch_up_once(loop: asyncio.AbstractEventLoop) -> int:
             logger.exception("catching up a socket of game %s failed", stream.game_id)
     if behind:
         metrics.CATCH_UPS.inc(len(behind))
-        # On the in-memory layer (`make run`) this is how the moves of other processes (the
-        # computer's, the sweeper's) arrive at all: routine there, a lost broadcast on Redis.
+        # On the in-memory layer (`make run`) the other processes' moves come over the bridge
+        # (realtime/bridge.py); one it could not carry (too big, sent while the server was
+        # starting) is routine there, a lost broadcast on Redis is not.
         level = logging.INFO if _in_memory_layer() else logging.WARNING
         logger.log(level, "caught up %d game socket(s) that missed an event", len(behind))
     return len(behind)

@@ -136,7 +136,8 @@ def build_channel_layers(
     prefix: str = "diffusion",
     shards: int = 1,
 ) -> dict[str, Any]:
-    """The CHANNEL_LAYERS setting: in-memory without a Redis URL, else the chosen Redis layer.
+    """The CHANNEL_LAYERS setting: in-memory (bridged, bridge.py) without a Redis URL, else
+    the chosen Redis layer.
 
     `shards` (Pub/Sub only): how many subscription connections each process keeps to the one
     Redis, channels and groups spread over them by name. Each has its own lock for
@@ -144,7 +145,8 @@ def build_channel_layers(
     storm of sockets opening (a server restarting, its pages moving to the others) queued
     every subscription behind all the others. Every process must use the same number."""
     if not redis_url:
-        return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+        # In-memory, with the other processes' sends forwarded to the server (bridge.py).
+        return {"default": {"BACKEND": "realtime.bridge.BridgedInMemoryChannelLayer"}}
     if kind not in LAYER_BACKENDS:
         raise ValueError(
             f"CHANNEL_LAYER must be one of {', '.join(sorted(LAYER_BACKENDS))}, not {kind!r}"

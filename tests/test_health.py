@@ -22,7 +22,7 @@ def test_it_reports_healthy_on_the_embedded_default(client: Client) -> None:
     assert body["status"] == "ok"
     assert body["database"]["ok"] is True
     assert body["channel_layer"] == {
-        "backend": "InMemoryChannelLayer",
+        "backend": "BridgedInMemoryChannelLayer",
         "ok": True,
         "ms": body["channel_layer"]["ms"],
     }

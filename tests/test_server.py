@@ -101,7 +101,7 @@ def test_make_run_is_healthy_on_the_database_and_layer_it_was_given(make_run: Se
         assert health["channel_layer"]["backend"] == "PubSubChannelLayer"
     else:
         assert health["database"]["vendor"] == "sqlite"
-        assert health["channel_layer"]["backend"] == "InMemoryChannelLayer"
+        assert health["channel_layer"]["backend"] == "BridgedInMemoryChannelLayer"
 
 
 def test_make_run_accepts_a_websocket(make_run: Server) -> None:

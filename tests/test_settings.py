@@ -82,7 +82,7 @@ def test_the_embedded_default_is_sqlite_in_the_project_and_the_in_memory_layer()
     assert settings["ENGINE"] == "django.db.backends.sqlite3"
     assert settings["NAME"] == str(ROOT / "db.sqlite3")
     assert settings["CHANNEL_LAYERS"] == {
-        "default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+        "default": {"BACKEND": "realtime.bridge.BridgedInMemoryChannelLayer"}
     }
     assert settings["ALLOWED_HOSTS"] == ["localhost", "127.0.0.1", "[::1]"]
     assert settings["SESSION_COOKIE_SECURE"] is False

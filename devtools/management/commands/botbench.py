@@ -3,6 +3,7 @@
     python -m devtools botbench ladder [slug ...] [--games 200] [--jobs 2] [--levels 1,2,3,4,5]
     python -m devtools botbench times [slug ...] [--positions 20]
     python -m devtools botbench load [--games 100] [--level 3] [--control 3+2] [--seconds 300]
+    python -m devtools botbench answer [slug] [--games 4] [--moves 20] [--level 5]
 
 `ladder`: level 1 against a random player, then level k against level k-1, sides alternated
 (devtools.ladder). `times`: thinking time per move at every level on one core, over
@@ -10,7 +11,9 @@ positions of random games (Diffusion Chess: per whole turn). `load`: `--games` g
 against the computer at `--level` with real-time clocks, on the configured database, the
 worker (`manage.py bots`) started as its own process and the people played by this command
 (a random legal move after a human-like pause); it keeps that many games going, and reports
-the bots' losses on time, their answer times and their lowest clock.
+the bots' losses on time, their answer times and their lowest clock. `answer`: how long the
+computer's move takes from the worker's commit to a person's game socket, on this
+environment's stack (devtools/answerbench.py).
 """
 
 from __future__ import annotations
@@ -69,7 +72,7 @@ class Command(BaseCommand):
     help = "Benchmarks of the computer opponents (strength ladder, thinking time, load)."
 
     def add_arguments(self, parser: Any) -> None:
-        parser.add_argument("bench", choices=["ladder", "times", "load"])
+        parser.add_argument("bench", choices=["ladder", "times", "load", "answer"])
         parser.add_argument("slugs", nargs="*", help="games (default: all)")
         parser.add_argument("--games", type=int, default=None)
         parser.add_argument("--jobs", type=int, default=2)
@@ -80,11 +83,12 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument("--first", type=int, default=0, help="ladder: first game's number")
         parser.add_argument("--positions", type=int, default=20)
-        parser.add_argument("--level", type=int, default=3)
+        parser.add_argument("--level", type=int, default=None, help="load: 3, answer: 5")
         parser.add_argument("--control", default="3+2")
         parser.add_argument("--seconds", type=float, default=300.0)
         parser.add_argument("--human-ms", type=float, default=1500.0, help="mean pause")
         parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
+        parser.add_argument("--moves", type=int, default=20, help="answer: the computer's, a game")
 
     def handle(self, *args: Any, **options: Any) -> None:
         slugs = options["slugs"] or [game["slug"] for game in available_games()]
@@ -92,12 +96,24 @@ class Command(BaseCommand):
             self.ladder(slugs, options)
         elif options["bench"] == "times":
             self.times(slugs, options)
+        elif options["bench"] == "answer":
+            from devtools import answerbench
+
+            for line in answerbench.bench(
+                games=options["games"] or 4,
+                moves=options["moves"],
+                slug=(options["slugs"] or ["diffusion"])[0],
+                level=options["level"] or 5,
+                seed=options["seed"],
+                say=self._line,
+            ):
+                self._line(line)
         else:
             from devtools.loadbench import LoadBench
 
             bench = LoadBench(
                 games=options["games"] or 100,
-                level=options["level"],
+                level=options["level"] or 3,
                 control=options["control"],
                 slugs=slugs,
                 human_ms=options["human_ms"],
