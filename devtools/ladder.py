@@ -20,11 +20,15 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from bots.search.mcts import think
+from devtools import anchors
 from games.rules import available_games, get_rules
 
 RANDOM = 0  # a "level" that plays uniformly at random among the legal moves
+# A player: a level (1-5), RANDOM, or a benchmark opponent's name (devtools/anchors.py).
+Player = int | str
 
 
 @dataclass
@@ -41,9 +45,16 @@ def random_move(rules: object, state: object, rng: random.Random) -> str:
     return rng.choice(list(rules.legal_moves(state)))  # type: ignore[attr-defined]
 
 
-def play(slug: str, south: int, north: int, seed: int, max_plies: int = 2000) -> Game:
-    """One game between two levels (RANDOM for the random player)."""
-    rules = get_rules(slug)
+def play(
+    slug: str,
+    south: Player,
+    north: Player,
+    seed: int,
+    max_plies: int = 2000,
+    options: dict[str, Any] | None = None,
+) -> Game:
+    """One game between two players: levels, RANDOM, or benchmark opponents by name."""
+    rules = get_rules(slug, **(options or {}))
     state = rules.initial_state()
     rng = random.Random(seed)
     game = Game(winner=None)
@@ -56,6 +67,8 @@ def play(slug: str, south: int, north: int, seed: int, max_plies: int = 2000) ->
         player = south if rules.to_move(state) == 1 else north
         if player == RANDOM:
             move = random_move(rules, state, rng)
+        elif isinstance(player, str):
+            move = anchors.move(player, rules, state, rng)
         else:
             choice = think(rules, state, player, seed=seed * 100_003 + ply)
             game.ms.setdefault(player, []).append(choice.ms)
@@ -70,7 +83,7 @@ class Pairing:
     """What `games` games between two levels came to."""
 
     strong: int
-    weak: int
+    weak: Player
     games: int = 0
     points: float = 0.0  # of the stronger level: a win 1, a draw 1/2
     first_player_wins: int = 0
@@ -83,7 +96,13 @@ class Pairing:
         return self.points / self.games if self.games else 0.0
 
     def line(self) -> str:
-        against = "random" if self.weak == RANDOM else f"level {self.weak}"
+        against = (
+            "random"
+            if self.weak == RANDOM
+            else self.weak
+            if isinstance(self.weak, str)
+            else f"level {self.weak}"
+        )
         return (
             f"  level {self.strong} v {against:8} {self.score:6.1%} of {self.games}"
             f" (first player won {self.first_player_wins}, median {statistics.median(self.plies)}"
@@ -91,11 +110,11 @@ class Pairing:
         )
 
 
-def _one(task: tuple[str, int, int, int]) -> tuple[float, Game]:
-    slug, strong, weak, seed = task
+def _one(task: tuple[str, int, Player, int, dict[str, Any]]) -> tuple[float, Game]:
+    slug, strong, weak, seed, options = task
     strong_south = seed % 2 == 0
     south, north = (strong, weak) if strong_south else (weak, strong)
-    game = play(slug, south, north, seed)
+    game = play(slug, south, north, seed, options=options)
     strong_side = 1 if strong_south else 2
     score = 0.5 if game.winner is None else float(game.winner == strong_side)
     return score, game
@@ -104,19 +123,23 @@ def _one(task: tuple[str, int, int, int]) -> tuple[float, Game]:
 def pairing(
     slug: str,
     strong: int,
-    weak: int,
+    weak: Player,
     games: int,
     seed: int,
     jobs: int,
     first: int = 0,
     progress: Callable[[str], None] | None = None,
+    options: dict[str, Any] | None = None,
 ) -> Pairing:
     """`games` games of level `strong` against `weak` (RANDOM: a random player), sides
     alternated, each from its own seed: games `first` to `first + games - 1`, so a long
     pairing can be played in parts that add up to the same games. `progress` hears the
     running score every ten games."""
     started = time.perf_counter()
-    tasks = [(slug, strong, weak, seed * 10_000 + index) for index in range(first, first + games)]
+    tasks = [
+        (slug, strong, weak, seed * 10_000 + index, options or {})
+        for index in range(first, first + games)
+    ]
     result = Pairing(strong, weak)
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         for score, game in pool.map(_one, tasks):

@@ -4,6 +4,8 @@
     python -m devtools botbench times [slug ...] [--positions 20]
     python -m devtools botbench load [--games 100] [--level 3] [--control 3+2] [--seconds 300]
     python -m devtools botbench answer [slug] [--games 4] [--moves 20] [--level 5]
+    python -m devtools botbench anchors [slug ...] [--games 100] [--jobs 2]
+        [--cells 1:random,3:greedy-1,5:greedy-2] [--options pits=8,seeds=7]
 
 `ladder`: level 1 against a random player, then level k against level k-1, sides alternated
 (devtools.ladder). `times`: thinking time per move at every level on one core, over
@@ -13,7 +15,10 @@ worker (`manage.py bots`) started as its own process and the people played by th
 (a random legal move after a human-like pause); it keeps that many games going, and reports
 the bots' losses on time, their answer times and their lowest clock. `answer`: how long the
 computer's move takes from the worker's commit to a person's game socket, on this
-environment's stack (devtools/answerbench.py).
+environment's stack (devtools/answerbench.py). `anchors`: each level against the benchmark
+opponents of devtools/anchors.py (random, a one-ply greedy, a two-ply search), sides
+alternated, with the goal of each cell (level 1 >= 90% against random, level 3 >= 75% against
+greedy-1, level 5 >= 90% against greedy-2).
 """
 
 from __future__ import annotations
@@ -72,7 +77,7 @@ class Command(BaseCommand):
     help = "Benchmarks of the computer opponents (strength ladder, thinking time, load)."
 
     def add_arguments(self, parser: Any) -> None:
-        parser.add_argument("bench", choices=["ladder", "times", "load", "answer"])
+        parser.add_argument("bench", choices=["ladder", "times", "load", "answer", "anchors"])
         parser.add_argument("slugs", nargs="*", help="games (default: all)")
         parser.add_argument("--games", type=int, default=None)
         parser.add_argument("--jobs", type=int, default=2)
@@ -89,6 +94,10 @@ class Command(BaseCommand):
         parser.add_argument("--human-ms", type=float, default=1500.0, help="mean pause")
         parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
         parser.add_argument("--moves", type=int, default=20, help="answer: the computer's, a game")
+        parser.add_argument(
+            "--cells", default="1:random,3:greedy-1,5:greedy-2", help="anchors: level:opponent,..."
+        )
+        parser.add_argument("--options", default="", help="anchors: the game's options, pits=8,...")
 
     def handle(self, *args: Any, **options: Any) -> None:
         slugs = options["slugs"] or [game["slug"] for game in available_games()]
@@ -96,6 +105,8 @@ class Command(BaseCommand):
             self.ladder(slugs, options)
         elif options["bench"] == "times":
             self.times(slugs, options)
+        elif options["bench"] == "anchors":
+            self.anchors(slugs, options)
         elif options["bench"] == "answer":
             from devtools import answerbench
 
@@ -143,6 +154,48 @@ class Command(BaseCommand):
                 self._line,
                 options["first"],
             )
+
+    def anchors(self, slugs: list[str], options: dict[str, Any]) -> None:
+        from devtools import anchors
+
+        cells = []
+        for part in options["cells"].split(","):
+            number, _, opponent = part.strip().partition(":")
+            if not number.isdigit() or not 1 <= int(number) <= 5 or opponent not in anchors.NAMES:
+                raise CommandError(f"--cells: {part!r} is not level:opponent ({anchors.NAMES})")
+            cells.append((int(number), opponent))
+        game_options: dict[str, Any] = {}
+        for part in filter(None, options["options"].split(",")):
+            name, _, value = part.partition("=")
+            game_options[name.strip()] = int(value)
+        games = options["games"] or 100
+        label = ",".join(f"{k}={v}" for k, v in game_options.items())
+        for slug in slugs:
+            self._line(f"{slug} {label}".strip() + f": {games} games a cell, sides alternated")
+            for number, opponent in cells:
+                result = ladder_bench.pairing(
+                    slug,
+                    number,
+                    opponent,
+                    games,
+                    options["seed"],
+                    options["jobs"],
+                    options["first"],
+                    self._line,
+                    game_options,
+                )
+                goal = anchors.GOALS.get((number, opponent))
+                verdict = (
+                    ""
+                    if goal is None
+                    else (f"  goal {goal:.0%}: " + ("met" if result.score >= goal else "NOT met"))
+                )
+                times = result.ms.get(number, [0.0])
+                self._line(
+                    f"{result.line()}: {result.points:g}/{result.games}{verdict};"
+                    f" level {number} thinks {statistics.median(times):.0f} ms median,"
+                    f" {max(times):.0f} ms max"
+                )
 
     def _line(self, line: str) -> None:
         self.stdout.write(line)
