@@ -36,6 +36,8 @@ from games.rules.chess import BLACK, WHITE, group_sizes
 WIN = 1_000_000.0
 CHESS_BEAM = 12
 NAMES = ("random", "greedy-1", "greedy-2")
+# Diffusion Chess only: the turn planner of devtools/chess_planner.py.
+PLANNER = "planner"
 # The score each level should reach against each opponent (issue 36's goals).
 GOALS = {(1, "random"): 0.9, (3, "greedy-1"): 0.75, (5, "greedy-2"): 0.9}
 
@@ -159,5 +161,11 @@ PLAYERS: dict[str, Callable[[Any, Any, random.Random], str]] = {
 
 
 def move(name: str, rules: Any, state: Any, rng: random.Random) -> str:
-    """The move of the benchmark opponent `name` (one of NAMES)."""
+    """The move of the benchmark opponent `name` (one of NAMES, or PLANNER)."""
+    if name == PLANNER:
+        if rules.slug != "diffusion-chess":
+            raise ValueError("the planner plays Diffusion Chess only")
+        from devtools.chess_planner import planner
+
+        return planner(rules, state, rng)
     return PLAYERS[name](rules, state, rng)

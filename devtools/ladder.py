@@ -27,7 +27,8 @@ from devtools import anchors
 from games.rules import available_games, get_rules
 
 RANDOM = 0  # a "level" that plays uniformly at random among the legal moves
-# A player: a level (1-5), RANDOM, or a benchmark opponent's name (devtools/anchors.py).
+# A player: a level (1-5), RANDOM, a benchmark opponent's name (devtools/anchors.py), or a
+# level with a bigger budget ("5x10": level 5 with ten times its playouts and time).
 Player = int | str
 
 
@@ -67,8 +68,11 @@ def play(
         player = south if rules.to_move(state) == 1 else north
         if player == RANDOM:
             move = random_move(rules, state, rng)
-        elif isinstance(player, str):
+        elif isinstance(player, str) and (player in anchors.NAMES or player == anchors.PLANNER):
             move = anchors.move(player, rules, state, rng)
+        elif isinstance(player, str):
+            number, scale = scaled(player)
+            move = think(rules, state, number, seed=seed * 100_003 + ply, scale=scale).move
         else:
             choice = think(rules, state, player, seed=seed * 100_003 + ply)
             game.ms.setdefault(player, []).append(choice.ms)
@@ -187,6 +191,14 @@ def ladder(
             f" {max(values):7.1f} ms max over {len(values)} moves"
         )
     return results
+
+
+def scaled(name: str) -> tuple[int, float]:
+    """ "5x10": level 5 with ten times its playouts and time (ValueError if not that form)."""
+    number, times, scale = name.partition("x")
+    if not times or not number.isdigit() or not 1 <= int(number) <= 5 or float(scale) <= 0:
+        raise ValueError(name)
+    return int(number), float(scale)
 
 
 def levels(text: str) -> list[int]:

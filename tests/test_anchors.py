@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from devtools import anchors, ladder
+from devtools import anchors, chess_planner, chess_trace, ladder
 from games.rules import get_rules
 from tests.rules.test_chess import position
 from tests.test_bot_search import KING_HUNT, diffusion
@@ -61,7 +61,7 @@ def test_every_opponent_plays_only_legal_moves(name: str, slug: str) -> None:
     rules = get_rules(slug)
     state = rules.initial_state()
     rng = random.Random(7)
-    for _ in range(12):
+    for _ in range(3 if slug == "diffusion-chess" else 12):  # a chess move costs more
         if rules.outcome(state) is not None:
             break
         move = anchors.move(name, rules, state, rng)
@@ -108,3 +108,60 @@ def test_a_ladder_game_between_a_level_and_an_opponent_ends_with_a_winner() -> N
     assert game.winner in (1, 2) and game.plies > 0
     zigzag = ladder.play("zigzag", "greedy-1", 1, seed=4, options={"pits": 4, "seeds": 3})
     assert zigzag.plies > 0
+
+
+# The turn planner (devtools/chess_planner.py), Diffusion Chess only. Drawn from a1 up.
+KING_PAIR_ONLY = """
+    . . . . . .
+    . . . k X .
+    . . . . . .
+    . . . . . .
+    . . . . . O
+    O K . . . .
+"""
+KING_IN_AN_L = """
+    . . . . . .
+    . . . k X .
+    . . . . . .
+    . . . . . .
+    . O . . . .
+    . K O . . .
+"""
+
+
+@pytest.mark.parametrize(
+    ("diagram", "turns"),
+    [
+        # Only the king's pair can move, and it must: either stone's step leaves the king alone.
+        (KING_PAIR_ONLY, 0),
+        # c1 walks off (the new group), b2 walks round to a1's side, the king steps beside it;
+        # the turn after, only the king's pair is left to move: one turn, not two.
+        (KING_IN_AN_L, 1),
+    ],
+)
+def test_the_planner_counts_the_turns_a_side_can_still_complete_alone(
+    diagram: str, turns: int
+) -> None:
+    rules, state = get_rules("diffusion-chess"), position(diagram)
+    assert chess_planner.turns_left(rules, state, 1, 5, chess_planner.Budget(100_000)) == turns
+
+
+def test_the_planner_strands_the_enemy_king_when_it_can_and_plays_legal_moves() -> None:
+    rules = get_rules("diffusion-chess")
+    assert anchors.move("planner", rules, position(KING_HUNT), random.Random(1)) == "d4-d5"
+    start = rules.initial_state()
+    assert rules.is_legal(start, anchors.move("planner", rules, start, random.Random(2)))
+    with pytest.raises(ValueError):
+        anchors.move(
+            "planner",
+            get_rules("diffusion"),
+            get_rules("diffusion").initial_state(),
+            random.Random(1),
+        )
+
+
+def test_a_traced_game_lists_each_turn_s_groups_and_its_result() -> None:
+    lines, result = chess_trace.trace("random", "1", seed=3)
+    assert lines[0] == "turn  1 W: groups  9/ 9, kings' groups 9/9, movable 41"
+    assert [line.split(":")[0] for line in lines[:3]] == ["turn  1 W", "turn  2 B", "turn  3 W"]
+    assert result.startswith("Outcome(winner=")

@@ -212,3 +212,14 @@ def test_a_ladder_pairing_played_in_parts_adds_up_to_the_whole() -> None:
     assert len(lines) == 1
     assert lines[0].startswith("    games 0-9: level 1 ")
     assert lines[0].split(" of ")[1].startswith("10 ")
+
+
+def test_a_budget_scale_multiplies_the_playouts_of_a_level() -> None:
+    # The benchmarks' stronger opponent ("5x10" in devtools/ladder.py) is a level with more.
+    rules = get_rules("diffusion")
+    state = rules.initial_state()
+    assert think(rules, state, 1, seed=1).playouts == 25
+    assert think(rules, state, 1, seed=1, scale=4).playouts == 100
+    assert ladder.scaled("5x10") == (5, 10.0)
+    with pytest.raises(ValueError):
+        ladder.scaled("6x10")

@@ -160,10 +160,12 @@ def think(
     level: int | Level,
     seed: int = 0,
     max_ms: float | None = None,
+    scale: float = 1.0,
 ) -> Choice:
     """The move a computer of this level plays. Deterministic for a seed unless `max_ms`
     (or the level's own time limit) cuts the search short. ValueError when the game is
-    over."""
+    over. `scale` multiplies the level's playouts and time limit (the benchmarks' stronger
+    opponent: level 5 with ten times its budget); the site always plays at 1."""
     started = time.perf_counter()
     chosen = level if isinstance(level, Level) else level_of(level)
     game = policy_of(rules.slug)
@@ -176,9 +178,10 @@ def think(
     if not root.player:
         raise ValueError("the game is over")
     # A clock's share is for a whole answer: Diffusion Chess answers with a turn of moves.
-    limit = (chosen.max_ms if max_ms is None else min(chosen.max_ms, max_ms)) * game.ms_share
+    own_ms = chosen.max_ms * scale
+    limit = (own_ms if max_ms is None else min(own_ms, max_ms)) * game.ms_share
     deadline = started + limit / 1000
-    budget = game.budget(number, chosen.playouts)
+    budget = round(game.budget(number, chosen.playouts) * scale)
     playouts = 0
     only_move = len(root.untried) == 1
     while playouts < budget and not only_move:

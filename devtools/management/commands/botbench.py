@@ -161,8 +161,18 @@ class Command(BaseCommand):
         cells = []
         for part in options["cells"].split(","):
             number, _, opponent = part.strip().partition(":")
-            if not number.isdigit() or not 1 <= int(number) <= 5 or opponent not in anchors.NAMES:
-                raise CommandError(f"--cells: {part!r} is not level:opponent ({anchors.NAMES})")
+            try:
+                known = opponent in (*anchors.NAMES, anchors.PLANNER) or bool(
+                    ladder_bench.scaled(opponent)
+                )
+            except ValueError:
+                known = False
+            if not number.isdigit() or not 1 <= int(number) <= 5 or not known:
+                raise CommandError(
+                    f"--cells: {part!r} is not level:opponent, the opponent one of"
+                    f" {', '.join(anchors.NAMES)}, {anchors.PLANNER} (Diffusion Chess) or a level"
+                    " with a budget scale (5x10)"
+                )
             cells.append((int(number), opponent))
         game_options: dict[str, Any] = {}
         for part in filter(None, options["options"].split(",")):

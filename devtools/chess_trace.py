@@ -1,0 +1,79 @@
+"""One Diffusion Chess game, turn by turn: what decides the race.
+
+    python -m devtools.chess_trace WHITE BLACK [--seed 500] [--last 30]
+
+WHITE and BLACK are players as the benchmarks name them: a level (1-5), random, greedy-1,
+greedy-2, planner, or a scaled level (5x10). For each turn it prints, at the turn's start,
+both sides' groups, the size of each king's group, the mover's stones that can still move,
+and every capture the turn made; then the result. Used for docs/DIFFUSION-CHESS-STRATEGY.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from typing import Any
+
+from bots.search.mcts import think
+from devtools import anchors, ladder
+from games.rules import get_rules
+from games.rules.chess import BLACK, INDEX, WHITE, count_groups, group_sizes
+
+
+def player(name: str) -> ladder.Player:
+    return int(name) if name.isdigit() else name
+
+
+def choose(rules: Any, state: Any, who: ladder.Player, rng: random.Random, seed: int) -> str:
+    if isinstance(who, int):
+        return think(rules, state, who, seed=seed).move
+    if who in anchors.NAMES or who == anchors.PLANNER:
+        return anchors.move(who, rules, state, rng)
+    number, scale = ladder.scaled(who)
+    return think(rules, state, number, seed=seed, scale=scale).move
+
+
+def trace(white: str, black: str, seed: int) -> tuple[list[str], str]:
+    rules = get_rules("diffusion-chess")
+    state = rules.initial_state()
+    rng = random.Random(seed)
+    players = {WHITE: player(white), BLACK: player(black)}
+    lines: list[str] = []
+    ply = 0
+    while rules.outcome(state) is None:
+        if not state.moved:
+            sizes = group_sizes(state.board)
+            movable = sum(
+                1
+                for c, colour in enumerate(state.board)
+                if colour == state.to_move and sizes[c] > 1
+            )
+            lines.append(
+                f"turn {state.turn:2} {'WB'[state.to_move - 1]}: groups"
+                f" {count_groups(state.board, WHITE):2}/{count_groups(state.board, BLACK):2},"
+                f" kings' groups {sizes[state.kings[0]]}/{sizes[state.kings[1]]},"
+                f" movable {movable}"
+            )
+        move = choose(rules, state, players[state.to_move], rng, seed * 100_003 + ply)
+        target = move.rsplit("-", 1)[-1]
+        if move != "echo" and state.board[INDEX[target]] == 3 - state.to_move:
+            lines[-1] += f", captures {move}"
+        state = rules.play(state, move)
+        ply += 1
+    return lines, str(rules.outcome(state))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("white")
+    parser.add_argument("black")
+    parser.add_argument("--seed", type=int, default=500)
+    parser.add_argument("--last", type=int, default=30, help="turns printed (0: all)")
+    args = parser.parse_args()
+    lines, result = trace(args.white, args.black, args.seed)
+    print("\n".join(lines[-args.last :] if args.last else lines))
+    print(result)
+
+
+if __name__ == "__main__":
+    main()
