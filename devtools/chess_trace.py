@@ -5,13 +5,15 @@
 WHITE and BLACK are players as the benchmarks name them: a level (1-5), random, greedy-1,
 greedy-2, planner, or a scaled level (5x10). For each turn it prints, at the turn's start,
 both sides' groups, the size of each king's group, the mover's stones that can still move,
-and every capture the turn made; then the result. Used for docs/DIFFUSION-CHESS-STRATEGY.md.
+every capture the turn made and the time the mover took for the whole turn; then the result
+and the longest turn of each side. Used for docs/DIFFUSION-CHESS-STRATEGY.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import time
 from typing import Any
 
 from bots.search.mcts import think
@@ -34,14 +36,20 @@ def choose(rules: Any, state: Any, who: ladder.Player, rng: random.Random, seed:
 
 
 def trace(white: str, black: str, seed: int) -> tuple[list[str], str]:
+    """The turns' lines, and the result with each side's longest turn."""
     rules = get_rules("diffusion-chess")
     state = rules.initial_state()
     rng = random.Random(seed)
     players = {WHITE: player(white), BLACK: player(black)}
     lines: list[str] = []
+    longest = {WHITE: 0.0, BLACK: 0.0}
     ply = 0
+    turn_ms = 0.0
     while rules.outcome(state) is None:
         if not state.moved:
+            if lines:
+                lines[-1] += f", {turn_ms:.0f} ms"
+            turn_ms = 0.0
             sizes = group_sizes(state.board)
             movable = sum(
                 1
@@ -54,13 +62,21 @@ def trace(white: str, black: str, seed: int) -> tuple[list[str], str]:
                 f" kings' groups {sizes[state.kings[0]]}/{sizes[state.kings[1]]},"
                 f" movable {movable}"
             )
+        started = time.perf_counter()
         move = choose(rules, state, players[state.to_move], rng, seed * 100_003 + ply)
+        spent = (time.perf_counter() - started) * 1000
+        turn_ms += spent
+        longest[state.to_move] = max(longest[state.to_move], turn_ms)
         target = move.rsplit("-", 1)[-1]
         if move != "echo" and state.board[INDEX[target]] == 3 - state.to_move:
             lines[-1] += f", captures {move}"
         state = rules.play(state, move)
         ply += 1
-    return lines, str(rules.outcome(state))
+    lines[-1] += f", {turn_ms:.0f} ms"
+    return lines, (
+        f"{rules.outcome(state)}; longest turn: White {longest[WHITE]:.0f} ms,"
+        f" Black {longest[BLACK]:.0f} ms"
+    )
 
 
 def main() -> None:

@@ -181,6 +181,10 @@ def think(
     own_ms = chosen.max_ms * scale
     limit = (own_ms if max_ms is None else min(own_ms, max_ms)) * game.ms_share
     deadline = started + limit / 1000
+    if game.endgame is not None and game.endgames[number - 1]:
+        read = game.endgame(rules, state, deadline)
+        if read is not None:
+            return Choice(read, 0, (time.perf_counter() - started) * 1000)
     budget = round(game.budget(number, chosen.playouts) * scale)
     playouts = 0
     only_move = len(root.untried) == 1

@@ -18,9 +18,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bots.search.chess_endgame import endgame_move
 from games.rules.chess import BLACK, INDEX, WHITE, group_sizes
 
 Candidates = Callable[[Any, Any, random.Random, int, bool], list[str]]
+# The endgame read out, where a game has one: the move, or None (then the search decides).
+Endgame = Callable[[Any, Any, float], str | None]
 Mover = Callable[[Any, Any, random.Random], str]
 Evaluate = Callable[[Any, Any], float]
 
@@ -131,6 +134,11 @@ def chess_candidates(
     return [move for _, move in reversed(scored[:width])]
 
 
+def chess_endgame(rules: Any, state: Any, deadline: float) -> str | None:
+    """Diffusion Chess's endgame, read out (bots/search/chess_endgame.py)."""
+    return endgame_move(rules, state, chess_score, deadline)
+
+
 def chess_random_move(rules: Any, state: Any, rng: random.Random) -> str:
     return rules.random_move(state, rng)
 
@@ -150,7 +158,9 @@ class Policy:
     a tree without it was weaker than choosing by the score alone). `temperature`, when
     given, each level's in this game instead of the level's own. `depths`, when given,
     each level's playout depth instead of `depth` (Four-rank: the top level's budget buys
-    more from deeper playouts than from more of them)."""
+    more from deeper playouts than from more of them). `endgame`, where a game has one, reads
+    the end of the game out instead of searching it, at the levels `endgames` marks
+    (Diffusion Chess: level 5)."""
 
     candidates: Candidates = all_moves
     rollout_move: Mover = random_listed_move
@@ -163,6 +173,8 @@ class Policy:
     prior: int = 0
     temperature: tuple[float, ...] | None = None
     depths: tuple[int | None, ...] | None = None
+    endgame: Endgame | None = None
+    endgames: tuple[bool, ...] = (False, False, False, False, False)
 
     def budget(self, level: int, playouts: int) -> int:
         """Playouts a move of this level gets in this game."""
@@ -206,6 +218,9 @@ POLICIES: dict[str, Policy] = {
         temperature=(0.5, 0.35, 0.25, 0.15, 0.0),
         ms_share=0.2,
         drawn=True,
+        # Level 5 reads the last turns out (docs/DIFFUSION-CHESS-STRATEGY.md, section 3).
+        endgame=chess_endgame,
+        endgames=(False, False, False, False, True),
     ),
 }
 

@@ -326,6 +326,17 @@ class DiffusionChessRules:
             "groups": groups,
         }
 
+    def own_next_turn(self, state: ChessState) -> ChessState:
+        """For a search of one side's turns alone (the computer's endgame): the start of the
+        next turn of the side whose turn just ended in `state` (the opponent to move, its
+        turn not begun), as if the opponent's turn were skipped. Not a move of the game: the
+        rules have no passing."""
+        if state.result or state.moved:
+            raise IllegalMove("only the start of a turn can be skipped")
+        return self._start_turn(
+            state.board, group_sizes(state.board), state.kings, 3 - state.to_move, state.turn + 1
+        )
+
     def random_move(self, state: ChessState, rng: random.Random) -> str:
         """A random legal move, found without listing every path.
 

@@ -1,0 +1,81 @@
+"""Diffusion Chess's endgame read out (bots/search/chess_endgame.py): the turns a side can
+still complete alone, and level 5 choosing the turn that keeps them."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from bots.search import think
+from bots.search.chess_endgame import Reader, endgame_move
+from bots.search.policies import chess_score
+from games.rules import IllegalMove, get_rules
+from games.rules.chess import WHITE, count_groups
+from tests.rules.test_chess import play, position
+from tests.test_anchors import KING_IN_AN_L, KING_PAIR_ONLY
+
+RULES: Any = get_rules("diffusion-chess")
+
+# White: the king in an L of three, and a line of three elsewhere; Black far away.
+TWO_GROUPS = """
+    . . . . . . . .
+    . . . . . k X .
+    . . . . . . . .
+    . . . . . . . .
+    . . . . . . . .
+    . . . . . . . .
+    . O . . . O O O
+    . K O . . . . .
+"""
+
+
+def far_future() -> float:
+    return time.perf_counter() + 60
+
+
+def test_skipping_the_opponents_turn_starts_the_same_side_s_next_turn() -> None:
+    state = play(position(KING_IN_AN_L), "c1-d1", "b2-a2-a1", "b1-b2-a2")
+    assert state.to_move == 2 and not state.moved  # White's turn is over
+    again = RULES.own_next_turn(state)
+    assert (again.to_move, again.turn, again.moves_left) == (WHITE, state.turn + 1, 5)
+    assert again.start_groups == count_groups(state.board, WHITE)
+    with pytest.raises(IllegalMove):
+        RULES.own_next_turn(RULES.play(position(KING_IN_AN_L), "c1-d1"))
+
+
+@pytest.mark.parametrize(("diagram", "turns"), [(KING_PAIR_ONLY, 0), (KING_IN_AN_L, 1)])
+def test_the_reading_counts_the_turns_a_side_can_still_complete(diagram: str, turns: int) -> None:
+    reader = Reader(RULES, WHITE, far_future())
+    assert reader.turns(position(diagram), 5) == turns
+
+
+def test_the_endgame_is_not_read_while_many_stones_can_move() -> None:
+    assert endgame_move(RULES, RULES.initial_state(), chess_score, far_future()) is None
+
+
+def test_the_reading_completes_its_turn_with_exactly_one_more_group() -> None:
+    state = position(TWO_GROUPS)
+    start = count_groups(state.board, WHITE)
+    while state.to_move == WHITE and not state.result:
+        move = endgame_move(RULES, state, chess_score, far_future())
+        assert move is not None
+        state = RULES.play(state, move)
+    assert RULES.outcome(state) is None
+    assert count_groups(state.board, WHITE) == start + 1
+    # And at least one more such turn is still possible after it.
+    assert Reader(RULES, WHITE, far_future()).turns(RULES.own_next_turn(state), 1) == 1
+
+
+def test_level_five_reads_the_endgame_out_and_level_four_searches_it() -> None:
+    state = position(KING_IN_AN_L)
+    read = think(RULES, state, 5, seed=1)
+    assert read.playouts == 0
+    assert RULES.is_legal(state, read.move)
+    assert think(RULES, state, 4, seed=1).playouts > 0
+
+
+def test_a_reading_out_of_time_leaves_the_move_to_the_search() -> None:
+    state = position(TWO_GROUPS)
+    assert endgame_move(RULES, state, chess_score, time.perf_counter() - 1) is None
