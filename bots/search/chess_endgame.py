@@ -103,7 +103,7 @@ class Reader:
         return best
 
 
-def _root_completions(rules: Any, state: Any, score: Any) -> list[tuple[str, Any]]:
+def _root_completions(rules: Any, state: Any, score: Any, deadline: float) -> list[tuple[str, Any]]:
     """The turn's completions a beam search finds (BEAM partial turns kept a move, by
     `score(rules, position)`, the mover's chance), best first: (first move, end)."""
     me = state.to_move
@@ -112,6 +112,8 @@ def _root_completions(rules: Any, state: Any, score: Any) -> list[tuple[str, Any
     while frontier:
         following: dict[Any, tuple[float, str, Any]] = {}
         for first, position in frontier:
+            if time.perf_counter() > deadline:
+                raise OutOfTime
             for move in turn_moves(rules, position):
                 after = rules.play(position, move)
                 if after.result:
@@ -141,7 +143,7 @@ def endgame_move(rules: Any, state: Any, score: Any, deadline: float) -> str | N
     most = most_groups(state.board, me)
     best: tuple[int, int, str] | None = None
     try:
-        ends = _root_completions(rules, state, score)
+        ends = _root_completions(rules, state, score, deadline)
         # Completions adding exactly one group first: they are the ones worth reading.
         ends.sort(key=lambda pair: count_groups(pair[1].board, me) != state.start_groups + 1)
         for first, end in ends:
