@@ -21,6 +21,8 @@ from bots.search.levels import level as level_of
 from bots.search.policies import Policy, winner_value
 from bots.search.policies import policy as policy_of
 
+ENDGAME_SHARE = 0.7  # of a move's time, for reading the endgame out where a game does
+
 
 @dataclass(frozen=True)
 class Choice:
@@ -182,7 +184,9 @@ def think(
     limit = (own_ms if max_ms is None else min(own_ms, max_ms)) * game.ms_share
     deadline = started + limit / 1000
     if game.endgame is not None and game.endgames[number - 1]:
-        read = game.endgame(rules, state, deadline)
+        # The reading gets most of the time; what is left is for the search, should the
+        # reading find nothing in time (its root alone costs tens of milliseconds).
+        read = game.endgame(rules, state, started + ENDGAME_SHARE * limit / 1000)
         if read is not None:
             return Choice(read, 0, (time.perf_counter() - started) * 1000)
     budget = round(game.budget(number, chosen.playouts) * scale)
