@@ -6,6 +6,8 @@
     python -m devtools botbench answer [slug] [--games 4] [--moves 20] [--level 5]
     python -m devtools botbench anchors [slug ...] [--games 100] [--jobs 2]
         [--cells 1:random,3:greedy-1,5:greedy-2] [--options pits=8,seeds=7]
+        (default cells: level 1 against all three, level 3 against both greedy players,
+        level 5 against greedy-2: the goals' cells and the steps between)
 
 `ladder`: level 1 against a random player, then level k against level k-1, sides alternated
 (devtools.ladder). `times`: thinking time per move at every level on one core, over
@@ -95,7 +97,9 @@ class Command(BaseCommand):
         parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
         parser.add_argument("--moves", type=int, default=20, help="answer: the computer's, a game")
         parser.add_argument(
-            "--cells", default="1:random,3:greedy-1,5:greedy-2", help="anchors: level:opponent,..."
+            "--cells",
+            default="1:random,1:greedy-1,1:greedy-2,3:greedy-1,3:greedy-2,5:greedy-2",
+            help="anchors: level:opponent,...",
         )
         parser.add_argument("--options", default="", help="anchors: the game's options, pits=8,...")
 
