@@ -185,7 +185,12 @@ class Command(BaseCommand):
         games = options["games"] or 100
         label = ",".join(f"{k}={v}" for k, v in game_options.items())
         for slug in slugs:
-            self._line(f"{slug} {label}".strip() + f": {games} games a cell, sides alternated")
+            part = f" (games {options['first']}-{options['first'] + games - 1})" * bool(
+                options["first"]
+            )
+            self._line(
+                f"{slug} {label}".strip() + f": {games} games a cell{part}, sides alternated"
+            )
             for number, opponent in cells:
                 result = ladder_bench.pairing(
                     slug,
