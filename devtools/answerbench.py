@@ -72,8 +72,8 @@ def _prepare(games: int, slug: str, level: int, seed: int) -> tuple[str, list[tu
     [(game id, the person's seat)])."""
     person, _ = User.objects.get_or_create(username="answerbench")
     # An earlier run's unfinished games would count against the limit of games at once.
-    for field in ("player1", "player2"):
-        Game.objects.filter(status=Game.Status.ACTIVE, **{field: person}).update(
+    for column in ("player1", "player2"):
+        Game.objects.filter(status=Game.Status.ACTIVE, **{column: person}).update(
             status=Game.Status.ABORTED
         )
     rng = random.Random(seed)
