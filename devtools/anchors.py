@@ -30,6 +30,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from bots.search.chess_endgame import turn_moves
 from games.engine import pick_client_move
 from games.rules.chess import BLACK, WHITE, group_sizes
 
@@ -102,9 +103,7 @@ def score(rules: Any, state: Any, me: int) -> float:
 def candidates(rules: Any, state: Any) -> list[str]:
     """The moves these players choose among (Diffusion Chess: the client's moves)."""
     if rules.slug == "diffusion-chess":
-        legal = rules.client_moves(state)
-        moves = [path for targets in legal["destinations"].values() for path in targets.values()]
-        return moves + (["echo"] if legal["echo"] else [])
+        return turn_moves(rules, state)
     return list(rules.legal_moves(state))
 
 

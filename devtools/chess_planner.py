@@ -10,21 +10,22 @@ completions it keeps the best `4 * beam` and scores each again:
   stones: the measure's drop after each);
 - in the endgame (at most `endgame` of its stones can still move), plus three times the
   number of its own turns it can still complete in a row, found by a search of its own
-  turns alone, as if the opponent passed (it cannot reach us by then), within `nodes`
-  positions.
+  turns alone, as if the opponent passed (it cannot reach us by then): the level-5
+  endgame's reading (bots/search/chess_endgame.py), within `reading_ms` for all of them.
 
 It plays the first move of the best completion. Then the same again at the next move.
 """
 
 from __future__ import annotations
 
+import contextlib
 import random
+import time
 from typing import Any
 
+from bots.search.chess_endgame import OutOfTime, Reader, most_groups
 from devtools.anchors import WIN, candidates, chess_groups, score
 from games.rules.chess import INDEX, count_groups, group_sizes
-
-MOST_GROUPS = 40  # 41 stones, the king never alone
 
 
 def capture_moves(rules: Any, state: Any) -> list[str]:
@@ -57,48 +58,6 @@ def threat(rules: Any, state: Any, me: int, worst: int = 2) -> float:
     return sum(max(0.0, hurt) for hurt in sorted(damage.values(), reverse=True)[:worst])
 
 
-def own_next_turn(rules: Any, after: Any, me: int) -> Any:
-    """`me`'s next turn after `after` (the opponent's turn starting) as if it passed."""
-    sizes = group_sizes(after.board)
-    return rules._start_turn(after.board, sizes, after.kings, me, after.turn + 1)
-
-
-class Budget:
-    def __init__(self, nodes: int) -> None:
-        self.nodes = nodes
-
-
-def turns_left(rules: Any, state: Any, me: int, wanted: int, budget: Budget) -> int:
-    """How many turns in a row (at most `wanted`) `me` can complete from `state` (its turn
-    starting), each adding exactly one group, alone on the board."""
-    if wanted <= 0 or rules.outcome(state) is not None:
-        return 0
-    seen: set[Any] = set()
-    stack: list[Any] = [state]
-    ends: list[Any] = []
-    while stack and budget.nodes > 0:
-        position = stack.pop()
-        for move in candidates(rules, position):
-            budget.nodes -= 1
-            after = rules.play(position, move)
-            if after.result:
-                continue
-            key = after.board if after.to_move != me else (after.board, after.moved, after.last)
-            if key in seen:
-                continue
-            seen.add(key)
-            (ends if after.to_move != me else stack).append(after)
-    best = 0
-    for end in ends:
-        if count_groups(end.board, me) != state.start_groups + 1 or budget.nodes <= 0:
-            continue
-        got = 1 + turns_left(rules, own_next_turn(rules, end, me), me, wanted - 1, budget)
-        best = max(best, got)
-        if best >= wanted:
-            break
-    return best or (1 if ends else 0)
-
-
 def completions(
     rules: Any, state: Any, rng: random.Random, beam: int
 ) -> list[tuple[float, str, Any]]:
@@ -128,7 +87,7 @@ def plan(
     rng: random.Random,
     beam: int = 4,
     endgame: int = 10,
-    nodes: int = 40_000,
+    reading_ms: float = 2_000.0,
 ) -> str:
     me = rules.to_move(state)
     for move in candidates(rules, state):  # a win now, before any plan
@@ -145,11 +104,10 @@ def plan(
                 1 for c, colour in enumerate(after.board) if colour == me and sizes[c] > 1
             )
             if movable <= endgame:
-                wanted = MOST_GROUPS - count_groups(after.board, me)
-                budget = Budget(nodes // len(kept) + 1)
-                value += 3.0 * turns_left(
-                    rules, own_next_turn(rules, after, me), me, wanted, budget
-                )
+                wanted = most_groups(after.board, me) - count_groups(after.board, me)
+                reader = Reader(rules, me, time.perf_counter() + reading_ms / len(kept) / 1000)
+                with contextlib.suppress(OutOfTime):  # then it counts as no turn found
+                    value += 3.0 * reader.turns(rules.own_next_turn(after), wanted)
         if best is None or value > best[0]:
             best = (value, first)
     assert best is not None, "a turn with a legal move has a completion"

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from devtools import anchors, chess_planner, chess_trace, ladder
+from devtools import anchors, chess_trace, ladder
 from games.rules import get_rules
 from tests.rules.test_chess import position
 from tests.test_bot_search import KING_HUNT, diffusion
@@ -111,42 +111,7 @@ def test_a_ladder_game_between_a_level_and_an_opponent_ends_with_a_winner() -> N
     assert zigzag.plies > 0
 
 
-# The turn planner (devtools/chess_planner.py), Diffusion Chess only. Drawn from a1 up.
-KING_PAIR_ONLY = """
-    . . . . . .
-    . . . k X .
-    . . . . . .
-    . . . . . .
-    . . . . . O
-    O K . . . .
-"""
-KING_IN_AN_L = """
-    . . . . . .
-    . . . k X .
-    . . . . . .
-    . . . . . .
-    . O . . . .
-    . K O . . .
-"""
-
-
-@pytest.mark.parametrize(
-    ("diagram", "turns"),
-    [
-        # Only the king's pair can move, and it must: either stone's step leaves the king alone.
-        (KING_PAIR_ONLY, 0),
-        # c1 walks off (the new group), b2 walks round to a1's side, the king steps beside it;
-        # the turn after, only the king's pair is left to move: one turn, not two.
-        (KING_IN_AN_L, 1),
-    ],
-)
-def test_the_planner_counts_the_turns_a_side_can_still_complete_alone(
-    diagram: str, turns: int
-) -> None:
-    rules, state = get_rules("diffusion-chess"), position(diagram)
-    assert chess_planner.turns_left(rules, state, 1, 5, chess_planner.Budget(100_000)) == turns
-
-
+# The turn planner (devtools/chess_planner.py), Diffusion Chess only.
 def test_the_planner_strands_the_enemy_king_when_it_can_and_plays_legal_moves() -> None:
     rules: Any = get_rules("diffusion-chess")
     assert anchors.move("planner", rules, position(KING_HUNT), random.Random(1)) == "d4-d5"

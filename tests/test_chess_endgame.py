@@ -14,9 +14,26 @@ from bots.search.policies import chess_score
 from games.rules import IllegalMove, get_rules
 from games.rules.chess import WHITE, count_groups
 from tests.rules.test_chess import play, position
-from tests.test_anchors import KING_IN_AN_L, KING_PAIR_ONLY
 
 RULES: Any = get_rules("diffusion-chess")
+
+# Drawn from a1 up.
+KING_PAIR_ONLY = """
+    . . . . . .
+    . . . k X .
+    . . . . . .
+    . . . . . .
+    . . . . . O
+    O K . . . .
+"""
+KING_IN_AN_L = """
+    . . . . . .
+    . . . k X .
+    . . . . . .
+    . . . . . .
+    . O . . . .
+    . K O . . .
+"""
 
 # White: the king in an L of three, and a line of three elsewhere; Black far away.
 TWO_GROUPS = """
@@ -45,7 +62,16 @@ def test_skipping_the_opponents_turn_starts_the_same_side_s_next_turn() -> None:
         RULES.own_next_turn(RULES.play(position(KING_IN_AN_L), "c1-d1"))
 
 
-@pytest.mark.parametrize(("diagram", "turns"), [(KING_PAIR_ONLY, 0), (KING_IN_AN_L, 1)])
+@pytest.mark.parametrize(
+    ("diagram", "turns"),
+    [
+        # Only the king's pair can move, and it must: either stone's step leaves the king alone.
+        (KING_PAIR_ONLY, 0),
+        # c1 walks off (the new group), b2 walks round to a1's side, the king steps beside it;
+        # the turn after, only the king's pair is left to move: one turn, not two.
+        (KING_IN_AN_L, 1),
+    ],
+)
 def test_the_reading_counts_the_turns_a_side_can_still_complete(diagram: str, turns: int) -> None:
     reader = Reader(RULES, WHITE, far_future())
     assert reader.turns(position(diagram), 5) == turns
