@@ -119,10 +119,11 @@ def started_world(
             for who, page in (("alice", alice), ("bob", bob)):
                 world.names[who] = str(page.locator("#lobby").get_attribute("data-username"))
             world.profile = f"/@{world.names['alice']}/"
-            # The games are made through the API, away from the lobby (a lobby page would go to
-            # each new game): the lobby's own pages are checked below.
+            # The games are made through the API, off the site (every page of it goes to a new
+            # game by itself, which would race the navigations below): the pages are checked
+            # below.
             for page in (alice, bob):
-                page.goto(site.url + "/rules/")
+                page.goto("about:blank")
             for name, (slug, options) in BOARDS.items() if games else ():
                 game = challenge_by_request(alice, bob, site, slug, options)
                 world.games[name] = f"/games/{game}/"

@@ -32,10 +32,10 @@ def test_a_reported_insult_gets_its_author_muted_live(
     with site.serve():
         alice = guest(browser, site, problems, "alice")
         bob = guest(browser, site, problems, "bob")
-        # Away from the lobby first: a lobby page goes to each new game by itself, and that
-        # navigation would race the one below.
+        # Off the site first: every page of it (the lobby's socket, the others' notification
+        # socket) goes to a new game by itself, and that navigation would race the one below.
         for page in (alice, bob):
-            page.goto(site.url + "/rules/")
+            page.goto("about:blank")
         game_id = challenge_by_request(alice, bob, site, "zigzag", {"pits": 4, "seeds": 3})
         for page in (alice, bob):
             page.goto(f"{site.url}/games/{game_id}/")
