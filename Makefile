@@ -95,7 +95,7 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict games/rules tournaments/pairing
-	$(BIN)/mypy config realtime accounts games ratings bots lobby tournaments follows pbm privacy moderation devtools
+	$(BIN)/mypy config realtime accounts games ratings bots lobby tournaments follows pbm privacy moderation analysis devtools
 
 format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .

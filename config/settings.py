@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "pbm",
     "privacy",
     "moderation",
+    "analysis",
 ]
 
 MIDDLEWARE = [

@@ -18,6 +18,7 @@ urlpatterns = [
     path("favicon.ico", favicon),
     path("admin/", admin.site.urls),
     path("", include("games.urls")),
+    path("", include("analysis.urls")),
     path("", include("ratings.urls")),
     path("", include("follows.urls")),
     path("", include("pbm.urls")),

@@ -16,6 +16,7 @@ from django.db.models import Q
 
 from accounts import services as accounts
 from accounts.models import User
+from analysis.models import Analysis
 from games import services as games
 from games.models import Game
 from lobby.models import Challenge, Seek
@@ -40,6 +41,8 @@ def close_account(*, user: User, reason: str, by: User | None = None) -> None:
         _end_games(retired)
         _withdraw_from_lobby(retired)
         tournament_entries.withdraw_everywhere(retired)
+        # Analyses are the player's own notes, not part of any game's record: gone.
+        Analysis.objects.filter(owner=retired).delete()
     logger.info(
         "account %s closed (%s)%s",
         retired.pk,

@@ -9,6 +9,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import Block, User
+from analysis.models import Analysis
 from games import selectors as game_selectors
 from games.models import ChatLine, Game
 from ratings.models import Rating, RatingChange
@@ -85,6 +86,22 @@ def ratings(user: User) -> list[dict[str, Any]]:
     ]
 
 
+def analyses(user: User) -> list[dict[str, Any]]:
+    """The analysis boards the user made, each with its whole tree of moves."""
+    return [
+        {
+            "key": analysis.key,
+            "game": analysis.slug,
+            "options": analysis.options,
+            "from_game": analysis.game_id,
+            "tree": analysis.tree,
+            "created": _when(analysis.created),
+            "updated": _when(analysis.updated),
+        }
+        for analysis in Analysis.objects.filter(owner=user).order_by("created")
+    ]
+
+
 def export(user: User) -> dict[str, Any]:
     """Everything above, for `user` only (the caller is the signed-in player)."""
     return {
@@ -94,4 +111,5 @@ def export(user: User) -> dict[str, Any]:
         "games": games(user),
         "chat": chat(user),
         "ratings": ratings(user),
+        "analyses": analyses(user),
     }

@@ -71,6 +71,7 @@ SERVER_PACKAGES = (
     "follows",
     "pbm",
     "moderation",
+    "analysis",
 )
 
 

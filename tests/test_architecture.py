@@ -2,7 +2,8 @@
 
 From the ground up: realtime (errors, the protocol edge, sockets, database threads, presence,
 channel layers, limits) knows no app; accounts, then games, then ratings and bots (the
-computer opponents), the lobby and beside it tournaments, and on top follows, pbm (pbmserv's
+computer opponents), the lobby and beside it tournaments and
+analysis (the analysis board), and on top follows, pbm (pbmserv's
 commands by mail) and privacy (closing an account, downloading one's data), and above them
 moderation (reports and moderators' actions, which may close an account through privacy);
 config (settings, URLs, socket routing, ASGI, the server's launcher) is the roof and may
@@ -31,6 +32,7 @@ APPS = [
     "privacy",
     "moderation",
     "tournaments",
+    "analysis",
 ]
 PRODUCT = ["realtime", *APPS, "config"]
 FORBIDDEN = {
@@ -45,6 +47,7 @@ FORBIDDEN = {
         "privacy",
         "moderation",
         "tournaments",
+        "analysis",
         "config",
         "devtools",
     },
@@ -57,6 +60,7 @@ FORBIDDEN = {
         "privacy",
         "moderation",
         "tournaments",
+        "analysis",
         "config",
         "devtools",
     },
@@ -68,6 +72,7 @@ FORBIDDEN = {
         "privacy",
         "moderation",
         "tournaments",
+        "analysis",
         "config",
         "devtools",
     },
@@ -78,10 +83,32 @@ FORBIDDEN = {
         "privacy",
         "moderation",
         "tournaments",
+        "analysis",
         "config",
         "devtools",
     },
-    "lobby": {"tournaments", "follows", "pbm", "privacy", "moderation", "config", "devtools"},
+    "lobby": {
+        "tournaments",
+        "follows",
+        "pbm",
+        "privacy",
+        "moderation",
+        "analysis",
+        "config",
+        "devtools",
+    },
+    # Beside the lobby: the analysis board (a tree of moves on the rule engines, and the
+    # computer's view of a position from the bots' search).
+    "analysis": {
+        "lobby",
+        "tournaments",
+        "follows",
+        "pbm",
+        "privacy",
+        "moderation",
+        "config",
+        "devtools",
+    },
     # Beside the lobby: tournaments (events that pair players and make games through games'
     # services, rated by ratings).
     "tournaments": {
@@ -91,6 +118,7 @@ FORBIDDEN = {
         "pbm",
         "privacy",
         "moderation",
+        "analysis",
         "config",
         "devtools",
     },

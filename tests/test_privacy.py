@@ -11,6 +11,8 @@ import pytest
 from django.test import Client
 
 from accounts.models import RetiredName, User
+from analysis import services as analysis_services
+from analysis.models import Analysis
 from games import services as games
 from games.engine import rules_for
 from games.models import ChatLine, Game
@@ -50,6 +52,8 @@ def test_closing_ends_what_was_going_on_and_keeps_the_games_under_a_neutral_name
     seek, _ = seeks.create_seek(user=alice, games=[{"slug": "zigzag"}], time_control="3d")
     sent = challenges.create_challenge(challenger=alice, challenged="bob", slug="zigzag")
     received = challenges.create_challenge(challenger=bob, challenged="Alice", slug="zigzag")
+    analysis_services.start(user=alice, slug="zigzag")
+    kept = analysis_services.start(user=bob, slug="zigzag")
     browser, elsewhere = signed_in(alice), signed_in(alice)
 
     answer = close_with(browser)
@@ -69,6 +73,8 @@ def test_closing_ends_what_was_going_on_and_keeps_the_games_under_a_neutral_name
     assert statuses[sent.pk] == "cancelled" and statuses[received.pk] == "declined"
     for session in (browser, elsewhere):
         assert session.get("/settings/account/").status_code == 302  # signed out
+    # Her analyses are her notes: gone; Bob's stay.
+    assert list(Analysis.objects.values_list("key", flat=True)) == [kept.key]
     # Bob's game list still has the game, under the neutral name.
     assert alice.username in Client().get("/@bob/").content.decode()
 
@@ -116,13 +122,25 @@ def test_the_export_holds_the_players_own_data_as_a_download() -> None:
     games.post_chat(game_id=game.pk, user=alice, room="players", text="good luck")
     games.post_chat(game_id=game.pk, user=bob, room="players", text="bob's own line")
     play(bob, make_user("carol"))  # not Alice's
+    analysis_services.start(user=alice, slug="diffusion", moves="I A")
+    analysis_services.start(user=bob, slug="diffusion")  # not Alice's
 
     answer = signed_in(alice).get("/settings/export.json")
 
     assert answer.status_code == 200 and answer["Content-Type"].startswith("application/json")
     assert answer["Content-Disposition"].startswith('attachment; filename="diffusion-alice-')
     data = json.loads(answer.content)
-    assert set(data) == {"format", "exported_at", "profile", "games", "chat", "ratings"}
+    assert set(data) == {
+        "format",
+        "exported_at",
+        "profile",
+        "games",
+        "chat",
+        "ratings",
+        "analyses",
+    }
+    [analysis] = data["analyses"]
+    assert [node["move"] for node in analysis["tree"]["nodes"]] == [None, "I", "A"]
     assert (
         data["profile"]["username"] == "alice" and data["profile"]["email"] == "alice@players.test"
     )

@@ -399,6 +399,15 @@ function draw() {
   drawRatings(game);
   drawClocks();
   drawRematchLink(game.rematch_id);
+  drawAnalyse(game, player);
+}
+
+// The analysis board opens at the position shown; a player's own game only once it is over.
+function drawAnalyse(game, player) {
+  const form = $("analyse-form");
+  if (!form) return; // signed out: nowhere to keep an analysis
+  form.hidden = player && game.status === "active";
+  form.elements.ply.value = String(live.viewing ?? game.ply);
 }
 
 // What the board shows: an earlier position the viewer went back to, a move being sown

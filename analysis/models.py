@@ -1,0 +1,38 @@
+"""An analysis: a tree of moves explored from a position, owned by the user who made it and
+visible to anyone with its link. Nothing in it touches a real game."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+
+
+def new_key() -> str:
+    return secrets.token_urlsafe(9)  # 12 characters: a link no one guesses
+
+
+class Analysis(models.Model):
+    key = models.CharField(max_length=16, unique=True, default=new_key)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="analyses"
+    )
+    slug = models.CharField(max_length=40)
+    options = models.JSONField(default=dict, blank=True)
+    # Where it came from, if from a game: the game and the move it started after.
+    game = models.ForeignKey(
+        "games.Game", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    ply = models.PositiveIntegerField(null=True, blank=True)
+    tree = models.JSONField()  # analysis.tree.Tree.to_json()
+    current = models.PositiveIntegerField(default=0)  # the node its owner looked at last
+    version = models.PositiveIntegerField(default=0)  # one step per change
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["owner", "-updated"])]
+
+    def __str__(self) -> str:
+        return f"analysis {self.key} of {self.slug}"

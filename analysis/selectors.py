@@ -1,0 +1,70 @@
+"""What the analysis board shows: the tree, and the position at one node drawn as a game's
+page draws it (the engine's state, the legal moves, the result)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from analysis.models import Analysis
+from analysis.tree import Tree, TreeError
+from games.engine import client_moves, rules_for
+from games.rules.notation import parse_position
+from games.selectors import title_for
+from realtime.errors import ServiceError
+
+
+def load(key: str) -> Analysis:
+    analysis = Analysis.objects.select_related("owner").filter(key=key).first()
+    if analysis is None:
+        raise ServiceError("no_such_analysis", "There is no such analysis.")
+    return analysis
+
+
+def analysis_json(analysis: Analysis, node_id: int | None = None) -> dict[str, Any]:
+    """The analysis, with the position at `node_id` (its current node by default)."""
+    tree = Tree.from_json(analysis.tree)
+    shown = analysis.current if node_id is None else node_id
+    try:
+        node = tree.node(shown)
+    except TreeError as error:
+        raise ServiceError(error.code, str(error)) from None
+    rules = rules_for(analysis.slug, analysis.options)
+    state = parse_position(rules, node.position)
+    outcome = rules.outcome(state)
+    return {
+        "key": analysis.key,
+        "slug": analysis.slug,
+        "options": analysis.options,
+        "title": title_for(analysis.slug, analysis.options),
+        "owner": analysis.owner.username,
+        "game": analysis.game_id,
+        "ply": analysis.ply,
+        "version": analysis.version,
+        "current": analysis.current,
+        "board": rules.board(),
+        "tree": tree.to_json(),
+        "node": {
+            "id": node.id,
+            "moves": tree.moves_to(node.id),
+            "position": node.position,
+            "state": rules.to_json(state),
+            "to_move": rules.to_move(state),
+            "legal": client_moves(rules, state) if outcome is None else [],
+            "result": None
+            if outcome is None
+            else {"winner": outcome.winner, "reason": outcome.reason},
+        },
+    }
+
+
+def listed(user: Any) -> list[dict[str, Any]]:
+    """The user's analyses, the latest changed first (the newest 200)."""
+    return [
+        {
+            "key": analysis.key,
+            "title": title_for(analysis.slug, analysis.options),
+            "game": analysis.game_id,
+            "updated": analysis.updated.isoformat(),
+        }
+        for analysis in Analysis.objects.filter(owner=user).order_by("-updated")[:200]
+    ]

@@ -1,0 +1,16 @@
+from django.urls import path
+
+from analysis import views
+
+urlpatterns = [
+    path("api/analysis", views.api_analyses, name="api-analyses"),
+    path("api/analysis/<str:key>", views.api_analysis, name="api-analysis"),
+    path("api/analysis/<str:key>/play", views.api_play, name="api-analysis-play"),
+    path("api/analysis/<str:key>/delete", views.api_delete, name="api-analysis-delete"),
+    path("api/analysis/<str:key>/promote", views.api_promote, name="api-analysis-promote"),
+    path("api/analysis/<str:key>/go", views.api_go, name="api-analysis-go"),
+    path("api/analysis/<str:key>/remove", views.api_remove, name="api-analysis-remove"),
+    path("analysis/", views.analysis_index, name="analysis-index"),
+    path("analysis/notation/", views.notation_page, name="notation"),
+    path("analysis/<str:key>/", views.analysis_page, name="analysis"),
+]

@@ -1,0 +1,196 @@
+"""The analysis board's doors: the JSON API (docs/PROTOCOL.md, "Analysis") and its pages.
+Each decodes, calls one service (analysis/services.py) and answers with the analysis."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import markdown
+import msgspec
+from django.conf import settings
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from analysis import selectors, services
+from analysis.models import Analysis
+from analysis.protocol import NodeBody, PlayBody, StartBody
+from games.rules import available_games
+from realtime.api_errors import refuse
+from realtime.errors import ServiceError
+from realtime.protocol import decode, decoder
+
+START_BODY = decoder(StartBody)
+PLAY_BODY = decoder(PlayBody)
+NODE_BODY = decoder(NodeBody)
+
+
+def _signed_in(request: HttpRequest) -> Any:
+    if not request.user.is_authenticated:
+        raise ServiceError("not_logged_in", "Log in (or play as a guest) to analyse.")
+    return request.user
+
+
+@require_http_methods(["GET", "POST"])
+def api_analyses(request: HttpRequest) -> JsonResponse:
+    """GET: your analyses, the latest first. POST: a new one."""
+    try:
+        user = _signed_in(request)
+        if request.method == "GET":
+            return JsonResponse({"analyses": selectors.listed(user)})
+        body = decode(request.body or b"{}", START_BODY)
+        analysis = services.start(
+            user=user,
+            game_id=body.game,
+            ply=body.ply,
+            copy=body.copy,
+            slug=body.slug,
+            options=dict(body.options),
+            position=body.position,
+            moves=body.moves,
+        )
+    except ServiceError as error:
+        return refuse(error)
+    return JsonResponse({"analysis": selectors.analysis_json(analysis)}, status=201)
+
+
+@require_GET
+def api_analysis(request: HttpRequest, key: str) -> JsonResponse:
+    """Anyone with the link may look: the analysis at its current node, or at ?node=."""
+    try:
+        node = request.GET.get("node")
+        if node is not None and not node.isdigit():
+            raise ServiceError("no_such_node", "node is a node's number.")
+        analysis = selectors.load(key)
+        return JsonResponse(
+            {"analysis": selectors.analysis_json(analysis, None if node is None else int(node))}
+        )
+    except ServiceError as error:
+        return refuse(error)
+
+
+def _change(
+    reader: msgspec.json.Decoder[Any], act: Callable[[Any, str, Any], tuple[Analysis, int]]
+) -> Callable[[HttpRequest, str], JsonResponse]:
+    @require_POST
+    def serve(request: HttpRequest, key: str) -> JsonResponse:
+        try:
+            user = _signed_in(request)
+            body = decode(request.body or b"{}", reader)
+            analysis, node = act(user, key, body)
+            return JsonResponse({"analysis": selectors.analysis_json(analysis, node)})
+        except ServiceError as error:
+            return refuse(error)
+
+    return serve
+
+
+def _played(user: Any, key: str, body: PlayBody) -> tuple[Analysis, int]:
+    return services.play(user=user, key=key, node=body.node, move=body.move)
+
+
+def _deleted(user: Any, key: str, body: NodeBody) -> tuple[Analysis, int]:
+    analysis = services.delete_line(user=user, key=key, node=body.node)
+    return analysis, analysis.current
+
+
+def _promoted(user: Any, key: str, body: NodeBody) -> tuple[Analysis, int]:
+    return services.promote(user=user, key=key, node=body.node), body.node
+
+
+def _went(user: Any, key: str, body: NodeBody) -> tuple[Analysis, int]:
+    return services.go(user=user, key=key, node=body.node), body.node
+
+
+api_play = _change(PLAY_BODY, _played)
+api_delete = _change(NODE_BODY, _deleted)
+api_promote = _change(NODE_BODY, _promoted)
+api_go = _change(NODE_BODY, _went)
+
+
+@require_POST
+def api_remove(request: HttpRequest, key: str) -> JsonResponse:
+    try:
+        services.remove(user=_signed_in(request), key=key)
+    except ServiceError as error:
+        return refuse(error)
+    return JsonResponse({"removed": key})
+
+
+# --- pages ---------------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+def analysis_index(request: HttpRequest) -> HttpResponse:
+    """A new analysis (a game's start, a pasted position or game, or a game of the site at a
+    move), and the list of yours."""
+    if request.method == "POST":
+        if not request.user.is_authenticated:
+            return redirect(f"/accounts/login/?next={request.path}")
+        form = request.POST
+        try:
+            slug = form.get("slug") or None
+            options = {
+                name[len("option-") :]: value
+                for name, value in form.items()
+                if name.startswith("option-") and value != ""
+            }
+            game = form.get("game", "")
+            ply = form.get("ply", "")
+            analysis = services.start(
+                user=request.user,
+                game_id=int(game) if game.isdigit() else None,
+                ply=int(ply) if ply.isdigit() else None,
+                copy=form.get("copy") or None,
+                slug=slug,
+                options=options,
+                position=form.get("position", "").strip() or None,
+                moves=form.get("moves", "").strip() or None,
+            )
+        except ServiceError as error:
+            messages.error(request, f"{error.message} ({error.code})")
+            return redirect("analysis-index")
+        return redirect("analysis", key=analysis.key)
+    mine = selectors.listed(request.user) if request.user.is_authenticated else []
+    # A shared position's link opens this form filled in (analysis.js makes such links).
+    given = {name: request.GET.get(name, "") for name in ("slug", "position", "moves")}
+    given["options"] = {
+        name[len("option-") :]: value
+        for name, value in request.GET.items()
+        if name.startswith("option-")
+    }
+    return render(
+        request,
+        "analysis/index.html",
+        {"games": available_games(), "mine": mine, "title": "Analysis board", "given": given},
+    )
+
+
+@require_GET
+def notation_page(request: HttpRequest) -> HttpResponse:
+    """docs/NOTATION.md, the notation's own description, as a page of the site."""
+    text = (Path(settings.BASE_DIR) / "docs" / "NOTATION.md").read_text()
+    html = markdown.markdown(text, extensions=["tables", "fenced_code"])
+    # Trusted: our own Markdown, from the repository.
+    return render(request, "analysis/notation.html", {"body": mark_safe(html), "title": "Notation"})
+
+
+@require_GET
+def analysis_page(request: HttpRequest, key: str) -> HttpResponse:
+    try:
+        analysis = selectors.load(key)
+    except ServiceError:
+        return render(request, "404.html", status=404)
+    return render(
+        request,
+        "analysis/board.html",
+        {
+            "analysis": analysis,
+            "title": f"Analysis: {selectors.analysis_json(analysis)['title']}",
+            "mine": request.user.is_authenticated and request.user.pk == analysis.owner_id,
+        },
+    )

@@ -1,0 +1,201 @@
+// The analysis board: the server keeps the tree and judges every move (docs/PROTOCOL.md,
+// "Analysis"); this page draws the position of the node shown and the tree, and sends what
+// the user does. No rules here.
+import { renderChess } from "./boards/chess.js";
+import { renderMancala } from "./boards/mancala.js";
+
+const $ = (id) => document.getElementById(id);
+const root = $("analysis");
+const key = root.dataset.key;
+const mine = root.dataset.mine === "true";
+const page = { analysis: null, flipped: false };
+
+function csrf() {
+  const part = document.cookie.split("; ").find((item) => item.startsWith("csrftoken="));
+  return part ? part.split("=")[1] : "";
+}
+
+async function call(path, body) {
+  const response = await fetch(`/api/analysis/${key}${path}`, body === undefined ? {} : {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-CSRFToken": csrf() },
+    body: JSON.stringify(body),
+  });
+  const answer = await response.json();
+  if (answer.error) {
+    say(answer.error.message, "error");
+    return;
+  }
+  say("");
+  show(answer.analysis);
+}
+
+function say(text, kind = "") {
+  $("message").textContent = text;
+  $("message").className = `message ${kind}`;
+}
+
+// The node shown: another one is fetched (anyone may look); the owner's choice is kept.
+function goTo(node) {
+  if (node === null || node === undefined || node === page.analysis.node.id) return;
+  if (mine) call("/go", { node });
+  else call(`?node=${node}`);
+}
+
+const play = (move) => call("/play", { node: page.analysis.node.id, move });
+
+function show(analysis) {
+  page.analysis = analysis;
+  drawBoard(analysis);
+  drawTree(analysis);
+  const node = analysis.node;
+  $("position-text").value = node.position;
+  const link = new URL("/analysis/", location.origin);
+  link.searchParams.set("slug", analysis.slug);
+  for (const [name, value] of Object.entries(analysis.options)) link.searchParams.set(`option-${name}`, value);
+  link.searchParams.set("position", node.position);
+  $("position-link").href = link.href;
+  const result = node.result;
+  $("result").hidden = !result;
+  $("result").textContent = result
+    ? (result.winner ? `Player ${result.winner} wins: ${result.reason}` : `A draw: ${result.reason}`)
+    : "";
+  root.dataset.node = String(node.id);
+}
+
+function drawBoard(analysis) {
+  const node = analysis.node;
+  const view = {
+    slug: analysis.slug,
+    board: analysis.board,
+    state: node.state,
+    legal: mine ? node.legal : [],
+    previous: null,
+    flipped: page.flipped,
+    you: null,
+    players: null,
+    captured: node.state.captured,
+    lastMove: node.moves.length ? node.moves[node.moves.length - 1] : null,
+    ply: node.id,
+    onMove: play,
+    onDraft: (move) => { $("move-input").value = move; },
+    onRefused: (move) => {
+      if (!mine) say("Copy this analysis to play moves on it.", "error");
+      else if (node.result) say("The game is over in this position.", "error");
+      else if (move) play(move);
+    },
+    onExplain: (text) => say(text, "error"),
+    infoContainer: $("turn-info"),
+  };
+  if (analysis.board.renderer === "grid") {
+    renderChess($("board"), view);
+    $("echo-button").hidden = !(mine && node.legal && node.legal.echo);
+  } else {
+    renderMancala($("board"), view);
+    $("turn-info").textContent = node.result ? "" : `Player ${node.to_move} to move`;
+  }
+}
+
+// The tree as nested lists: each line's moves in a row, variations indented under the move
+// they branch from.
+function drawTree(analysis) {
+  const nodes = new Map(analysis.tree.nodes.map((node) => [node.id, node]));
+  const line = (start) => {
+    const list = document.createElement("ol");
+    list.className = "line";
+    let node = nodes.get(start);
+    while (node) {
+      list.append(moveItem(node, nodes));
+      const [main, ...others] = node.children;
+      for (const other of others) {
+        const variation = document.createElement("li");
+        variation.className = "variation";
+        variation.append(line(other));
+        list.append(variation);
+      }
+      node = nodes.get(main);
+    }
+    return list;
+  };
+  const first = nodes.get(0).children;
+  const tree = document.createElement("div");
+  if (first.length) {
+    tree.append(line(first[0]));
+    for (const other of first.slice(1)) {
+      const variation = document.createElement("div");
+      variation.className = "variation";
+      variation.append(line(other));
+      tree.append(variation);
+    }
+  }
+  $("tree").replaceChildren(tree);
+}
+
+function moveItem(node, nodes) {
+  const item = document.createElement("li");
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "move-link";
+  button.dataset.node = String(node.id);
+  let depth = 0;
+  for (let at = node; at.parent !== null; at = nodes.get(at.parent)) depth += 1;
+  button.textContent = `${depth}. ${node.move}`;
+  if (node.id === page.analysis.node.id) {
+    button.classList.add("viewing");
+    button.setAttribute("aria-current", "true");
+  }
+  button.addEventListener("click", () => goTo(node.id));
+  item.append(button);
+  return item;
+}
+
+function step(where) {
+  const nodes = new Map(page.analysis.tree.nodes.map((node) => [node.id, node]));
+  let node = nodes.get(page.analysis.node.id);
+  if (where === "first") goTo(0);
+  else if (where === "prev") goTo(node.parent);
+  else if (where === "next") goTo(node.children[0]);
+  else {
+    while (node.children.length) node = nodes.get(node.children[0]);
+    goTo(node.id);
+  }
+}
+
+for (const where of ["first", "prev", "next", "last"]) {
+  $(`${where}-button`).addEventListener("click", () => step(where));
+}
+document.addEventListener("keydown", (event) => {
+  if (event.target.closest("input, textarea, select")) return;
+  const where = { ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last" }[event.key];
+  if (where && !event.target.closest("#board")) {
+    event.preventDefault();
+    step(where);
+  }
+});
+$("move-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const move = $("move-input").value.trim();
+  if (move) play(move);
+  $("move-input").value = "";
+});
+$("echo-button").addEventListener("click", () => play("echo"));
+$("promote-button").addEventListener("click", () => call("/promote", { node: page.analysis.node.id }));
+$("delete-button").addEventListener("click", () => {
+  if (page.analysis.node.id === 0) say("The starting position stays.", "error");
+  else call("/delete", { node: page.analysis.node.id });
+});
+$("flip-button").addEventListener("click", () => {
+  page.flipped = !page.flipped;
+  drawBoard(page.analysis);
+});
+$("copy-position").addEventListener("click", async () => {
+  $("position-text").select();
+  try {
+    await navigator.clipboard.writeText($("position-text").value);
+    say("Position copied.");
+  } catch {
+    say("Select the text and copy it.");
+  }
+});
+
+call("");

@@ -1,0 +1,80 @@
+"""The analysis board as a player meets it: after a game, Analyse opens the board at the move
+shown, a move played there becomes a variation, promoting it makes it the main line, and the
+game itself is left as it was."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browsers import Problems, Site
+from tests.test_browser import challenge_by_request, guest
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.redis,
+    pytest.mark.sqlite(reason="the pages in the browser, not the database, are under test"),
+]
+
+try:
+    from playwright.sync_api import Browser, expect
+except ImportError:  # pragma: no cover - the dev extra installs it
+    pytest.fail("Playwright is missing: run `make dev`", pytrace=False)
+
+
+def test_a_finished_game_opens_on_the_analysis_board_and_grows_a_variation(
+    browser: Browser,
+    site: Site,
+    problems: Problems,
+) -> None:
+    with site.serve():
+        alice = guest(browser, site, problems, "alice")
+        bob = guest(browser, site, problems, "bob")
+        for page in (alice, bob):
+            page.goto("about:blank")  # off the site: its pages go to a new game by themselves
+        game_id = challenge_by_request(alice, bob, site, "diffusion")
+        for page in (alice, bob):
+            page.goto(f"{site.url}/games/{game_id}/")
+            expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+        # A player cannot analyse the game they are playing.
+        expect(alice.locator("#analyse-form")).to_be_hidden()
+        for page, move, ply in ((alice, "I", "1"), (bob, "A", "2")):
+            page.fill("#move-input", move)
+            page.locator("#move-form button[type=submit]").click()
+            expect(alice.locator("#moves .move-link")).to_have_count(int(ply))
+        alice.once("dialog", lambda dialog: dialog.accept())
+        alice.locator("#resign-button").click()
+        expect(alice.locator("#banner")).to_be_visible()
+
+        # After the game: back to move 1, then Analyse opens the board there.
+        alice.locator("#moves .move-link").first.click()
+        alice.locator("#analyse-button").click()
+        alice.wait_for_url(f"{site.url}/analysis/*/")
+        expect(alice.locator("#analysis")).to_have_attribute("data-node", "1")
+        tree = alice.locator("#tree")
+        expect(tree.locator(".move-link")).to_have_text(["1. I", "2. A"])
+        position = alice.locator("#position-text").input_value()
+        assert position.endswith(" 2"), position  # North to move after move 1
+
+        # Another answer than the game's: a variation after move 1.
+        alice.fill("#move-input", "B")
+        alice.locator("#move-form button[type=submit]").click()
+        expect(tree.locator(".variation .move-link")).to_have_text(["2. B"])
+        expect(tree.locator(".move-link.viewing")).to_have_text("2. B")
+        # Made the main line: the game's own move becomes the variation.
+        alice.locator("#promote-button").click()
+        expect(tree.locator(".variation .move-link")).to_have_text(["2. A"])
+        # An illegal move is refused with the engine's reason; the tree is unchanged.
+        alice.fill("#move-input", "Z")
+        alice.locator("#move-form button[type=submit]").click()
+        expect(alice.locator("#message")).not_to_be_empty()
+        expect(tree.locator(".move-link")).to_have_count(3)
+
+        # Bob, the opponent, may look at the link but not change it.
+        bob.goto(alice.url)
+        expect(bob.locator("#tree .move-link")).to_have_count(3)
+        expect(bob.locator("#move-form")).to_be_hidden()
+        expect(bob.locator("#copy-button")).to_be_visible()
+
+        # The game is as it ended.
+        alice.goto(f"{site.url}/games/{game_id}/")
+        expect(alice.locator("#moves .move-link")).to_have_text(["I", "A"])
