@@ -36,3 +36,28 @@ class Analysis(models.Model):
 
     def __str__(self) -> str:
         return f"analysis {self.key} of {self.slug}"
+
+
+class Review(models.Model):
+    """The computer's review of a finished game: every position evaluated in the bots
+    worker's search pool (bots/searches.py, purpose "review:<game id>"), then the win chance
+    after each move and the moves where it dropped most (analysis/reviews.py)."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    game = models.OneToOneField("games.Game", on_delete=models.CASCADE, related_name="+")
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
+    positions = models.PositiveIntegerField()  # the game's moves + 1
+    ms = models.PositiveIntegerField()  # the search's time for each position
+    plies = models.JSONField(null=True, blank=True)  # once done: see reviews.review_json
+    created = models.DateTimeField(auto_now_add=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"review of game {self.game_id} ({self.status})"

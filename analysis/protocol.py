@@ -40,8 +40,14 @@ class NodeBody(Body, kw_only=True, frozen=True):
     node: NodeId
 
 
+class ReviewBody(Body, kw_only=True, frozen=True):
+    """POST /api/games/<id>/review: no fields."""
+
+
 register_bodies(
     {
+        "POST /api/analysis/<key>/eval": NodeBody,
+        "POST /api/games/<id>/review": ReviewBody,
         "POST /api/analysis": StartBody,
         "POST /api/analysis/<key>/play": PlayBody,
         "POST /api/analysis/<key>/delete": NodeBody,

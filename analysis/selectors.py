@@ -7,6 +7,7 @@ from typing import Any
 
 from analysis.models import Analysis
 from analysis.tree import Tree, TreeError
+from bots.models import SearchJob
 from games.engine import client_moves, rules_for
 from games.rules.notation import parse_position
 from games.selectors import title_for
@@ -68,3 +69,13 @@ def listed(user: Any) -> list[dict[str, Any]]:
         }
         for analysis in Analysis.objects.filter(owner=user).order_by("-updated")[:200]
     ]
+
+
+def computer_view(analysis: Analysis, node: int) -> SearchJob | None:
+    """The latest search asked for at this node, whoever asked."""
+    return (
+        SearchJob.objects.filter(purpose=f"analysis:{analysis.key}:{node}")
+        .exclude(status=SearchJob.Status.CANCELLED)
+        .order_by("-id")
+        .first()
+    )

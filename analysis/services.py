@@ -12,6 +12,8 @@ from django.db import transaction
 from accounts.models import User
 from analysis.models import Analysis
 from analysis.tree import ROOT, Tree, TreeError
+from bots import searches
+from bots.models import SearchJob
 from games import selectors as games
 from games.engine import normalized_options, rules_for
 from games.models import Game
@@ -176,3 +178,29 @@ def _locked(user: User, key: str) -> Analysis:
     if analysis.owner_id != user.pk:
         raise ServiceError("not_yours", "Only its owner changes an analysis: make a copy.")
     return analysis
+
+
+def ask_computer(*, user: User, analysis: Analysis, node: int) -> SearchJob:
+    """The computer's view of the node's position, asked for by `user` (anyone signed in who
+    has the link: it changes nothing of the analysis). The user's older requests beyond
+    bots.searches.MOST_PER_USER are cancelled."""
+    tree = Tree.from_json(analysis.tree)
+    try:
+        position = tree.node(node).position
+    except TreeError as error:
+        raise ServiceError(error.code, str(error)) from None
+    rules = rules_for(analysis.slug, analysis.options)
+    state = parse_position(rules, position)
+    return searches.ask(
+        owner=user,
+        purpose=computer_purpose(analysis, node),
+        slug=analysis.slug,
+        options=analysis.options,
+        state=rules.to_json(state),
+        # Over: the result is known at once (one round, nothing to search).
+        budgets=[1] if rules.outcome(state) is not None else None,
+    )
+
+
+def computer_purpose(analysis: Analysis, node: int) -> str:
+    return f"analysis:{analysis.key}:{node}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import markdown
 import msgspec
@@ -13,12 +14,16 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from analysis import selectors, services
+from analysis import reviews, selectors, services
 from analysis.models import Analysis
-from analysis.protocol import NodeBody, PlayBody, StartBody
+from analysis.protocol import NodeBody, PlayBody, ReviewBody, StartBody
+from bots import searches
+from bots.models import SearchJob
+from games.models import Game
 from games.rules import available_games
 from realtime.api_errors import refuse
 from realtime.errors import ServiceError
@@ -27,6 +32,7 @@ from realtime.protocol import decode, decoder
 START_BODY = decoder(StartBody)
 PLAY_BODY = decoder(PlayBody)
 NODE_BODY = decoder(NodeBody)
+REVIEW_BODY = decoder(ReviewBody)
 
 
 def _signed_in(request: HttpRequest) -> Any:
@@ -112,6 +118,42 @@ api_promote = _change(NODE_BODY, _promoted)
 api_go = _change(NODE_BODY, _went)
 
 
+@require_http_methods(["GET", "POST"])
+def api_eval(request: HttpRequest, key: str) -> JsonResponse:
+    """POST {"node"}: the computer is asked for its view of the node's position (it deepens
+    in rounds). GET ?node=: the latest view asked for there, as far as it got."""
+    try:
+        analysis = selectors.load(key)
+        job: SearchJob | None
+        if request.method == "POST":
+            user = _signed_in(request)
+            node = decode(request.body or b"{}", NODE_BODY).node
+            job = services.ask_computer(user=user, analysis=analysis, node=node)
+        else:
+            node_text = request.GET.get("node", "")
+            if not node_text.isdigit():
+                raise ServiceError("no_such_node", "node is a node's number.")
+            job = selectors.computer_view(analysis, int(node_text))
+        return JsonResponse({"search": None if job is None else searches.progress(job)})
+    except ServiceError as error:
+        return refuse(error)
+
+
+@require_http_methods(["GET", "POST"])
+def api_review(request: HttpRequest, game_id: int) -> JsonResponse:
+    """POST: the game's review is asked for (once over). GET: the review as far as it got."""
+    try:
+        if request.method == "POST":
+            decode(request.body or b"{}", REVIEW_BODY)
+            review = reviews.request(user=_signed_in(request), game_id=game_id)
+            return JsonResponse({"review": reviews.review_json(review)}, status=202)
+        if not Game.objects.filter(pk=game_id).exists():
+            raise ServiceError("no_such_game", f"There is no game {game_id}.")
+        return JsonResponse({"review": reviews.review_json(reviews.of_game(game_id))})
+    except ServiceError as error:
+        return refuse(error)
+
+
 @require_POST
 def api_remove(request: HttpRequest, key: str) -> JsonResponse:
     try:
@@ -154,7 +196,10 @@ def analysis_index(request: HttpRequest) -> HttpResponse:
         except ServiceError as error:
             messages.error(request, f"{error.message} ({error.code})")
             return redirect("analysis-index")
-        return redirect("analysis", key=analysis.key)
+        target = reverse("analysis", kwargs={"key": analysis.key})
+        # From a review's marked move: the board names the move the search preferred.
+        hint = {name: form[name][:100] for name in ("suggest", "played") if form.get(name)}
+        return redirect(f"{target}?{urlencode(hint)}" if hint else target)
     mine = selectors.listed(request.user) if request.user.is_authenticated else []
     # A shared position's link opens this form filled in (analysis.js makes such links).
     given = {name: request.GET.get(name, "") for name in ("slug", "position", "moves")}

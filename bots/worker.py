@@ -23,7 +23,9 @@ from django.db.models import Q
 from django.dispatch import Signal
 
 from accounts.models import User
+from bots import searches
 from bots.models import Bot
+from bots.search.evaluate import evaluate_json
 from bots.search.mcts import Choice, think_json
 from games import clocks
 from games import services as games
@@ -94,20 +96,40 @@ def _exit_with(parent: int) -> None:
     threading.Thread(target=watch, name="exit-with-worker", daemon=True).start()
 
 
+def _exit_with_at(parent: int, niceness: int) -> None:
+    """`_exit_with`, in a process that runs at a lower CPU priority (searches for people:
+    the servers and the computer players come first)."""
+    os.nice(niceness)
+    _exit_with(parent)
+
+
 def _thinking_pool(processes: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(
         max_workers=processes, initializer=_exit_with, initargs=(os.getpid(),)
     )
 
 
+def _search_pool(processes: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(
+        max_workers=processes, initializer=_exit_with_at, initargs=(os.getpid(), SEARCH_NICENESS)
+    )
+
+
+SEARCH_NICENESS = 10
+
+
 class Worker:
     """Plays every bot's moves. `processes` think at once; the loop looks for work every
     `poll` seconds when idle."""
 
-    def __init__(self, processes: int = 1, poll: float = 0.1) -> None:
+    def __init__(self, processes: int = 1, poll: float = 0.1, search_processes: int = 1) -> None:
         self.processes = max(1, processes)
         self.poll = poll
         self.pool = _thinking_pool(self.processes)
+        # Positions people asked the computer about: a pool of their own (bots/searches.py).
+        self.search_processes = max(0, search_processes)
+        self.search_pool = _search_pool(max(1, self.search_processes))
+        self.searching: dict[Future[dict[str, Any]], tuple[int, int, bool]] = {}
         self.known: dict[int, tuple[int, Turn | None]] = {}  # game -> (version, turn)
         self.thinking: dict[Future[Choice], Turn] = {}
         self.bots: dict[int, tuple[int, User]] = {}  # user id -> (level, user)
@@ -119,6 +141,7 @@ class Worker:
         # exit hook writes to them (without the wait, Python 3.11 can race it and print
         # "Bad file descriptor" at exit). A search in progress ends within its time limit.
         self.pool.shutdown(wait=True, cancel_futures=True)
+        self.search_pool.shutdown(wait=True, cancel_futures=True)
 
     # --- finding the turns --------------------------------------------------------------
 
@@ -209,6 +232,7 @@ class Worker:
                 think_ms(turn, now, queued),
             )
             self.thinking[future] = turn
+        self.search_step()
         metrics.BOT_TURNS.labels("thinking").set(len(self.thinking))
         metrics.BOT_TURNS.labels("waiting").set(max(0, len(turns) - len(self.thinking)))
         if not self.thinking:
@@ -231,6 +255,31 @@ class Worker:
             metrics.BOT_THINK_SECONDS.labels(turn.slug).observe(choice.ms / 1000)
             played += self.play(turn, choice)
         return played
+
+    def search_step(self) -> None:
+        """Record the searches that finished a round; start new ones in the free processes."""
+        for future in [future for future in self.searching if future.done()]:
+            job_id, rounds, last = self.searching.pop(future)
+            try:
+                result: dict[str, Any] | None = future.result()
+            except BrokenProcessPool:
+                logger.warning("bot: a searching process died; starting the pool again")
+                self.search_pool.shutdown(wait=True, cancel_futures=True)
+                self.search_pool = _search_pool(max(1, self.search_processes))
+                self.searching.clear()
+                searches.requeue_stale()
+                return
+            except Exception:
+                logger.exception("bot: search %s failed", job_id)
+                result = None
+            searches.record(job_id, rounds, result, last)
+        free = self.search_processes - len(self.searching)
+        for job in searches.claim(free) if free > 0 else []:
+            budget = job.budgets[min(job.rounds, len(job.budgets) - 1)]
+            future = self.search_pool.submit(
+                evaluate_json, job.slug, job.options, job.state, budget, job.pk
+            )
+            self.searching[future] = (job.pk, job.rounds + 1, job.rounds + 1 >= len(job.budgets))
 
     def _time_left(self, turn: Turn, now: int) -> float:
         ms = think_ms(turn, now, 1.0)
@@ -258,6 +307,7 @@ class Worker:
                     time.sleep(self.poll if not self.thinking else 0)
                 if time.monotonic() - self.last_tick >= 1.0:
                     self.last_tick = time.monotonic()
+                    searches.requeue_stale()
                     ticked.send(sender=Worker)
             except Exception as error:
                 # A worker that dies leaves every bot silent: report, and go on.

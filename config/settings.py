@@ -375,3 +375,9 @@ LOGGING = {
         "django": {"handlers": [], "propagate": True},
     },
 }
+
+# The computer's view on the analysis board: rounds of search (ms each, growing), each shown
+# as it ends (bots/searches.py). A game review: the search time for a whole game, shared by
+# its positions (analysis/reviews.py: 40 to 400 ms each).
+COMPUTER_VIEW_MS = (250, 500, 1000, 2000, 4000)
+REVIEW_MS = 50_000

@@ -74,6 +74,7 @@ HTTP_STATUS = {
     "too_many_tournaments": 409,
     "analysis_too_big": 409,
     "too_many_analyses": 409,
+    "review_running": 409,
     "too_large": 413,
     "illegal_move": 422,
     "rate_limited": 429,
@@ -81,6 +82,7 @@ HTTP_STATUS = {
     "server_error": 500,
     "not_available": 501,
     "unavailable": 503,
+    "computer_busy": 503,
 }
 
 

@@ -8,7 +8,7 @@ const $ = (id) => document.getElementById(id);
 const root = $("analysis");
 const key = root.dataset.key;
 const mine = root.dataset.mine === "true";
-const page = { analysis: null, flipped: false };
+const page = { analysis: null, flipped: false, computer: null };
 
 function csrf() {
   const part = document.cookie.split("; ").find((item) => item.startsWith("csrftoken="));
@@ -61,6 +61,59 @@ function show(analysis) {
     ? (result.winner ? `Player ${result.winner} wins: ${result.reason}` : `A draw: ${result.reason}`)
     : "";
   root.dataset.node = String(node.id);
+  askComputer();
+}
+
+// The computer's view of the node shown, while the box is ticked: asked for once per node,
+// then read every 300 ms while it deepens (bots/searches.py: rounds of growing length).
+async function askComputer() {
+  const on = $("computer-on");
+  const node = page.analysis.node.id;
+  $("computer-view").hidden = !(on && on.checked);
+  if (!on || !on.checked || page.computer === node) return;
+  page.computer = node;
+  $("computer-win").textContent = "thinking…";
+  $("computer-progress").textContent = "";
+  $("computer-line").textContent = "";
+  $("win-bar").style.width = "50%";
+  const asked = await fetch(`/api/analysis/${key}/eval`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-CSRFToken": csrf() },
+    body: JSON.stringify({ node }),
+  }).then((response) => response.json());
+  if (asked.error) {
+    $("computer-win").textContent = asked.error.message;
+    return;
+  }
+  let search = asked.search;
+  while (page.computer === node) {
+    drawComputer(search);
+    if (search.status !== "queued" && search.status !== "running") break;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const read = await fetch(`/api/analysis/${key}/eval?node=${node}`).then((response) => response.json());
+    if (read.error || !read.search) break;
+    search = read.search;
+  }
+}
+
+function drawComputer(search) {
+  const result = search.result;
+  const side = page.analysis.board.renderer === "grid" ? { 1: "White", 2: "Black" } : { 1: "South", 2: "North" };
+  const mover = side[page.analysis.node.to_move];
+  $("computer").dataset.status = search.status;
+  $("computer-progress").textContent = `round ${search.rounds} of ${search.of}${result ? `, ${result.playouts.toLocaleString()} playouts` : ""}${search.status === "done" ? "" : "…"}`;
+  if (!result) return;
+  const over = page.analysis.node.result;
+  if (over) {
+    $("computer-win").textContent = `The game is over: ${over.winner ? `${side[over.winner]} won` : "a draw"}.`;
+    $("win-bar").style.width = over.winner === page.analysis.node.to_move ? "100%" : over.winner ? "0%" : "50%";
+    $("computer-line").textContent = "";
+    return;
+  }
+  const percent = Math.round(result.win * 100);
+  $("computer-win").textContent = `${mover} wins ${percent}% (the side to move)`;
+  $("win-bar").style.width = `${percent}%`;
+  $("computer-line").textContent = result.line.join(" ") || "(the game is over)";
 }
 
 function drawBoard(analysis) {
@@ -197,5 +250,16 @@ $("copy-position").addEventListener("click", async () => {
     say("Select the text and copy it.");
   }
 });
+
+$("computer-on")?.addEventListener("change", () => {
+  page.computer = null;
+  askComputer();
+});
+// Opened from a review's marked move: the move the search preferred there.
+const hint = new URLSearchParams(location.search);
+if (hint.get("suggest")) {
+  $("suggestion").hidden = false;
+  $("suggestion").textContent = `The review: ${hint.get("played")} was played here; the computer preferred ${hint.get("suggest")}.`;
+}
 
 call("");

@@ -1,10 +1,12 @@
 """Play the computer's moves in every game where a bot is to move.
 
-    python manage.py bots [--processes N]
+    python manage.py bots [--processes N] [--search-processes M]
 
 A long-running process beside the server (`make run` starts one; docker runs it as its own
 service). Thinking runs in N processes (default: the machine's cores); stopping the worker
 at any moment loses nothing, and a new one picks up every game where a bot is to move.
+The positions people ask the computer about (the analysis board, game reviews) are searched
+in M more processes (default 1), at a lower CPU priority (bots/searches.py).
 """
 
 from __future__ import annotations
@@ -30,6 +32,12 @@ class Command(BaseCommand):
             "--processes", type=int, default=os.cpu_count() or 1, help="thinking processes"
         )
         parser.add_argument("--poll", type=float, default=0.1, help="seconds between looks")
+        parser.add_argument(
+            "--search-processes",
+            type=int,
+            default=1,
+            help="processes for the positions people ask about (analysis, reviews; niced)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         stopping = False
@@ -41,8 +49,16 @@ class Command(BaseCommand):
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
         metrics.serve("bots")
-        worker = Worker(processes=options["processes"], poll=options["poll"])
-        logger.info("bots: playing the computer's moves (%s processes)", worker.processes)
+        worker = Worker(
+            processes=options["processes"],
+            poll=options["poll"],
+            search_processes=options["search_processes"],
+        )
+        logger.info(
+            "bots: playing the computer's moves (%s processes; %s for analysis)",
+            worker.processes,
+            worker.search_processes,
+        )
         try:
             worker.run(lambda: stopping)
         finally:
