@@ -1,9 +1,10 @@
 """Positions the computer evaluates for people (the analysis board, game reviews): asked for
 here, searched by the bots worker in its own pool (bots/worker.py), read back by the asker.
 
-The computer players come first: the searches run in a pool of their own (one process by
-default, at a lower CPU priority), so no number of them slows a bot's answer, and each user
-has at most `MOST_PER_USER` positions queued or searched at once for each purpose kind.
+The computer players and the live games come first: the searches run in a pool of their own
+(one process by default, in Linux's idle scheduling class: only on CPU time nothing else
+wants), so no number of them slows a bot's answer, and each user has at most
+`MOST_PER_USER` positions queued or searched at once for each purpose kind.
 """
 
 from __future__ import annotations

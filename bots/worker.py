@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import close_old_connections
-from django.db.models import Q
 from django.dispatch import Signal
 
 from accounts.models import User
@@ -96,10 +95,15 @@ def _exit_with(parent: int) -> None:
     threading.Thread(target=watch, name="exit-with-worker", daemon=True).start()
 
 
-def _exit_with_at(parent: int, niceness: int) -> None:
-    """`_exit_with`, in a process that runs at a lower CPU priority (searches for people:
-    the servers and the computer players come first)."""
-    os.nice(niceness)
+def _exit_with_when_idle(parent: int) -> None:
+    """`_exit_with`, in a process that runs on CPU time nothing else wants (searches for
+    people: the servers and the computer players come first). Linux's idle scheduling class
+    gives way at once to any other process that wakes; where it is not allowed, the lowest
+    priority does nearly as much."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        os.nice(19)
     _exit_with(parent)
 
 
@@ -111,11 +115,8 @@ def _thinking_pool(processes: int) -> ProcessPoolExecutor:
 
 def _search_pool(processes: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(
-        max_workers=processes, initializer=_exit_with_at, initargs=(os.getpid(), SEARCH_NICENESS)
+        max_workers=processes, initializer=_exit_with_when_idle, initargs=(os.getpid(),)
     )
-
-
-SEARCH_NICENESS = 10
 
 
 class Worker:
@@ -153,9 +154,9 @@ class Worker:
     def waiting(self) -> list[Turn]:
         """The games where a bot is to move, read again only where their version changed."""
         rows = dict(
-            Game.objects.filter(status=Game.Status.ACTIVE)
-            .filter(Q(player1__is_bot=True) | Q(player2__is_bot=True))
-            .values_list("id", "version")
+            Game.objects.filter(status=Game.Status.ACTIVE, against_computer=True).values_list(
+                "id", "version"
+            )
         )
         for game_id in set(self.known) - set(rows):
             del self.known[game_id]
@@ -273,7 +274,8 @@ class Worker:
                 logger.exception("bot: search %s failed", job_id)
                 result = None
             searches.record(job_id, rounds, result, last)
-        free = self.search_processes - len(self.searching)
+        # Two a process: the next search waits in the pool, not for this loop's next round.
+        free = 2 * self.search_processes - len(self.searching)
         for job in searches.claim(free) if free > 0 else []:
             budget = job.budgets[min(job.rounds, len(job.budgets) - 1)]
             future = self.search_pool.submit(

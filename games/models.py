@@ -57,6 +57,10 @@ class Game(models.Model):
     away = models.JSONField(default=dict, blank=True)
     # Rated games change the players' ratings when they end (ratings/); casual ones do not.
     rated = models.BooleanField(default=False)
+    # Whether a player is the computer (User.is_bot, which never changes for an account):
+    # the bots worker looks for its games ten times a second, through the partial index
+    # below, however many other games are going.
+    against_computer = models.BooleanField(default=False, db_default=False)
     # A finished game a moderator annulled (moderation/): it counts for no rating.
     annulled = models.BooleanField(default=False, db_default=False)
     # Offers waiting for the opponent's answer: {"takeback": 1, "draw": 2} (the offering
@@ -78,7 +82,14 @@ class Game(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        indexes = [models.Index(fields=["status", "-updated_at"])]
+        indexes = [
+            models.Index(fields=["status", "-updated_at"]),
+            models.Index(
+                fields=["id"],
+                condition=models.Q(status="active", against_computer=True),
+                name="games_active_vs_computer",
+            ),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(winner__isnull=True) | models.Q(winner__in=[1, 2]),

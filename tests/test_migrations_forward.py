@@ -48,6 +48,10 @@ ALLOWED = {
         "the index on moved_at, in the same transaction as the games_gameevent changes; "
         + SITE_STOPPED
     ),
+    ("games", "0011_against_computer_marked", "(rows)", "data migration"): (
+        "the games against the computer marked in batches of 1,000 ids, each its own short "
+        "UPDATE (the migration is not atomic): no lock held between them"
+    ),
     ("games", "0008_forfeit", "(rows)", "data migration"): (
         "one UPDATE of the games without moved_at (those older than 0005); measured by "
         "`python -m devtools migrationdrill` (docs/BACKUPS.md)"

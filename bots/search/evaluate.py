@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from bots.search.courtesy import Courtesy
 from bots.search.levels import level as level_of
 from bots.search.mcts import Node, Search
 from bots.search.policies import policy as policy_of
@@ -44,10 +45,19 @@ class Evaluation:
         }
 
 
-def evaluate(rules: Any, state: Any, ms: float, seed: int = 0, forced: int = 0) -> Evaluation:
+def evaluate(
+    rules: Any,
+    state: Any,
+    ms: float,
+    seed: int = 0,
+    forced: int = 0,
+    courtesy: Courtesy | None = None,
+) -> Evaluation:
     """Search `state` for `ms` milliseconds (or until the top level's playouts are spent ten
     times over) and read the result. `forced`: single-move positions passed through already
-    (a forced move is played and the position after it searched, up to a limit)."""
+    (a forced move is played and the position after it searched, up to a limit). With a
+    `courtesy`, the search pauses while the machine is busy, and its time is counted without
+    the pauses, up to three times `ms` in all."""
     started = time.perf_counter()
     outcome = rules.outcome(state)
     if outcome is not None:
@@ -68,11 +78,17 @@ def evaluate(rules: Any, state: Any, ms: float, seed: int = 0, forced: int = 0) 
     root = search.node(state, None, "")
     budget = game.budget(TOP, top.playouts) * 10
     deadline = started + ms / 1000
+    latest = started + 3 * ms / 1000
     playouts = 0
     while playouts < budget and (len(root.untried) + len(root.children)) > 1:
         search.iterate(root)
         playouts += 1
-        if time.perf_counter() > deadline:
+        if courtesy is not None:
+            courtesy.tick()
+            now = time.perf_counter()
+            if now - courtesy.slept > deadline or now > latest:
+                break
+        elif time.perf_counter() > deadline:
             break
     if not root.children and forced >= LONGEST_LINE:
         return Evaluation(0.5, root.untried[0], (root.untried[0],), 0, _since(started))
@@ -80,7 +96,7 @@ def evaluate(rules: Any, state: Any, ms: float, seed: int = 0, forced: int = 0) 
         move = root.untried[0]
         after = rules.play(state, move)
         left = max(0.0, ms - _since(started))
-        deeper = evaluate(rules, after, left, seed, forced + 1)
+        deeper = evaluate(rules, after, left, seed, forced + 1, courtesy)
         same = rules.outcome(after) is None and rules.to_move(after) == rules.to_move(state)
         win = deeper.win if same else 1.0 - deeper.win
         return Evaluation(win, move, (move, *deeper.line), deeper.playouts, _since(started))
@@ -109,8 +125,9 @@ def _since(started: float) -> float:
 def evaluate_json(
     slug: str, options: dict[str, Any], state: dict[str, Any], ms: float, seed: int
 ) -> dict[str, Any]:
-    """`evaluate` on a position as stored (the engine's JSON): what a worker process runs."""
+    """`evaluate` on a position as stored (the engine's JSON), giving way to the machine's
+    other work (bots/search/courtesy.py): what the worker's search processes run."""
     from games.rules import get_rules
 
     rules = get_rules(slug, **options)
-    return evaluate(rules, rules.from_json(state), ms, seed).to_json()
+    return evaluate(rules, rules.from_json(state), ms, seed, courtesy=Courtesy()).to_json()

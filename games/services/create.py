@@ -63,6 +63,7 @@ def new_game(
         clock=clocks.start(control, now_ms()),
         rated=rated,
         moved_at=timezone.now(),
+        against_computer=player1.is_bot or player2.is_bot,
     )
     set_deadline(game)
     return game

@@ -6,7 +6,7 @@ A long-running process beside the server (`make run` starts one; docker runs it 
 service). Thinking runs in N processes (default: the machine's cores); stopping the worker
 at any moment loses nothing, and a new one picks up every game where a bot is to move.
 The positions people ask the computer about (the analysis board, game reviews) are searched
-in M more processes (default 1), at a lower CPU priority (bots/searches.py).
+in M more processes (default 1), on CPU time nothing else wants (bots/searches.py).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class Command(BaseCommand):
             "--search-processes",
             type=int,
             default=1,
-            help="processes for the positions people ask about (analysis, reviews; niced)",
+            help="processes for the positions people ask about (analysis, reviews; idle CPU)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
