@@ -8,8 +8,9 @@ from typing import Any
 from analysis.models import Analysis
 from analysis.tree import Tree, TreeError
 from bots.models import SearchJob
-from games.engine import client_moves, rules_for
-from games.rules.notation import parse_position
+from games.engine import client_moves, normalized_options, rules_for
+from games.rules import InvalidOptions
+from games.rules.notation import parse_position, position_text
 from games.selectors import title_for
 from realtime.errors import ServiceError
 
@@ -79,3 +80,16 @@ def computer_view(analysis: Analysis, node: int) -> SearchJob | None:
         .order_by("-id")
         .first()
     )
+
+
+def board_of(slug: str, options: dict[str, Any]) -> dict[str, Any]:
+    """A game's board description and its start as a position's text."""
+    try:
+        rules = rules_for(slug, normalized_options(slug, options))
+    except InvalidOptions as error:
+        raise ServiceError("invalid_options", str(error)) from None
+    return {
+        "slug": slug,
+        "board": rules.board(),
+        "start": position_text(rules, rules.initial_state()),
+    }

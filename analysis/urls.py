@@ -4,6 +4,7 @@ from analysis import views
 
 urlpatterns = [
     path("api/analysis", views.api_analyses, name="api-analyses"),
+    path("api/analysis/board", views.api_board, name="api-analysis-board"),
     path("api/analysis/<str:key>", views.api_analysis, name="api-analysis"),
     path("api/analysis/<str:key>/play", views.api_play, name="api-analysis-play"),
     path("api/analysis/<str:key>/delete", views.api_delete, name="api-analysis-delete"),

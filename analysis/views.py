@@ -163,6 +163,22 @@ def api_remove(request: HttpRequest, key: str) -> JsonResponse:
     return JsonResponse({"removed": key})
 
 
+@require_GET
+def api_board(request: HttpRequest) -> JsonResponse:
+    """?slug=&option-<name>=: how a game's board is drawn and its start written (the
+    position editor builds itself from these; the rules engine checks what it makes)."""
+    try:
+        slug = request.GET.get("slug", "")
+        options = {
+            name[len("option-") :]: value
+            for name, value in request.GET.items()
+            if name.startswith("option-") and value != ""
+        }
+        return JsonResponse(selectors.board_of(slug, options))
+    except ServiceError as error:
+        return refuse(error)
+
+
 # --- pages ---------------------------------------------------------------------------------
 
 

@@ -78,3 +78,52 @@ def test_a_finished_game_opens_on_the_analysis_board_and_grows_a_variation(
         # The game is as it ended.
         alice.goto(f"{site.url}/games/{game_id}/")
         expect(alice.locator("#moves .move-link")).to_have_text(["I", "A"])
+
+
+def test_a_position_set_up_on_the_editor_is_checked_by_the_rules_and_analysed(
+    browser: Browser,
+    site: Site,
+    problems: Problems,
+) -> None:
+    with site.serve():
+        page = guest(browser, site, problems, "setter")
+        page.goto(f"{site.url}/analysis/")
+        # ZigZag with 4 pits of 3 seeds: move a seed from pit a to pit A by hand.
+        page.select_option("#analysis-slug", "zigzag")
+        page.locator("label.option[data-game=zigzag] input[name=option-pits]").fill("4")
+        page.locator("label.option[data-game=zigzag] input[name=option-seeds]").fill("3")
+        page.locator("#editor-open").click()
+        expect(page.locator("#analysis-position")).to_have_value("3,3,3,3/3,3,3,3 0,0 1")
+        page.fill("#pit-A", "4")
+        page.fill("#pit-a", "2")
+        page.select_option("#editor-side", "2")
+        expect(page.locator("#analysis-position")).to_have_value("4,3,3,3/2,3,3,3 0,0 2")
+        # One seed too many: the rules refuse it, with the reason.
+        page.fill("#pit-b", "4")
+        page.locator("#new-analysis button[type=submit]").click()
+        expect(page.locator(".messages")).to_contain_text("not 24 (bad_position)")
+        page.select_option("#analysis-slug", "zigzag")
+        page.locator("label.option[data-game=zigzag] input[name=option-pits]").fill("4")
+        page.locator("label.option[data-game=zigzag] input[name=option-seeds]").fill("3")
+        page.locator("#editor-open").click()
+        expect(page.locator("#analysis-position")).to_have_value("3,3,3,3/3,3,3,3 0,0 1")
+        page.fill("#analysis-position", "4,3,3,3/2,3,3,3 0,0 2")
+        page.locator("#new-analysis button[type=submit]").click()
+        page.wait_for_url(f"{site.url}/analysis/*/")
+        expect(page.locator("#position-text")).to_have_value("4,3,3,3/2,3,3,3 0,0 2")
+        expect(page.locator("#turn-info")).to_contain_text("Player 2 to move")
+
+        # Diffusion Chess: the men are set by clicking cells.
+        page.goto(f"{site.url}/analysis/")
+        page.select_option("#analysis-slug", "diffusion-chess")
+        page.locator("#editor-open").click()
+        expect(page.locator(".editor-cell")).to_have_count(361)
+        page.locator("#editor-start").click()
+        cell = page.locator(".editor-cell[data-cell=j10]")
+        cell.click()  # a white stone
+        expect(cell).to_have_attribute("data-man", "O")
+        text = page.locator("#analysis-position").input_value()
+        assert text.split("/")[9] == "9O9", text  # row 10, file j
+        page.locator("#new-analysis button[type=submit]").click()
+        page.wait_for_url(f"{site.url}/analysis/*/")
+        expect(page.locator("#analysis")).to_have_attribute("data-node", "0")
