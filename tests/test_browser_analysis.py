@@ -127,3 +127,8 @@ def test_a_position_set_up_on_the_editor_is_checked_by_the_rules_and_analysed(
         page.locator("#new-analysis button[type=submit]").click()
         page.wait_for_url(f"{site.url}/analysis/*/")
         expect(page.locator("#analysis")).to_have_attribute("data-node", "0")
+        # A stone's move by clicking it and then its destination, as on a game's page.
+        page.locator("#board [data-cell=c6]").click()
+        page.locator("#board [data-cell=c7]").click()
+        expect(page.locator("#tree .move-link")).to_have_text(["1. c6-c7"])
+        expect(page.locator("#echo-button")).to_be_visible()
