@@ -44,7 +44,15 @@ def analysis_json(analysis: Analysis, node_id: int | None = None) -> dict[str, A
         "version": analysis.version,
         "current": analysis.current,
         "board": rules.board(),
-        "tree": tree.to_json(),
+        # Without each node's position: the page needs the moves, and the shown node's
+        # position below (a long game's positions would make every answer ten times larger).
+        "tree": {
+            "nodes": [
+                {key: value for key, value in node.items() if key != "position"}
+                for node in tree.to_json()["nodes"]
+            ],
+            "next_id": tree.next_id,
+        },
         "node": {
             "id": node.id,
             "moves": tree.moves_to(node.id),

@@ -15,6 +15,8 @@ from analysis.models import Analysis
 from analysis.services import MOST_ANALYSES
 from games import services as games
 from games.models import Game
+from games.rules import get_rules
+from games.rules.notation import position_text
 from tests.games_helpers import make_user
 
 pytestmark = pytest.mark.django_db
@@ -64,6 +66,11 @@ def test_an_analysis_from_a_pasted_position_and_moves_shows_the_last_move(alice:
     assert analysis["node"]["to_move"] == 1 and analysis["node"]["legal"]
     assert [n["move"] for n in analysis["tree"]["nodes"]] == [None, "I", "A"]
     assert analysis["board"]["renderer"] == "pits"
+    # Only the shown node's position travels: a long game's would weigh on every answer.
+    assert all("position" not in n for n in analysis["tree"]["nodes"])
+    rules: Any = get_rules("diffusion")
+    after = rules.play(rules.play(rules.initial_state(), "I"), "A")
+    assert analysis["node"]["position"] == position_text(rules, after)
 
 
 def test_playing_branching_promoting_and_deleting_through_the_api(alice: User) -> None:
@@ -189,9 +196,9 @@ def test_unknown_analyses_and_nodes_are_404s(alice: User) -> None:
 def test_a_user_keeps_a_limited_number_and_may_remove_them(alice: User) -> None:
     browser = client_of(alice)
     _, made = post(browser, "/api/analysis", {"slug": "diffusion"})
+    stored = Analysis.objects.get(key=made["analysis"]["key"]).tree
     Analysis.objects.bulk_create(
-        Analysis(owner=alice, slug="diffusion", tree=made["analysis"]["tree"])
-        for _ in range(MOST_ANALYSES - 1)
+        Analysis(owner=alice, slug="diffusion", tree=stored) for _ in range(MOST_ANALYSES - 1)
     )
     status, refused = post(browser, "/api/analysis", {"slug": "diffusion"})
     assert (status, refused["error"]["code"]) == (409, "too_many_analyses")
