@@ -43,10 +43,7 @@ def ask(
     not what they looked at a minute ago."""
     kind = purpose.split(":", 1)[0]
     with transaction.atomic():
-        if SearchJob.objects.filter(status__in=ACTIVE).count() >= MOST_QUEUED:
-            raise ServiceError(
-                "computer_busy", "The computer has too many positions to look at: try again soon."
-            )
+        _make_room(1, MOST_QUEUED)
         mine = SearchJob.objects.select_for_update().filter(
             owner=owner, purpose__startswith=kind, status__in=ACTIVE
         )
@@ -71,10 +68,7 @@ def ask_many(
 ) -> int:
     """One single-round search per position (a game review), in order."""
     with transaction.atomic():
-        if SearchJob.objects.filter(status__in=ACTIVE).count() + len(states) > MOST_QUEUED * 2:
-            raise ServiceError(
-                "computer_busy", "The computer has too many positions to look at: try again soon."
-            )
+        _make_room(len(states), MOST_QUEUED * 2)  # a review is many positions at once
         SearchJob.objects.bulk_create(
             SearchJob(
                 owner=owner,
@@ -88,6 +82,13 @@ def ask_many(
             for index, state in enumerate(states)
         )
     return len(states)
+
+
+def _make_room(more: int, most: int) -> None:
+    if SearchJob.objects.filter(status__in=ACTIVE).count() + more > most:
+        raise ServiceError(
+            "computer_busy", "The computer has too many positions to look at: try again soon."
+        )
 
 
 def cancel(*, purpose: str) -> int:

@@ -176,3 +176,22 @@ def test_a_dead_workers_searches_go_back_to_the_queue(worker: Worker) -> None:
     )
     assert searches.requeue_stale() == 1
     until(worker, lambda: SearchJob.objects.get(pk=job.pk).status == SearchJob.Status.DONE)
+
+
+def test_a_full_queue_refuses_more_with_computer_busy(
+    worker: Worker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bots import searches
+
+    monkeypatch.setattr(searches, "MOST_QUEUED", 2)
+    alice, bob = make_user("alice"), make_user("bob")
+    analysis = services.start(user=alice, slug="diffusion", moves="I A J")
+    services.ask_computer(user=alice, analysis=analysis, node=0)
+    services.ask_computer(user=bob, analysis=analysis, node=1)
+    browser = Client()
+    browser.force_login(bob)
+    answer = browser.post(
+        f"/api/analysis/{analysis.key}/eval", json.dumps({"node": 2}), "application/json"
+    )
+    assert (answer.status_code, answer.json()["error"]["code"]) == (503, "computer_busy")
+    assert SearchJob.objects.count() == 2
