@@ -10,7 +10,7 @@ from analysis.tree import Tree, TreeError
 from bots.models import SearchJob
 from games.engine import client_moves, normalized_options, rules_for
 from games.rules import InvalidOptions
-from games.rules.notation import parse_position, position_text
+from games.rules.notation import game_text, parse_position, position_text
 from games.selectors import title_for
 from realtime.errors import ServiceError
 
@@ -56,6 +56,8 @@ def analysis_json(analysis: Analysis, node_id: int | None = None) -> dict[str, A
         "node": {
             "id": node.id,
             "moves": tree.moves_to(node.id),
+            # The line as a game's text (docs/NOTATION.md), to copy and paste elsewhere.
+            "line": game_text(tree.moves_to(node.id)),
             "position": node.position,
             "state": rules.to_json(state),
             "to_move": rules.to_move(state),

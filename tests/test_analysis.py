@@ -63,6 +63,7 @@ def test_an_analysis_from_a_pasted_position_and_moves_shows_the_last_move(alice:
     analysis = answer["analysis"]
     assert analysis["owner"] == "alice" and analysis["slug"] == "diffusion"
     assert analysis["node"]["moves"] == ["I", "A"]
+    assert analysis["node"]["line"] == "1. I 2. A"
     assert analysis["node"]["to_move"] == 1 and analysis["node"]["legal"]
     assert [n["move"] for n in analysis["tree"]["nodes"]] == [None, "I", "A"]
     assert analysis["board"]["renderer"] == "pits"

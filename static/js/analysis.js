@@ -50,6 +50,7 @@ function show(analysis) {
   drawTree(analysis);
   const node = analysis.node;
   $("position-text").value = node.position;
+  $("line-text").value = node.line;
   const link = new URL("/analysis/", location.origin);
   link.searchParams.set("slug", analysis.slug);
   for (const [name, value] of Object.entries(analysis.options)) link.searchParams.set(`option-${name}`, value);
