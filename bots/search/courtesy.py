@@ -63,11 +63,13 @@ class Courtesy:
 
     def _look(self, now: float) -> None:
         machine, own = _machine(), time.process_time()
-        if machine is not None and self.machine is not None:
-            total = machine[1] - self.machine[1]
-            if total > 0:
-                everyone = (machine[0] - self.machine[0]) / total
-                mine = (own - self.own) / ((now - self.looked_at) * self.cores)
-                self.crowded = everyone - mine > self.busy
+        if machine is None or self.machine is None:
+            self.looked_at = now
+            return
+        total = machine[1] - self.machine[1]
+        if total <= 0:
+            return  # the kernel's counters move in ticks of 10 ms: look again over longer
+        everyone = (machine[0] - self.machine[0]) / total
+        mine = (own - self.own) / ((now - self.looked_at) * self.cores)
+        self.crowded = everyone - mine > self.busy
         self.machine, self.own, self.looked_at = machine, own, now
-        self.slice_started = now
