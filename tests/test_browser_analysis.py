@@ -47,6 +47,8 @@ def test_a_finished_game_opens_on_the_analysis_board_and_grows_a_variation(
 
         # After the game: back to move 1, then Analyse opens the board there.
         alice.locator("#moves .move-link").first.click()
+        expect(alice.locator("#moves .move-link.viewing")).to_have_text("I")  # drawn there
+        expect(alice.locator("#analyse-form input[name=ply]")).to_have_value("1")
         alice.locator("#analyse-button").click()
         alice.wait_for_url(f"{site.url}/analysis/*/")
         expect(alice.locator("#analysis")).to_have_attribute("data-node", "1")
