@@ -85,7 +85,7 @@ def listed(user: Any) -> list[dict[str, Any]]:
 def computer_view(analysis: Analysis, node: int) -> SearchJob | None:
     """The latest search asked for at this node, whoever asked."""
     return (
-        SearchJob.objects.filter(purpose=f"analysis:{analysis.key}:{node}")
+        SearchJob.objects.filter(purpose=computer_purpose(analysis, node))
         .exclude(status=SearchJob.Status.CANCELLED)
         .order_by("-id")
         .first()
@@ -103,3 +103,8 @@ def board_of(slug: str, options: dict[str, Any]) -> dict[str, Any]:
         "board": rules.board(),
         "start": position_text(rules, rules.initial_state()),
     }
+
+
+def computer_purpose(analysis: Analysis, node: int) -> str:
+    """The search jobs' purpose for the computer's view of one node (bots/searches.py)."""
+    return f"analysis:{analysis.key}:{node}"

@@ -10,6 +10,7 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import User
+from analysis import selectors
 from analysis.models import Analysis
 from analysis.tree import ROOT, Tree, TreeError
 from bots import searches
@@ -193,14 +194,10 @@ def ask_computer(*, user: User, analysis: Analysis, node: int) -> SearchJob:
     state = parse_position(rules, position)
     return searches.ask(
         owner=user,
-        purpose=computer_purpose(analysis, node),
+        purpose=selectors.computer_purpose(analysis, node),
         slug=analysis.slug,
         options=analysis.options,
         state=rules.to_json(state),
         # Over: the result is known at once (one round, nothing to search).
         budgets=[1] if rules.outcome(state) is not None else None,
     )
-
-
-def computer_purpose(analysis: Analysis, node: int) -> str:
-    return f"analysis:{analysis.key}:{node}"

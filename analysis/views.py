@@ -25,6 +25,7 @@ from bots import searches
 from bots.models import SearchJob
 from games.models import Game
 from games.rules import available_games
+from games.selectors import title_for
 from realtime.api_errors import refuse
 from realtime.errors import ServiceError
 from realtime.protocol import decode, decoder
@@ -169,14 +170,18 @@ def api_board(request: HttpRequest) -> JsonResponse:
     position editor builds itself from these; the rules engine checks what it makes)."""
     try:
         slug = request.GET.get("slug", "")
-        options = {
-            name[len("option-") :]: value
-            for name, value in request.GET.items()
-            if name.startswith("option-") and value != ""
-        }
-        return JsonResponse(selectors.board_of(slug, options))
+        return JsonResponse(selectors.board_of(slug, _options(request.GET)))
     except ServiceError as error:
         return refuse(error)
+
+
+def _options(fields: Any) -> dict[str, str]:
+    """A game's options as forms and links carry them: `option-<name>`, empty ones left out."""
+    return {
+        name[len("option-") :]: value
+        for name, value in fields.items()
+        if name.startswith("option-") and value != ""
+    }
 
 
 # --- pages ---------------------------------------------------------------------------------
@@ -192,11 +197,6 @@ def analysis_index(request: HttpRequest) -> HttpResponse:
         form = request.POST
         try:
             slug = form.get("slug") or None
-            options = {
-                name[len("option-") :]: value
-                for name, value in form.items()
-                if name.startswith("option-") and value != ""
-            }
             game = form.get("game", "")
             ply = form.get("ply", "")
             analysis = services.start(
@@ -205,7 +205,7 @@ def analysis_index(request: HttpRequest) -> HttpResponse:
                 ply=int(ply) if ply.isdigit() else None,
                 copy=form.get("copy") or None,
                 slug=slug,
-                options=options,
+                options=_options(form),
                 position=form.get("position", "").strip() or None,
                 moves=form.get("moves", "").strip() or None,
             )
@@ -219,11 +219,7 @@ def analysis_index(request: HttpRequest) -> HttpResponse:
     mine = selectors.listed(request.user) if request.user.is_authenticated else []
     # A shared position's link opens this form filled in (analysis.js makes such links).
     given = {name: request.GET.get(name, "") for name in ("slug", "position", "moves")}
-    given["options"] = {
-        name[len("option-") :]: value
-        for name, value in request.GET.items()
-        if name.startswith("option-")
-    }
+    given["options"] = _options(request.GET)
     return render(
         request,
         "analysis/index.html",
@@ -251,7 +247,7 @@ def analysis_page(request: HttpRequest, key: str) -> HttpResponse:
         "analysis/board.html",
         {
             "analysis": analysis,
-            "title": f"Analysis: {selectors.analysis_json(analysis)['title']}",
+            "title": f"Analysis: {title_for(analysis.slug, analysis.options)}",
             "mine": request.user.is_authenticated and request.user.pk == analysis.owner_id,
         },
     )
