@@ -9,7 +9,7 @@ WS_MAX_BYTES ?= 65536
 # The PostgreSQL pass of `make test` uses this database (127.0.0.1:5432, trust auth).
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
 
-.PHONY: run test lint format check venv dev clean chromium chaos screenshots
+.PHONY: run test lint format check venv dev clean chromium gettext messages chaos screenshots
 
 $(VENV)/bin/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11 or newer is needed"'
@@ -33,11 +33,19 @@ dev: $(VENV)/.installed-dev
 	$(BIN)/python -c 'import secrets; print(secrets.token_urlsafe(50))' > $@
 	chmod 600 $@
 
+# A development VAPID key pair for push notices (push/keys.py); production passes
+# VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY and VAPID_SUBJECT (docs/DEPLOY.md).
+.vapid_keys: | $(VENV)/.installed
+	$(BIN)/python -m push.keys $@ >/dev/null
+
 # The server and, beside it, the sweeper that ends games whose clocks ran out and the worker
 # that plays the computer's moves. With METRICS_PORT=N each serves its metrics (docs/METRICS.md):
 # the server on N, the sweeper on N+1, the worker on N+2, the mail door on N+3.
-run: $(VENV)/.installed .secret_key
+run: $(VENV)/.installed .secret_key .vapid_keys
 	@export DJANGO_SECRET_KEY="$${DJANGO_SECRET_KEY:-$$(cat .secret_key)}"; \
+	export VAPID_PUBLIC_KEY="$${VAPID_PUBLIC_KEY:-$$(sed -n 's/^public=//p' .vapid_keys)}"; \
+	export VAPID_PRIVATE_KEY="$${VAPID_PRIVATE_KEY:-$$(sed -n 's/^private=//p' .vapid_keys)}"; \
+	export VAPID_SUBJECT="$${VAPID_SUBJECT:-mailto:noreply@localhost}"; \
 	$(BIN)/python manage.py migrate --noinput && \
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0 && \
 	{ METRICS_PORT=$${METRICS_PORT:+$$((METRICS_PORT + 1))} $(BIN)/python manage.py sweeper & SWEEPER=$$!; \
@@ -68,8 +76,33 @@ chromium:
 	    echo "The browser tests need Debian's Chromium: run 'apt-get install chromium' as root"; \
 	    exit 1; }; }
 
+# GNU gettext (xgettext, msgmerge, msgfmt): `make messages`, and the test that the catalogs
+# hold every string the source marks (tests/test_translations.py).
+gettext:
+	@command -v xgettext >/dev/null && command -v msgfmt >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing Debian's gettext for the translation catalogs"; \
+	    (apt-get install -y -q gettext >/dev/null 2>&1 || \
+	     (apt-get update -q >/dev/null && apt-get install -y -q gettext >/dev/null)); \
+	  fi; \
+	  command -v xgettext >/dev/null || { \
+	    echo "The translation catalogs need GNU gettext: run 'apt-get install gettext' as root"; \
+	    exit 1; }; }
+
+# The translation catalogs (docs/TRANSLATING.md): every marked string of the pages, e-mails and
+# Python into locale/<language>/LC_MESSAGES/django.po, the client's into djangojs.po, then
+# compiled (.mo, committed beside them). Translate what is new, then run it again.
+MESSAGE_IGNORES := --ignore=.venv --ignore=tests --ignore=devtools --ignore=docs \
+	--ignore=staticfiles --ignore=docker --ignore=test-artifacts --ignore='*.egg-info'
+messages: $(VENV)/.installed-dev gettext
+	$(BIN)/python manage.py makemessages -l fr -l de -l es -d django --no-obsolete \
+		--add-location=file $(MESSAGE_IGNORES)
+	$(BIN)/python manage.py makemessages -l fr -l de -l es -d djangojs --no-obsolete \
+		--add-location=file $(MESSAGE_IGNORES)
+	$(BIN)/python manage.py compilemessages --ignore=.venv
+
 # pytest exits 5 when a selection is empty (no test of a pass is marked `alone`).
-test: $(VENV)/.installed-dev chromium lint
+test: $(VENV)/.installed-dev chromium gettext lint
 	$(BIN)/pytest -m "not postgres and not alone" -n $(TEST_JOBS) --dist loadscope $(PYTEST_ARGS)
 	$(BIN)/pytest -m "not postgres and alone" $(PYTEST_ARGS) || test $$? -eq 5
 	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
@@ -95,7 +128,7 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict games/rules tournaments/pairing
-	$(BIN)/mypy config realtime accounts games ratings bots lobby tournaments follows pbm privacy moderation analysis devtools
+	$(BIN)/mypy config realtime accounts games ratings bots lobby tournaments follows pbm privacy moderation analysis push devtools
 
 format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .

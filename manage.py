@@ -19,10 +19,19 @@ def local_secret_key() -> str:
     return SECRET_FILE.read_text().strip()
 
 
+def use_local_vapid_keys() -> None:
+    """The development key pair of push notices (.vapid_keys, git-ignored, made on first use
+    as `make run` makes it) unless the environment sets one, as production does."""
+    from push.keys import use_local_keys
+
+    use_local_keys(Path(__file__).resolve().parent / ".vapid_keys")
+
+
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     if not os.environ.get("DJANGO_SECRET_KEY"):
         os.environ["DJANGO_SECRET_KEY"] = local_secret_key()
+    use_local_vapid_keys()
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

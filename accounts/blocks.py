@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import services
@@ -25,7 +26,7 @@ def _name_in_body(request: HttpRequest) -> Any:
     try:
         body = json.loads(request.body or b"{}")
     except ValueError:
-        raise ServiceError("bad_json", "The body is not JSON.") from None
+        raise ServiceError("bad_json", _("The body is not JSON.")) from None
     return body.get("user") if isinstance(body, dict) else None
 
 
@@ -33,7 +34,7 @@ def _name_in_body(request: HttpRequest) -> Any:
 def blocks(request: HttpRequest) -> JsonResponse:
     """GET: the names you block. POST {"user": name}: block them."""
     if not request.user.is_authenticated:
-        return _refuse(ServiceError("not_logged_in", "Log in first."))
+        return _refuse(ServiceError("not_logged_in", _("Log in first.")))
     try:
         if request.method == "POST":
             services.do_block(user=request.user, username=_name_in_body(request))
@@ -46,7 +47,7 @@ def blocks(request: HttpRequest) -> JsonResponse:
 def unblock(request: HttpRequest) -> JsonResponse:
     """POST {"user": name}: stop blocking them."""
     if not request.user.is_authenticated:
-        return _refuse(ServiceError("not_logged_in", "Log in first."))
+        return _refuse(ServiceError("not_logged_in", _("Log in first.")))
     try:
         services.do_unblock(user=request.user, username=_name_in_body(request))
     except ServiceError as error:
@@ -62,12 +63,15 @@ def block_form(request: HttpRequest, username: str) -> HttpResponse:
     try:
         if unblocking:
             target = services.do_unblock(user=request.user, username=username)
-            messages.success(request, f"You no longer block {target.username}.")
+            messages.success(
+                request, _("You no longer block %(name)s.") % {"name": target.username}
+            )
         else:
             target = services.do_block(user=request.user, username=username)
             messages.success(
                 request,
-                f"You block {target.username}: no challenges and no chat from them.",
+                _("You block %(name)s: no challenges and no chat from them.")
+                % {"name": target.username},
             )
     except ServiceError as error:
         messages.error(request, error.message)

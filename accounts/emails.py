@@ -15,6 +15,8 @@ from django.core.mail import send_mail
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts.models import User
 from realtime.errors import ServiceError
@@ -36,9 +38,9 @@ def confirmation_url(user: User, address: str) -> str:
 def check_new_address(*, user: User, address: str) -> str:
     address = address.strip()
     if not address:
-        raise ServiceError("bad_address", "Give an e-mail address.")
+        raise ServiceError("bad_address", _("Give an e-mail address."))
     if user.is_guest or user.is_bot:
-        raise ServiceError("not_registered", "Guests have no e-mail address: sign up first.")
+        raise ServiceError("not_registered", _("Guests have no e-mail address: sign up first."))
     return address
 
 
@@ -54,14 +56,32 @@ def do_request_change(*, user: User, address: str) -> bool:
             return False
         User.objects.filter(pk=locked.pk).update(pending_email=address)
     user.pending_email = address
+    # In the language of the page it was asked from (the account's, else the browser's): the
+    # one reading this mail is the one who asked.
+    hours = settings.EMAIL_CONFIRMATION_SECONDS // 3600
     send_mail(
-        "Confirm your e-mail address",
-        f"Hello {user.username},\n\n"
-        f"To use {address} for your Diffusion account, open this link within "
-        f"{settings.EMAIL_CONFIRMATION_SECONDS // 3600} hours and press Confirm:\n\n"
-        f"{confirmation_url(user, address)}\n\n"
-        "Until then your mail goes to the address you had. If you did not ask for this, "
-        "ignore this mail: nothing changes.\n",
+        _("Confirm your e-mail address"),
+        ngettext(
+            "Hello %(name)s,\n\n"
+            "To use %(address)s for your Diffusion account, open this link within "
+            "%(hours)s hour and press Confirm:\n\n"
+            "%(link)s\n\n"
+            "Until then your mail goes to the address you had. If you did not ask for this, "
+            "ignore this mail: nothing changes.\n",
+            "Hello %(name)s,\n\n"
+            "To use %(address)s for your Diffusion account, open this link within "
+            "%(hours)s hours and press Confirm:\n\n"
+            "%(link)s\n\n"
+            "Until then your mail goes to the address you had. If you did not ask for this, "
+            "ignore this mail: nothing changes.\n",
+            hours,
+        )
+        % {
+            "name": user.username,
+            "address": address,
+            "hours": hours,
+            "link": confirmation_url(user, address),
+        },
         None,
         [address],
     )
@@ -75,12 +95,12 @@ def read_token(token: str) -> tuple[int, str]:
         data = signing.loads(token, salt=SALT, max_age=settings.EMAIL_CONFIRMATION_SECONDS)
     except signing.SignatureExpired:
         raise ServiceError(
-            "link_expired", "That link has expired: ask for a new one on your settings page."
+            "link_expired", _("That link has expired: ask for a new one on your settings page.")
         ) from None
     except signing.BadSignature:
-        raise ServiceError("bad_link", "That link is not one of ours, or it was cut.") from None
+        raise ServiceError("bad_link", _("That link is not one of ours, or it was cut.")) from None
     if not isinstance(data, dict) or not isinstance(data.get("u"), int):
-        raise ServiceError("bad_link", "That link is not one of ours, or it was cut.")
+        raise ServiceError("bad_link", _("That link is not one of ours, or it was cut."))
     return data["u"], str(data.get("e", ""))
 
 
@@ -91,8 +111,10 @@ def check_confirmation(token: str) -> tuple[User, str]:
     if user is None or not address or user.pending_email != address:
         raise ServiceError(
             "link_used",
-            "That link has been used, or a newer one was sent: your settings page says which "
-            "address is in use.",
+            _(
+                "That link has been used, or a newer one was sent: your settings page says which "
+                "address is in use."
+            ),
         )
     return user, address
 

@@ -6,6 +6,8 @@ from django.contrib.auth.models import AbstractUser, UserManager
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from accounts.usernames import validate_username
 
@@ -20,15 +22,15 @@ def validate_not_retired(value: str) -> None:
     admin's; the mail door's sign-up asks is_retired itself."""
     if is_retired(value):
         # Said as for any taken name: that the account was closed is nobody else's business.
-        raise ValidationError("That name is taken.", code="retired_username")
+        raise ValidationError(_("That name is taken."), code="retired_username")
 
 
 class Circle(models.TextChoices):
     """Who may do something to a player (challenge them, chat with them, follow them)."""
 
-    EVERYONE = "everyone", "Everyone"
-    FOLLOWED = "followed", "People I follow"
-    NOBODY = "nobody", "Nobody"
+    EVERYONE = "everyone", gettext_lazy("Everyone")
+    FOLLOWED = "followed", gettext_lazy("People I follow")
+    NOBODY = "nobody", gettext_lazy("Nobody")
 
 
 def _circle() -> models.CharField:
@@ -41,11 +43,12 @@ class User(AbstractUser):
     """A player. Guests are real accounts with a generated name and no password."""
 
     username = models.CharField(
+        gettext_lazy("username"),
         max_length=20,
         unique=True,
         validators=[validate_username, validate_not_retired],
-        help_text="3 to 20 letters, digits, '_' or '-', starting with a letter.",
-        error_messages={"unique": "That name is taken."},
+        help_text=gettext_lazy("3 to 20 letters, digits, '_' or '-', starting with a letter."),
+        error_messages={"unique": gettext_lazy("That name is taken.")},
     )
     is_guest = models.BooleanField(default=False)
     # Correspondence: "your move" e-mails when no socket of theirs is on the game.
@@ -71,6 +74,9 @@ class User(AbstractUser):
     # which enforce them, need not import the app above them.
     chat_muted_until = models.DateTimeField(null=True, blank=True)
     rated_forbidden = models.BooleanField(default=False, db_default=False)
+    # The language chosen with the switcher (a code of settings.LANGUAGES), or "" for the
+    # browser's: pages, socket messages and the e-mails sent to them (accounts/language.py).
+    language = models.CharField(max_length=8, blank=True, default="", db_default="")
 
     objects = UserManager()
 

@@ -14,10 +14,11 @@ from django.contrib.auth import views as auth_views
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse_lazy
+from django.utils.translation import gettext_lazy
 
 from realtime import limits
 
-TOO_MANY = "Too many reset mails asked for lately: try again in an hour."
+TOO_MANY = gettext_lazy("Too many reset mails asked for lately: try again in an hour.")
 
 
 class ResetView(auth_views.PasswordResetView):

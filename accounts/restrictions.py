@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts import circles
 from accounts.models import User
@@ -26,7 +27,8 @@ def check_may_chat(user_id: int) -> None:
     if until is not None:
         raise ServiceError(
             "chat_muted",
-            f"A moderator muted your chat until {until:%Y-%m-%d %H:%M} UTC.",
+            _("A moderator muted your chat until %(until)s UTC.")
+            % {"until": format(until, "%Y-%m-%d %H:%M")},
         )
 
 
@@ -37,12 +39,13 @@ def check_may_play_rated(user: User, *others: User) -> None:
     barred = set(User.objects.filter(pk__in=ids, rated_forbidden=True).values_list("pk", flat=True))
     if user.pk in barred:
         raise ServiceError(
-            "rated_forbidden", "A moderator has barred you from rated games: play casual ones."
+            "rated_forbidden", _("A moderator has barred you from rated games: play casual ones.")
         )
     for other in others:
         if other.pk in barred:
             raise ServiceError(
-                "rated_forbidden", f"{other.username} may not play rated games: play casual."
+                "rated_forbidden",
+                _("%(user)s may not play rated games: play casual.") % {"user": other.username},
             )
 
 
@@ -55,7 +58,8 @@ def check_may_challenge(*, challenger: User, target: User) -> None:
         _setting(target.pk, "may_challenge"), owner_id=target.pk, other_id=challenger.pk
     ):
         raise ServiceError(
-            "not_accepting_challenges", f"{target.username} does not take challenges from you."
+            "not_accepting_challenges",
+            _("%(user)s does not take challenges from you.") % {"user": target.username},
         )
 
 
@@ -63,7 +67,9 @@ def check_may_follow(*, follower: User, target: User) -> None:
     if not circles.admits(
         _setting(target.pk, "may_follow"), owner_id=target.pk, other_id=follower.pk
     ):
-        raise ServiceError("not_accepting_followers", f"{target.username} cannot be followed.")
+        raise ServiceError(
+            "not_accepting_followers", _("%(user)s cannot be followed.") % {"user": target.username}
+        )
 
 
 def sees_chat_of(reader_id: int, author_id: int) -> bool:

@@ -10,6 +10,7 @@ from channels.layers import get_channel_layer
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import Block, Circle, RecoveryCode, RetiredName, TwoFactor, User, is_retired
 from accounts.usernames import validate_username
@@ -30,7 +31,7 @@ def generate_guest_name() -> str:
 
 def do_create_guest() -> User:
     """A new guest account with a generated, unused name and no usable password."""
-    for _ in range(GUEST_NAME_ATTEMPTS):
+    for _attempt in range(GUEST_NAME_ATTEMPTS):
         try:
             with transaction.atomic():
                 user = User(username=generate_guest_name(), is_guest=True)
@@ -54,6 +55,12 @@ def do_set_notifications(*, user: User, email_on_move: bool, email_on_follow: bo
     User.objects.filter(pk=user.pk).update(
         email_on_move=email_on_move, email_on_follow=email_on_follow
     )
+
+
+def do_set_language(*, user: User, language: str) -> None:
+    """The language chosen with the switcher ("" for the browser's): pages on any browser,
+    the sockets opened from now on, and the e-mails and notices sent to them."""
+    User.objects.filter(pk=user.pk).update(language=language)
 
 
 def do_end_sockets(
@@ -109,7 +116,7 @@ def do_retire(*, user: User, reason: str, by: User | None) -> User:
         return locked
     former = locked.username
     RetiredName.objects.create(name=former, user=locked, reason=reason[:200], closed_by=by)
-    for _ in range(GUEST_NAME_ATTEMPTS):
+    for _attempt in range(GUEST_NAME_ATTEMPTS):
         name = generate_closed_name()
         if not User.objects.filter(username__iexact=name).exists():
             break
@@ -137,12 +144,14 @@ MAX_BLOCKS = 500
 
 def check_block_target(*, user: User, username: str) -> User:
     if not isinstance(username, str) or not username.strip():
-        raise ServiceError("bad_message", 'Say whom: {"user": "name"}.')
+        raise ServiceError("bad_message", _('Say whom: {"user": "name"}.'))
     target = User.objects.filter(username__iexact=username.strip()[:150]).first()
     if target is None:
-        raise ServiceError("unknown_user", f"Nobody is called {username.strip()[:40]!r}.")
+        raise ServiceError(
+            "unknown_user", _("Nobody is called %(name)s.") % {"name": repr(username.strip()[:40])}
+        )
     if target.pk == user.pk:
-        raise ServiceError("cannot_block_yourself", "You cannot block yourself.")
+        raise ServiceError("cannot_block_yourself", _("You cannot block yourself."))
     return target
 
 
@@ -152,7 +161,9 @@ def do_block(*, user: User, username: str) -> User:
     target = check_block_target(user=user, username=username)
     with transaction.atomic():
         if Block.objects.filter(blocker=user).count() >= MAX_BLOCKS:
-            raise ServiceError("too_many_blocks", f"You can block at most {MAX_BLOCKS} users.")
+            raise ServiceError(
+                "too_many_blocks", _("You can block at most %(most)s users.") % {"most": MAX_BLOCKS}
+            )
         Block.objects.get_or_create(blocker=user, blocked=target)
     return target
 
@@ -178,7 +189,10 @@ def do_set_controls(*, user: User, may_challenge: str, may_chat: str, may_follow
     them (each Circle: everyone, people they follow, nobody)."""
     for value in (may_challenge, may_chat, may_follow):
         if value not in Circle.values:
-            raise ServiceError("bad_message", f"Choose one of {', '.join(Circle.values)}.")
+            raise ServiceError(
+                "bad_message",
+                _("Choose one of %(choices)s.") % {"choices": ", ".join(Circle.values)},
+            )
     User.objects.filter(pk=user.pk).update(
         may_challenge=may_challenge, may_chat=may_chat, may_follow=may_follow
     )
@@ -196,7 +210,7 @@ def do_forbid_rated(*, user_id: int, forbidden: bool) -> None:
 def check_new_name(*, user_id: int, username: Any) -> str:
     """A new name, validated as sign-up validates one (pattern, reserved words, taken)."""
     if not isinstance(username, str):
-        raise ServiceError("bad_message", "Give the new name.")
+        raise ServiceError("bad_message", _("Give the new name."))
     username = username.strip()
     try:
         validate_username(username)
@@ -205,7 +219,7 @@ def check_new_name(*, user_id: int, username: Any) -> str:
     if User.objects.filter(username__iexact=username).exclude(pk=user_id).exists() or is_retired(
         username
     ):
-        raise ServiceError("username_taken", "That name is taken.")
+        raise ServiceError("username_taken", _("That name is taken."))
     return username
 
 
@@ -220,14 +234,14 @@ def do_rename(
     with transaction.atomic():
         user = User.objects.select_for_update().filter(pk=user_id).first()
         if user is None:
-            raise ServiceError("unknown_user", "There is no such user.")
+            raise ServiceError("unknown_user", _("There is no such user."))
         old = user.username
         user.username = new
         try:
             with transaction.atomic():
                 user.save(update_fields=["username"])
         except IntegrityError:
-            raise ServiceError("username_taken", "That name is taken.") from None
+            raise ServiceError("username_taken", _("That name is taken.")) from None
         if old.lower() != new.lower():
             RetiredName.objects.get_or_create(
                 name__iexact=old,

@@ -14,6 +14,8 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import PasswordChangeForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
@@ -24,7 +26,7 @@ from realtime import limits
 from realtime.errors import ServiceError
 
 View = Callable[..., HttpResponse]
-TOO_MANY_CODES = "Too many wrong codes: wait 15 minutes and try again."
+TOO_MANY_CODES = gettext_lazy("Too many wrong codes: wait 15 minutes and try again.")
 
 
 def registered_only(view: View) -> View:
@@ -70,7 +72,9 @@ def password(request: HttpRequest) -> HttpResponse:
             keep_session=request.session.session_key,
         )
         update_session_auth_hash(request, request.user)
-        messages.success(request, "Your password is changed; your other sessions are signed out.")
+        messages.success(
+            request, _("Your password is changed; your other sessions are signed out.")
+        )
         return redirect("settings-account")
     return settings_page(request, "password.html", form=form)
 
@@ -84,23 +88,27 @@ def email(request: HttpRequest) -> HttpResponse:
     form = EmailChangeForm(user, request.POST or None)
     if request.method == "POST" and request.POST.get("action") == "cancel":
         emails.do_cancel_change(user=user)
-        messages.info(request, "The address waiting for confirmation is forgotten.")
+        messages.info(request, _("The address waiting for confirmation is forgotten."))
         return redirect("settings-email")
     if request.method == "POST" and form.is_valid():
         if limits.email_change_refused(request, user.pk):
             return render(
                 request,
                 "429.html",
-                {"message": "Too many links sent lately: try in an hour."},
+                {"message": _("Too many links sent lately: try in an hour.")},
                 status=429,
             )
         address = form.cleaned_data["email"]
         if emails.do_request_change(user=user, address=address):
             messages.success(
-                request, f"We sent a link to {address}: it becomes your address when you open it."
+                request,
+                _("We sent a link to %(address)s: it becomes your address when you open it.")
+                % {"address": address},
             )
         else:
-            messages.info(request, f"{address} is already your confirmed address.")
+            messages.info(
+                request, _("%(address)s is already your confirmed address.") % {"address": address}
+            )
         return redirect("settings-email")
     return settings_page(request, "email.html", form=form)
 
@@ -139,19 +147,19 @@ def two_factor(request: HttpRequest) -> HttpResponse:
             context["recovery_codes"] = _with_code(
                 request, lambda code: twofactor.do_enable(user=user, code=code)
             )
-            messages.success(request, "Two-factor sign-in is on.")
+            messages.success(request, _("Two-factor sign-in is on."))
         elif action == "codes":
             context["recovery_codes"] = _with_code(
                 request, lambda code: twofactor.do_new_recovery_codes(user=user, code=code)
             )
-            messages.success(request, "Your new recovery codes replace the old ones.")
+            messages.success(request, _("Your new recovery codes replace the old ones."))
         elif action == "disable":
             _check_code_or_password(request, user)
             twofactor.do_disable(user=user)
-            messages.success(request, "Two-factor sign-in is off.")
+            messages.success(request, _("Two-factor sign-in is off."))
             return redirect("settings-two-factor")
         elif action:
-            raise ServiceError("bad_action", "That is not something this page does.")
+            raise ServiceError("bad_action", _("That is not something this page does."))
     except ServiceError as error:
         context["error"] = error.message
     setup = twofactor.pending_setup(user)
@@ -187,4 +195,4 @@ def _check_code_or_password(request: HttpRequest, user: User) -> None:
     form = CurrentPasswordForm(user, request.POST)
     if not form.is_valid():
         limits.second_factor_failed(request, user.pk)
-        raise ServiceError("wrong_password", "Give a code from your app, or your password.")
+        raise ServiceError("wrong_password", _("Give a code from your app, or your password."))

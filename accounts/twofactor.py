@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
+from django.utils.translation import gettext as _
 
 from accounts.models import RecoveryCode, TwoFactor, User
 from realtime.errors import ServiceError
@@ -54,11 +55,11 @@ def qr_svg(uri: str) -> str:
 def do_start_setup(*, user: User) -> TwoFactor:
     """A fresh secret for the player to add to their app (replacing any unfinished setup)."""
     if user.is_guest or user.is_bot:
-        raise ServiceError("not_registered", "Guests cannot turn on two-factor sign-in.")
+        raise ServiceError("not_registered", _("Guests cannot turn on two-factor sign-in."))
     with transaction.atomic():
         User.objects.select_for_update().get(pk=user.pk)
         if enabled(user):
-            raise ServiceError("already_on", "Two-factor sign-in is already on.")
+            raise ServiceError("already_on", _("Two-factor sign-in is already on."))
         TwoFactor.objects.filter(user=user).delete()
         return TwoFactor.objects.create(user=user, secret=pyotp.random_base32(length=32))
 
@@ -113,11 +114,11 @@ def do_enable(*, user: User, code: str, now: float | None = None) -> list[str]:
     with transaction.atomic():
         device = TwoFactor.objects.select_for_update().filter(user=user).first()
         if device is None:
-            raise ServiceError("no_setup", "Start the setup first: scan the code, then type.")
+            raise ServiceError("no_setup", _("Start the setup first: scan the code, then type."))
         if device.confirmed_at is not None:
-            raise ServiceError("already_on", "Two-factor sign-in is already on.")
+            raise ServiceError("already_on", _("Two-factor sign-in is already on."))
         if not _accept_totp(device, _normalized(code), now):
-            raise ServiceError("wrong_code", "That code is not right: type the one shown now.")
+            raise ServiceError("wrong_code", _("That code is not right: type the one shown now."))
         device.confirmed_at = timezone.now()
         device.save(update_fields=["confirmed_at"])
         return _new_recovery_codes(user)
@@ -136,7 +137,7 @@ def do_verify(*, user: User, code: str, now: float | None = None) -> str:
             .first()
         )
         if device is None:
-            raise ServiceError("not_on", "Two-factor sign-in is not on for this account.")
+            raise ServiceError("not_on", _("Two-factor sign-in is not on for this account."))
         if _accept_totp(device, code, now):
             return "totp"
         if len(code) == RECOVERY_LENGTH:
@@ -145,7 +146,7 @@ def do_verify(*, user: User, code: str, now: float | None = None) -> str:
             ).update(used_at=timezone.now())
             if used:
                 return "recovery"
-    raise ServiceError("wrong_code", "That code is not right.")
+    raise ServiceError("wrong_code", _("That code is not right."))
 
 
 def recovery_codes_left(user: User) -> int:

@@ -1,9 +1,12 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from accounts import blocks, reset, settings_views, views
+from accounts import blocks, language, reset, settings_views, views
 
 urlpatterns = [
+    path("language/", language.choose, name="language"),
+    # The client's strings in the page's language (static/js reads them through gettext()).
+    path("jsi18n/<str:language>/<str:version>.js", language.catalog, name="javascript-catalog"),
     path("settings/notifications/", views.notifications, name="notifications"),
     path("settings/account/", settings_views.account, name="settings-account"),
     path("settings/password/", settings_views.password, name="settings-password"),

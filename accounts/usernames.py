@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
 
 USERNAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_-]{2,19}")
 # Names that would confuse players or impersonate the site; guest names are generated only.
@@ -19,9 +20,9 @@ CLOSED_PREFIX = "closed"
 def validate_username(value: str) -> None:
     if not USERNAME_PATTERN.fullmatch(value):
         raise ValidationError(
-            "Use 3 to 20 letters, digits, '_' or '-', starting with a letter.",
+            _("Use 3 to 20 letters, digits, '_' or '-', starting with a letter."),
             code="invalid_username",
         )
     lowered = value.lower()
     if lowered in RESERVED or lowered.startswith((GUEST_PREFIX, COMPUTER_PREFIX, CLOSED_PREFIX)):
-        raise ValidationError("That name is reserved.", code="reserved_username")
+        raise ValidationError(_("That name is reserved."), code="reserved_username")

@@ -14,6 +14,8 @@ from django.contrib.auth.views import LoginView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -24,7 +26,9 @@ from realtime import limits
 from realtime.errors import ServiceError
 
 BACKEND = "django.contrib.auth.backends.ModelBackend"
-TOO_MANY_ACCOUNTS = "Too many new accounts from your address lately: try again in an hour."
+TOO_MANY_ACCOUNTS = gettext_lazy(
+    "Too many new accounts from your address lately: try again in an hour."
+)
 
 
 def too_many(request: HttpRequest, message: str) -> HttpResponse:
@@ -40,7 +44,7 @@ class ThrottledLoginView(LoginView):
     def post(self, request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
         if limits.login_locked(request, self._username()):
             form = self.get_form()
-            form.add_error(None, "Too many failed log-ins: wait 15 minutes and try again.")
+            form.add_error(None, _("Too many failed log-ins: wait 15 minutes and try again."))
             return self.render_to_response(self.get_context_data(form=form), status=429)
         return super().post(request, *args, **kwargs)
 
@@ -68,7 +72,7 @@ class ThrottledLoginView(LoginView):
 
 # The session key of a sign-in waiting for its second factor.
 PENDING = "two_factor_sign_in"
-TOO_MANY_CODES = "Too many wrong codes: wait 15 minutes and try again."
+TOO_MANY_CODES = gettext_lazy("Too many wrong codes: wait 15 minutes and try again.")
 
 
 def _pending_user(request: HttpRequest) -> tuple[User, dict[str, Any]] | None:
@@ -89,7 +93,7 @@ def login_two_factor(request: HttpRequest) -> HttpResponse:
     counted per account and per address; the step lapses after TWO_FACTOR_SIGN_IN_SECONDS."""
     found = _pending_user(request)
     if found is None:
-        messages.info(request, "Sign in again: the code was not given in time.")
+        messages.info(request, _("Sign in again: the code was not given in time."))
         return redirect("login")
     user, pending = found
     page = "registration/login_two_factor.html"
@@ -106,7 +110,9 @@ def login_two_factor(request: HttpRequest) -> HttpResponse:
         if kind == "recovery":
             left = twofactor.recovery_codes_left(user)
             messages.warning(
-                request, f"You used a recovery code: {left} left. Make new ones in your settings."
+                request,
+                _("You used a recovery code: %(left)s left. Make new ones in your settings.")
+                % {"left": left},
             )
         return redirect(_safe(request, str(pending.get("next") or "/")))
     return render(request, page, {"form": CodeForm()})
@@ -131,9 +137,9 @@ def notifications(request: HttpRequest) -> HttpResponse:
             email_on_move=form.cleaned_data["email_on_move"],
             email_on_follow=form.cleaned_data["email_on_follow"],
         )
-        messages.success(request, "Your e-mail settings are saved.")
+        messages.success(request, _("Your e-mail settings are saved."))
     else:
-        messages.error(request, "Those settings are not ones this form has.")
+        messages.error(request, _("Those settings are not ones this form has."))
     return redirect("profile", username=request.user.username)
 
 
@@ -146,7 +152,7 @@ def privacy(request: HttpRequest) -> HttpResponse:
         form = ControlsForm(request.POST)
         if form.is_valid():
             services.do_set_controls(user=user, **form.cleaned_data)
-            messages.success(request, "Your privacy settings are saved.")
+            messages.success(request, _("Your privacy settings are saved."))
             return redirect("privacy")
     else:
         form = ControlsForm(
@@ -180,7 +186,7 @@ def sign_up(request: HttpRequest) -> HttpResponse:
                 password=form.cleaned_data["password1"],
             )
             login(request, user, backend=BACKEND)
-            messages.success(request, f"Welcome, {user.username}!")
+            messages.success(request, _("Welcome, %(name)s!") % {"name": user.username})
             return redirect(_next_url(request))
     else:
         form = SignUpForm()
@@ -195,5 +201,5 @@ def play_as_guest(request: HttpRequest) -> HttpResponse:
         return too_many(request, TOO_MANY_ACCOUNTS)
     user = services.do_create_guest()
     login(request, user, backend=BACKEND)
-    messages.info(request, f"You are playing as {user.username}.")
+    messages.info(request, _("You are playing as %(name)s.") % {"name": user.username})
     return redirect(_next_url(request))

@@ -19,6 +19,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from analysis.models import Review
 from bots import searches
@@ -49,16 +50,16 @@ def request(*, user: Any, game_id: int) -> Review:
     A user has one review computed at a time."""
     game = games.load_game(game_id)
     if game is None:
-        raise ServiceError("no_such_game", f"There is no game {game_id}.")
+        raise ServiceError("no_such_game", _("There is no game %(game)s.") % {"game": game_id})
     if game.status == Game.Status.ACTIVE:
-        raise ServiceError("game_not_over", "A game is reviewed once it is over.")
+        raise ServiceError("game_not_over", _("A game is reviewed once it is over."))
     with transaction.atomic():
         existing = Review.objects.select_for_update().filter(game=game).first()
         if existing is not None and existing.status != Review.Status.FAILED:
             return existing
         if Review.objects.filter(requested_by=user, status=Review.Status.RUNNING).exists():
             raise ServiceError(
-                "review_running", "Your other review is still being computed: wait for it first."
+                "review_running", _("Your other review is still being computed: wait for it first.")
             )
         states = games.positions(game)
         ms = search_ms(len(states))

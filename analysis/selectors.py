@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from analysis.models import Analysis
 from analysis.tree import Tree, TreeError
 from bots.models import SearchJob
 from games.engine import client_moves, normalized_options, rules_for
+from games.messages import translated
 from games.rules import InvalidOptions
 from games.rules.notation import game_text, parse_position, position_text
 from games.selectors import title_for
@@ -18,7 +21,7 @@ from realtime.errors import ServiceError
 def load(key: str) -> Analysis:
     analysis = Analysis.objects.select_related("owner").filter(key=key).first()
     if analysis is None:
-        raise ServiceError("no_such_analysis", "There is no such analysis.")
+        raise ServiceError("no_such_analysis", _("There is no such analysis."))
     return analysis
 
 
@@ -29,7 +32,7 @@ def analysis_json(analysis: Analysis, node_id: int | None = None) -> dict[str, A
     try:
         node = tree.node(shown)
     except TreeError as error:
-        raise ServiceError(error.code, str(error)) from None
+        raise ServiceError(error.code, translated(error)) from None
     rules = rules_for(analysis.slug, analysis.options)
     state = parse_position(rules, node.position)
     outcome = rules.outcome(state)
@@ -64,7 +67,7 @@ def analysis_json(analysis: Analysis, node_id: int | None = None) -> dict[str, A
             "legal": client_moves(rules, state) if outcome is None else [],
             "result": None
             if outcome is None
-            else {"winner": outcome.winner, "reason": outcome.reason},
+            else {"winner": outcome.winner, "reason": translated(outcome)},
         },
     }
 
@@ -97,7 +100,7 @@ def board_of(slug: str, options: dict[str, Any]) -> dict[str, Any]:
     try:
         rules = rules_for(slug, normalized_options(slug, options))
     except InvalidOptions as error:
-        raise ServiceError("invalid_options", str(error)) from None
+        raise ServiceError("invalid_options", translated(error)) from None
     return {
         "slug": slug,
         "board": rules.board(),

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from analysis import selectors
@@ -17,6 +18,7 @@ from bots import searches
 from bots.models import SearchJob
 from games import selectors as games
 from games.engine import normalized_options, rules_for
+from games.messages import translated
 from games.models import Game
 from games.rules import InvalidOptions, game_info
 from games.rules.notation import BadNotation, parse_game, parse_position, position_text
@@ -42,12 +44,13 @@ def start(
     if Analysis.objects.filter(owner=user).count() >= MOST_ANALYSES:
         raise ServiceError(
             "too_many_analyses",
-            f"You have {MOST_ANALYSES} analyses: delete some before making more.",
+            _("You have %(count)s analyses: delete some before making more.")
+            % {"count": MOST_ANALYSES},
         )
     if copy is not None:
         original = Analysis.objects.filter(key=copy).first()
         if original is None:
-            raise ServiceError("no_such_analysis", "There is no such analysis to copy.")
+            raise ServiceError("no_such_analysis", _("There is no such analysis to copy."))
         return Analysis.objects.create(
             owner=user,
             slug=original.slug,
@@ -60,22 +63,22 @@ def start(
     if game_id is not None:
         return _from_game(user, game_id, ply)
     if slug is None:
-        raise ServiceError("bad_message", "Give a game (`game`) or a game's `slug`.")
+        raise ServiceError("bad_message", _("Give a game (`game`) or a game's `slug`."))
     try:
         specs = {spec.name: spec for spec in game_info(slug).options}
         # Whole numbers, as a game's options are kept (a form sends text).
         options = {k: specs[k].check(v) for k, v in normalized_options(slug, options or {}).items()}
         rules = rules_for(slug, options)
     except InvalidOptions as error:
-        raise ServiceError("invalid_options", str(error)) from None
+        raise ServiceError("invalid_options", translated(error)) from None
     try:
         state = rules.initial_state() if position is None else parse_position(rules, position)
     except BadNotation as error:
-        raise ServiceError("bad_position", str(error)) from None
+        raise ServiceError("bad_position", translated(error)) from None
     try:
         line = [] if moves is None else parse_game(rules, moves, state)
     except BadNotation as error:
-        raise ServiceError("bad_game", str(error)) from None
+        raise ServiceError("bad_game", translated(error)) from None
     tree, last = _tree_of(rules, state, line)
     return Analysis.objects.create(
         owner=user, slug=slug, options=options, tree=tree.to_json(), current=last
@@ -85,14 +88,18 @@ def start(
 def _from_game(user: User, game_id: int, ply: int | None) -> Analysis:
     game = games.load_game(game_id)
     if game is None:
-        raise ServiceError("no_such_game", f"There is no game {game_id}.")
+        raise ServiceError("no_such_game", _("There is no game %(game)s.") % {"game": game_id})
     if game.status == Game.Status.ACTIVE and user.pk in (game.player1_id, game.player2_id):
-        raise ServiceError("game_in_progress", "A game you play can be analysed once it is over.")
+        raise ServiceError(
+            "game_in_progress", _("A game you play can be analysed once it is over.")
+        )
     rules = rules_for(game.slug, game.options)
     line = [move for _, move in games.played(game)]
     if ply is not None and ply > len(line):
-        raise ServiceError("bad_message", f"ply must be from 0 to {len(line)} in this game.")
-    tree, _ = _tree_of(rules, rules.initial_state(), line)
+        raise ServiceError(
+            "bad_message", _("ply must be from 0 to %(last)s in this game.") % {"last": len(line)}
+        )
+    tree, _node = _tree_of(rules, rules.initial_state(), line)
     shown = tree.main_line()[len(line) if ply is None else ply]
     return Analysis.objects.create(
         owner=user,
@@ -109,7 +116,7 @@ def _tree_of(rules: Any, state: Any, line: list[str]) -> tuple[Tree, int]:
     try:
         return Tree.starting_at(position_text(rules, state)).play_line(rules, ROOT, line)
     except TreeError as error:
-        raise ServiceError(error.code, str(error)) from None
+        raise ServiceError(error.code, translated(error)) from None
 
 
 def play(*, user: User, key: str, node: int, move: str) -> tuple[Analysis, int]:
@@ -165,7 +172,7 @@ def _change(user: User, key: str, change: Callable[[Analysis, Tree], Tree]) -> A
         try:
             tree = change(analysis, Tree.from_json(analysis.tree))
         except TreeError as error:
-            raise ServiceError(error.code, str(error)) from None
+            raise ServiceError(error.code, translated(error)) from None
         analysis.tree = tree.to_json()
         analysis.version += 1
         analysis.save(update_fields=["tree", "current", "version", "updated"])
@@ -175,9 +182,9 @@ def _change(user: User, key: str, change: Callable[[Analysis, Tree], Tree]) -> A
 def _locked(user: User, key: str) -> Analysis:
     analysis = Analysis.objects.select_for_update().filter(key=key).first()
     if analysis is None:
-        raise ServiceError("no_such_analysis", "There is no such analysis.")
+        raise ServiceError("no_such_analysis", _("There is no such analysis."))
     if analysis.owner_id != user.pk:
-        raise ServiceError("not_yours", "Only its owner changes an analysis: make a copy.")
+        raise ServiceError("not_yours", _("Only its owner changes an analysis: make a copy."))
     return analysis
 
 
@@ -189,7 +196,7 @@ def ask_computer(*, user: User, analysis: Analysis, node: int) -> SearchJob:
     try:
         position = tree.node(node).position
     except TreeError as error:
-        raise ServiceError(error.code, str(error)) from None
+        raise ServiceError(error.code, translated(error)) from None
     rules = rules_for(analysis.slug, analysis.options)
     state = parse_position(rules, position)
     return searches.ask(

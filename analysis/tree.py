@@ -13,18 +13,27 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from games.rules import IllegalMove
+from games.rules.base import Refusal, gettext_noop
 from games.rules.notation import parse_position, position_text
 
 ROOT = 0
 MOST_NODES = 2_000  # an analysis larger than this is refused: it is a page, not a database
 
 
-class TreeError(ValueError):
-    """An operation the tree refuses; `code` is the API's error code."""
+class TreeError(Refusal):
+    """An operation the tree refuses; `code` is the API's error code, the message a template
+    and its params (as the engine's errors: games/messages.py translates it)."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, code: str, template: str, /, **params: Any) -> None:
+        super().__init__(template, **params)
         self.code = code
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_tree_error, (self.code, self.template, self.params))
+
+
+def _tree_error(code: str, template: str, params: dict[str, Any]) -> TreeError:
+    return TreeError(code, template, **params)
 
 
 @dataclass(frozen=True)
@@ -47,7 +56,11 @@ class Tree:
 
     def node(self, node_id: object) -> Node:
         if type(node_id) is not int or node_id not in self.nodes:
-            raise TreeError("no_such_node", f"this analysis has no node {node_id!r:.20}")
+            raise TreeError(
+                "no_such_node",
+                gettext_noop("this analysis has no node %(node)s"),
+                node=repr(node_id)[:20],
+            )
         return self.nodes[node_id]
 
     def line(self, node_id: int) -> list[int]:
@@ -76,18 +89,20 @@ class Tree:
         parent = self.node(node_id)
         state = parse_position(rules, parent.position)
         if not isinstance(move, str):
-            raise TreeError("illegal_move", "a move is text")
+            raise TreeError("illegal_move", gettext_noop("a move is text"))
         try:
             canonical = rules.canonical_move(state, move)
             after = rules.play(state, canonical)
         except IllegalMove as error:
-            raise TreeError("illegal_move", str(error)) from None
+            raise TreeError("illegal_move", error.template, **error.params) from None
         for child in parent.children:
             if self.nodes[child].move == canonical:
                 return self, child
         if len(self.nodes) >= MOST_NODES:
             raise TreeError(
-                "analysis_too_big", f"an analysis holds at most {MOST_NODES} moves: delete a line"
+                "analysis_too_big",
+                gettext_noop("an analysis holds at most %(most)s moves: delete a line"),
+                most=MOST_NODES,
             )
         new = Node(self.next_id, node_id, canonical, position_text(rules, after))
         nodes = dict(self.nodes)
@@ -105,7 +120,9 @@ class Tree:
         """The tree without this node and all that follows it (not the root)."""
         node = self.node(node_id)
         if node.parent is None:
-            raise TreeError("cannot_delete_root", "the starting position cannot be deleted")
+            raise TreeError(
+                "cannot_delete_root", gettext_noop("the starting position cannot be deleted")
+            )
         gone: set[int] = set()
         frontier = [node_id]
         while frontier:

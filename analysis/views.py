@@ -16,15 +16,17 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.language import in_language
 from analysis import reviews, selectors, services
 from analysis.models import Analysis
 from analysis.protocol import NodeBody, PlayBody, ReviewBody, StartBody
 from bots import searches
 from bots.models import SearchJob
+from games.messages import described_games
 from games.models import Game
-from games.rules import available_games
 from games.selectors import title_for
 from realtime.api_errors import refuse
 from realtime.errors import ServiceError
@@ -38,7 +40,7 @@ REVIEW_BODY = decoder(ReviewBody)
 
 def _signed_in(request: HttpRequest) -> Any:
     if not request.user.is_authenticated:
-        raise ServiceError("not_logged_in", "Log in (or play as a guest) to analyse.")
+        raise ServiceError("not_logged_in", _("Log in (or play as a guest) to analyse."))
     return request.user
 
 
@@ -71,7 +73,7 @@ def api_analysis(request: HttpRequest, key: str) -> JsonResponse:
     try:
         node = request.GET.get("node")
         if node is not None and not node.isdigit():
-            raise ServiceError("no_such_node", "node is a node's number.")
+            raise ServiceError("no_such_node", _("node is a node's number."))
         analysis = selectors.load(key)
         return JsonResponse(
             {"analysis": selectors.analysis_json(analysis, None if node is None else int(node))}
@@ -133,7 +135,7 @@ def api_eval(request: HttpRequest, key: str) -> JsonResponse:
         else:
             node_text = request.GET.get("node", "")
             if not node_text.isdigit():
-                raise ServiceError("no_such_node", "node is a node's number.")
+                raise ServiceError("no_such_node", _("node is a node's number."))
             job = selectors.computer_view(analysis, int(node_text))
         return JsonResponse({"search": None if job is None else searches.progress(job)})
     except ServiceError as error:
@@ -149,7 +151,7 @@ def api_review(request: HttpRequest, game_id: int) -> JsonResponse:
             review = reviews.request(user=_signed_in(request), game_id=game_id)
             return JsonResponse({"review": reviews.review_json(review)}, status=202)
         if not Game.objects.filter(pk=game_id).exists():
-            raise ServiceError("no_such_game", f"There is no game {game_id}.")
+            raise ServiceError("no_such_game", _("There is no game %(game)s.") % {"game": game_id})
         return JsonResponse({"review": reviews.review_json(reviews.of_game(game_id))})
     except ServiceError as error:
         return refuse(error)
@@ -223,17 +225,20 @@ def analysis_index(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "analysis/index.html",
-        {"games": available_games(), "mine": mine, "title": "Analysis board", "given": given},
+        {"games": described_games(), "mine": mine, "title": _("Analysis board"), "given": given},
     )
 
 
 @require_GET
 def notation_page(request: HttpRequest) -> HttpResponse:
-    """docs/NOTATION.md, the notation's own description, as a page of the site."""
-    text = (Path(settings.BASE_DIR) / "docs" / "NOTATION.md").read_text()
+    """docs/NOTATION.md, the notation's own description, as a page of the site (its
+    translation, docs/NOTATION.<language>.md, in the page's language)."""
+    text = in_language(Path(settings.BASE_DIR) / "docs" / "NOTATION.md").read_text()
     html = markdown.markdown(text, extensions=["tables", "fenced_code"])
     # Trusted: our own Markdown, from the repository.
-    return render(request, "analysis/notation.html", {"body": mark_safe(html), "title": "Notation"})
+    return render(
+        request, "analysis/notation.html", {"body": mark_safe(html), "title": _("Notation")}
+    )
 
 
 @require_GET
@@ -247,7 +252,7 @@ def analysis_page(request: HttpRequest, key: str) -> HttpResponse:
         "analysis/board.html",
         {
             "analysis": analysis,
-            "title": f"Analysis: {title_for(analysis.slug, analysis.options)}",
+            "title": _("Analysis: %(game)s") % {"game": title_for(analysis.slug, analysis.options)},
             "mine": request.user.is_authenticated and request.user.pk == analysis.owner_id,
         },
     )

@@ -16,6 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from bots.models import SearchJob
 from realtime.errors import ServiceError
@@ -87,7 +88,7 @@ def ask_many(
 def _make_room(more: int, most: int) -> None:
     if SearchJob.objects.filter(status__in=ACTIVE).count() + more > most:
         raise ServiceError(
-            "computer_busy", "The computer has too many positions to look at: try again soon."
+            "computer_busy", _("The computer has too many positions to look at: try again soon.")
         )
 
 

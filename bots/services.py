@@ -12,12 +12,14 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from bots.models import Bot
 from bots.search import LEVELS
 from games import services as games
 from games.engine import normalized_options
+from games.messages import translated
 from games.models import Game
 from games.rules import InvalidOptions
 from realtime.errors import ServiceError
@@ -31,7 +33,9 @@ MAX_COMPUTER_GAMES = 10
 def check_level(level: Any) -> int:
     if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= len(LEVELS):
         raise ServiceError(
-            "bad_level", f"The computer plays at levels 1 to {len(LEVELS)}, not {level!r:.20}."
+            "bad_level",
+            _("The computer plays at levels 1 to %(top)s, not %(level)s.")
+            % {"top": len(LEVELS), "level": repr(level)[:20]},
         )
     return level
 
@@ -77,23 +81,24 @@ def play_computer(
     """A new casual game between `user` and the computer at `level`; `side` is the user's
     ("first" moves first). Refused for visitors and past MAX_COMPUTER_GAMES."""
     if user is None or not user.is_authenticated:
-        raise ServiceError("not_logged_in", "Log in or play as a guest first.")
+        raise ServiceError("not_logged_in", _("Log in or play as a guest first."))
     if getattr(user, "is_bot", False):
-        raise ServiceError("bad_message", "The computer does not play itself here.")
+        raise ServiceError("bad_message", _("The computer does not play itself here."))
     check_level(level)
     if side not in SIDES:
-        raise ServiceError("bad_side", 'The side is "first", "second" or "random".')
+        raise ServiceError("bad_side", _('The side is "first", "second" or "random".'))
     if not isinstance(options, dict):
-        raise ServiceError("invalid_options", "Options are an object of numbers.")
+        raise ServiceError("invalid_options", _("Options are an object of numbers."))
     if computer_games(user) >= MAX_COMPUTER_GAMES:
         raise ServiceError(
             "too_many_computer_games",
-            f"You have {MAX_COMPUTER_GAMES} games against the computer going: finish one first.",
+            _("You have %(count)s games against the computer going: finish one first.")
+            % {"count": MAX_COMPUTER_GAMES},
         )
     try:
         options = normalized_options(slug, options)
     except InvalidOptions as error:
-        raise ServiceError("invalid_options", str(error)) from None
+        raise ServiceError("invalid_options", translated(error)) from None
     bot = bot_user(level)
     first = side == "first" or (side == "random" and random.random() < 0.5)
     player1, player2 = (user, bot) if first else (bot, user)

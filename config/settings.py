@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "privacy",
     "moderation",
     "analysis",
+    "push",
 ]
 
 MIDDLEWARE = [
@@ -83,6 +84,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # After authentication: the account's language, else the switcher's cookie, else the
+    # browser's (Django's LocaleMiddleware, which this extends).
+    "accounts.language.LanguageMiddleware",
     # After authentication: API requests are counted per user.
     "realtime.limits.ApiRateLimitMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -173,7 +177,21 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+# The site's languages (docs/TRANSLATING.md): English, the source, and the shipped
+# translations, each complete (tests/test_translations.py). A page is in the language its
+# visitor chose with the switcher (a cookie, and the account's `language` once logged in), or
+# else the browser's (Accept-Language); e-mails in the recipient's account language.
+LANGUAGE_CODE = "en"
+LANGUAGES = [
+    ("en", "English"),
+    ("fr", "Français"),
+    ("de", "Deutsch"),
+    ("es", "Español"),
+]
+LOCALE_PATHS = [Path(os.environ.get("DJANGO_LOCALE_DIR") or BASE_DIR / "locale")]
+LANGUAGE_COOKIE_NAME = "language"
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -298,6 +316,64 @@ PBM_MAILS_PER_SENDER = os.environ.get("PBM_MAILS_PER_SENDER", "60/m")
 PBM_SEND_ATTEMPTS = int(os.environ.get("PBM_SEND_ATTEMPTS", "20"))
 PBM_WORKER_THREADS = int(os.environ.get("PBM_WORKER_THREADS", "4"))
 
+# --- Web Push notices (push/, docs/DEPLOY.md) -------------------------------------------------
+# The VAPID key pair the site signs its pushes with (base64url: the public key as the
+# uncompressed P-256 point, the private key as its 32-byte number; `python -m push.keys`
+# prints a new pair), and whom a push service may contact about them (mailto: or https:).
+# Required when debug is off: `make run` and manage.py use a development pair they generate
+# into .vapid_keys (git-ignored). Changing the pair cuts every browser's subscription off.
+VAPID_PUBLIC_KEY = os.environ.get("VAPID_PUBLIC_KEY", "").strip()
+VAPID_PRIVATE_KEY = os.environ.get("VAPID_PRIVATE_KEY", "").strip()
+VAPID_SUBJECT = os.environ.get("VAPID_SUBJECT", "").strip()
+if not (VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY and VAPID_SUBJECT):
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY and VAPID_SUBJECT must be set when DJANGO_DEBUG "
+            "is off (`make run` generates a development pair into .vapid_keys; "
+            "`python -m push.keys` prints a new one)."
+        )
+    from push.keys import DEVELOPMENT_SUBJECT, local_keys
+
+    if not (VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY):
+        VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY = local_keys(BASE_DIR / ".vapid_keys")
+    VAPID_SUBJECT = VAPID_SUBJECT or DEVELOPMENT_SUBJECT
+if not VAPID_SUBJECT.startswith(("mailto:", "https://")):
+    raise ImproperlyConfigured(
+        f"VAPID_SUBJECT must be a mailto: or https: address, not {VAPID_SUBJECT!r}"
+    )
+
+
+def _vapid_pair_matches(public: str, private: str) -> bool:
+    from push.keys import public_of
+
+    try:
+        return public_of(private) == public
+    except ValueError:
+        return False
+
+
+if not _vapid_pair_matches(VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY):
+    raise ImproperlyConfigured(
+        "VAPID_PUBLIC_KEY is not the public key of VAPID_PRIVATE_KEY (both base64url: "
+        "`python -m push.keys` prints a pair)"
+    )
+# The push services the site sends to, as `scheme://host` patterns (`*` stands for any part
+# of a host name): the browsers' vendors. A subscription to any other address is refused, so
+# that nobody can make the site post to its own network.
+PUSH_SERVICES = env_list(
+    "PUSH_SERVICES",
+    "https://fcm.googleapis.com,https://updates.push.services.mozilla.com,"
+    "https://*.push.services.mozilla.com,https://web.push.apple.com,"
+    "https://*.push.apple.com,https://*.notify.windows.com",
+)
+# Sends per notice and browser before giving up (the first retry after PUSH_RETRY_SECONDS,
+# each next one six times later), how long a push service may take to answer, and the
+# sweeper's sending threads.
+PUSH_ATTEMPTS = int(os.environ.get("PUSH_ATTEMPTS", "4"))
+PUSH_RETRY_SECONDS = float(os.environ.get("PUSH_RETRY_SECONDS", "10"))
+PUSH_TIMEOUT = float(os.environ.get("PUSH_TIMEOUT", "10"))
+PUSH_THREADS = int(os.environ.get("PUSH_THREADS", "4"))
+
 # --- Metrics (realtime/metrics.py, docs/METRICS.md) -----------------------------------------
 # Each long-running process (server, sweeper, bots, mail door) serves its metrics for
 # Prometheus on this port of its own, never the site's (unset or 0: no metrics served), on
@@ -313,11 +389,13 @@ X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 # Scripts, styles and sockets from this origin only; nothing inline (config/csp.py). CSP 3's
-# 'self' covers the same host's ws:/wss: sockets.
+# 'self' covers the same host's ws:/wss: sockets. The service worker (/sw.js) and the web app
+# manifest are the site's own too.
 CONTENT_SECURITY_POLICY = os.environ.get(
     "CONTENT_SECURITY_POLICY",
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; "
+    "connect-src 'self'; font-src 'self'; worker-src 'self'; manifest-src 'self'; "
+    "object-src 'none'; base-uri 'self'; "
     "form-action 'self'; frame-ancestors 'none'",
 )
 # Behind TLS (production, DJANGO_SECURE_COOKIES=1): cookies only over HTTPS, trust the proxy's

@@ -24,6 +24,7 @@ urlpatterns = [
     path("", include("pbm.urls")),
     path("", include("moderation.urls")),
     path("", include("tournaments.urls")),
+    path("", include("push.urls")),
     path("", include("lobby.api_urls")),
     path("challenge/<str:token>/", challenge_link, name="challenge-link"),
     path("", include("privacy.urls")),

@@ -15,6 +15,10 @@ def main() -> None:
         from manage import local_secret_key
 
         os.environ["DJANGO_SECRET_KEY"] = local_secret_key()
+    # And the same development pair of push keys (.vapid_keys) unless the environment sets one.
+    from manage import use_local_vapid_keys
+
+    use_local_vapid_keys()
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(["python -m devtools", *sys.argv[1:]])

@@ -13,10 +13,15 @@ from typing import Any
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import transaction
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from accounts import restrictions
+from accounts.language import for_user
 from accounts.models import User
 from follows.models import Follow, FollowMail
+from games import reasons
 from games.models import Game
 from games.selectors import title_for
 from lobby import protocol
@@ -36,24 +41,25 @@ def follows_player(follower_id: int, followed_id: int) -> bool:
 
 def _signed_in(user: Any) -> User:
     if user is None or not getattr(user, "is_authenticated", False):
-        raise ServiceError("not_logged_in", "Log in (or play as a guest) to follow.")
+        raise ServiceError("not_logged_in", _("Log in (or play as a guest) to follow."))
     return user
 
 
 def _room_for_one_more(user: User) -> None:
     if Follow.objects.filter(user=user).count() >= MAX_FOLLOWS:
         raise ServiceError(
-            "too_many_follows", f"You can follow at most {MAX_FOLLOWS} games and players."
+            "too_many_follows",
+            _("You can follow at most %(most)s games and players.") % {"most": MAX_FOLLOWS},
         )
 
 
 def follow_game(*, user: Any, game_id: Any) -> Game:
     user = _signed_in(user)
     if not isinstance(game_id, int) or isinstance(game_id, bool):
-        raise ServiceError("bad_message", 'Say which game: {"game": id}.')
+        raise ServiceError("bad_message", _('Say which game: {"game": id}.'))
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
-        raise ServiceError("no_such_game", f"There is no game {game_id}.")
+        raise ServiceError("no_such_game", _("There is no game %(game)s.") % {"game": game_id})
     with transaction.atomic():
         User.objects.select_for_update().filter(pk=user.pk).first()
         if not Follow.objects.filter(user=user, game=game).exists():
@@ -66,7 +72,7 @@ def follow_player(*, user: Any, username: Any) -> User:
     user = _signed_in(user)
     target = _named(username)
     if target.pk == user.pk:
-        raise ServiceError("cannot_follow_yourself", "You cannot follow yourself.")
+        raise ServiceError("cannot_follow_yourself", _("You cannot follow yourself."))
     restrictions.check_may_follow(follower=user, target=target)
     with transaction.atomic():
         User.objects.select_for_update().filter(pk=user.pk).first()
@@ -83,15 +89,17 @@ def unfollow(*, user: Any, game_id: Any = None, username: Any = None) -> None:
     elif username is not None:
         Follow.objects.filter(user=user, player=_named(username)).delete()
     else:
-        raise ServiceError("bad_message", 'Say what: {"game": id} or {"user": name}.')
+        raise ServiceError("bad_message", _('Say what: {"game": id} or {"user": name}.'))
 
 
 def _named(username: Any) -> User:
     if not isinstance(username, str) or not username.strip():
-        raise ServiceError("bad_message", 'Say whom: {"user": name}.')
+        raise ServiceError("bad_message", _('Say whom: {"user": name}.'))
     target = User.objects.filter(username__iexact=username.strip()[:150]).first()
     if target is None:
-        raise ServiceError("unknown_user", f"Nobody is called {username.strip()[:40]!r}.")
+        raise ServiceError(
+            "unknown_user", _("Nobody is called %(name)s.") % {"name": repr(username.strip()[:40])}
+        )
     return target
 
 
@@ -143,12 +151,7 @@ def games_started(games: list[Game], **_: Any) -> None:
             )
             feed.tell([follow.user_id], event)
             if not game.time_control.realtime:
-                _queue_mail(
-                    follow.user,
-                    f"{player.username} started {view['name']} #{game.pk}",
-                    f"{player.username}, whom you follow, started a game:",
-                    game,
-                )
+                _started_mail(follow.user, player, game)
 
 
 def game_ended(game: Game, **_: Any) -> None:
@@ -157,31 +160,54 @@ def game_ended(game: Game, **_: Any) -> None:
     follows = Follow.objects.filter(game=game).select_related("user")
     view = _game_view(game)
     for follow in follows:
+        with translation.override(for_user(follow.user)):  # the reason, in each one's language
+            shown = reasons.translate_result(result)
         event = protocol.Followed(
             news="game_ended",
             player=None,
             game=protocol.FollowedGame(**view),
-            result=None if result is None else protocol.FollowedResult(**result),
+            result=None if shown is None else protocol.FollowedResult(**shown),
         )
         feed.tell([follow.user_id], event)
         if not game.time_control.realtime:
-            reason = result["reason"] if result else "over"
-            _queue_mail(
-                follow.user,
-                f"{view['name']} #{game.pk} is over: {reason}",
-                f"The game you follow is over ({reason}):",
-                game,
-            )
+            _ended_mail(follow.user, game, result)
+
+
+# The mails are written when the news happens, in each follower's language (not the language
+# of whoever made the news happen), and sent later as they were written.
+
+
+def _started_mail(user: User, player: User, game: Game) -> None:
+    if not user.email or not user.email_on_follow:
+        return
+    with translation.override(for_user(user)):
+        words = {"name": player.username, "game": title_for(game.slug, game.options)}
+        subject = _("%(name)s started %(game)s #%(number)s") % {**words, "number": game.pk}
+        opening = _("%(name)s, whom you follow, started a game:") % words
+        _queue_mail(user, subject, opening, game)
+
+
+def _ended_mail(user: User, game: Game, result: dict[str, Any] | None) -> None:
+    if not user.email or not user.email_on_follow:
+        return
+    with translation.override(for_user(user)):
+        reason = reasons.translate(result["reason"]) if result else pgettext("a game", "over")
+        words = {"game": title_for(game.slug, game.options), "number": game.pk, "reason": reason}
+        subject = _("%(game)s #%(number)s is over: %(reason)s") % words
+        opening = _("The game you follow is over (%(reason)s):") % words
+        _queue_mail(user, subject, opening, game)
 
 
 def _queue_mail(user: User, subject: str, opening: str, game: Game) -> None:
+    """Store the mail; the caller has made the follower's language the active one."""
     if not user.email or not user.email_on_follow:
         return
     link = f"{settings.SITE_URL.rstrip('/')}/games/{game.pk}/"
-    body = (
-        f"{opening}\n\n{link}\n\nStop these e-mails on your profile: "
-        f"{settings.SITE_URL.rstrip('/')}/@{user.username}/\n"
-    )
+    body = _("%(opening)s\n\n%(link)s\n\nStop these e-mails on your profile: %(profile)s\n") % {
+        "opening": opening,
+        "link": link,
+        "profile": f"{settings.SITE_URL.rstrip('/')}/@{user.username}/",
+    }
     FollowMail.objects.create(user=user, subject=subject[:200], body=body)
 
 

@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from follows import services
@@ -26,9 +27,9 @@ def _body(request: HttpRequest) -> dict[str, Any]:
     try:
         body = json.loads(request.body or b"{}")
     except ValueError:
-        raise ServiceError("bad_json", "The body is not JSON.") from None
+        raise ServiceError("bad_json", _("The body is not JSON.")) from None
     if not isinstance(body, dict):
-        raise ServiceError("bad_message", 'Send {"game": id} or {"user": name}.')
+        raise ServiceError("bad_message", _('Send {"game": id} or {"user": name}.'))
     return body
 
 
@@ -43,7 +44,7 @@ def follows(request: HttpRequest) -> JsonResponse:
             else:
                 services.follow_player(user=request.user, username=body.get("user"))
         elif not request.user.is_authenticated:
-            raise ServiceError("not_logged_in", "Log in first.")
+            raise ServiceError("not_logged_in", _("Log in first."))
     except ServiceError as error:
         return _refuse(error)
     return JsonResponse(services.following(request.user))
@@ -73,18 +74,22 @@ def follow_form(request: HttpRequest) -> HttpResponse:
                 game_id=int(game) if game.isdigit() else None,
                 username=name or None,
             )
-            messages.success(request, "You no longer follow it.")
+            messages.success(request, _("You no longer follow it."))
         elif game:
             followed = services.follow_game(
                 user=request.user, game_id=int(game) if game.isdigit() else game
             )
             messages.success(
-                request, f"You follow game #{followed.pk}: you will hear when it ends."
+                request,
+                _("You follow game #%(number)s: you will hear when it ends.")
+                % {"number": followed.pk},
             )
         else:
             player = services.follow_player(user=request.user, username=name)
             messages.success(
-                request, f"You follow {player.username}: you will hear when they start a game."
+                request,
+                _("You follow %(name)s: you will hear when they start a game.")
+                % {"name": player.username},
             )
     except ServiceError as error:
         messages.error(request, error.message)

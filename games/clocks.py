@@ -27,6 +27,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from games.rules.base import Refusal, gettext_noop
+
 FIRST_MOVE_MS = 30_000  # a real-time player's first move must come within this
 ABANDON_MS = 60_000  # a real-time player away this long may be claimed against
 LAG_QUOTA_MS = 5_000  # per player and game: network lag forgiven at most this much in all
@@ -46,8 +48,9 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-class BadTimeControl(ValueError):
-    """A time control that is not one we offer; the message says what is."""
+class BadTimeControl(Refusal):
+    """A time control that is not one we offer; the message says what is (a template and its
+    params, as the engine's errors: games/messages.py translates it)."""
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,7 @@ def parse(text: object) -> TimeControl:
     if text is None:
         return UNTIMED
     if not isinstance(text, str):
-        raise BadTimeControl("a time control is text such as 5+3, 3d or untimed")
+        raise BadTimeControl(gettext_noop("a time control is text such as 5+3, 3d or untimed"))
     value = text.strip().lower().replace(" ", "")
     if value in ("", "untimed", "none", "-"):
         return UNTIMED
@@ -104,19 +107,30 @@ def parse(text: object) -> TimeControl:
         minutes, seconds = int(match[1]), int(match[2])
         if not 1 <= minutes <= MAX_BASE_MINUTES or seconds > MAX_INCREMENT_SECONDS:
             raise BadTimeControl(
-                f"real-time controls are 1 to {MAX_BASE_MINUTES} minutes plus 0 to "
-                f"{MAX_INCREMENT_SECONDS} seconds a move, not {text.strip()[:20]}"
+                gettext_noop(
+                    "real-time controls are 1 to %(minutes)s minutes plus 0 to %(seconds)s "
+                    "seconds a move, not %(text)s"
+                ),
+                minutes=MAX_BASE_MINUTES,
+                seconds=MAX_INCREMENT_SECONDS,
+                text=text.strip()[:20],
             )
         return TimeControl("realtime", minutes * 60_000, seconds * 1000)
     if match := _CORRESPONDENCE.fullmatch(value.removesuffix("ays").removesuffix("ay")):
         days = int(match[1])
         if days not in CORRESPONDENCE_DAYS:
             allowed = ", ".join(map(str, CORRESPONDENCE_DAYS))
-            raise BadTimeControl(f"correspondence is {allowed} days per move, not {days}")
+            raise BadTimeControl(
+                gettext_noop("correspondence is %(allowed)s days per move, not %(days)s"),
+                allowed=allowed,
+                days=days,
+            )
         return TimeControl("correspondence", days=days)
     raise BadTimeControl(
-        f"unknown time control {text.strip()[:20]!r}: use minutes+seconds (5+3), days (3d) "
-        "or untimed"
+        gettext_noop(
+            "unknown time control %(text)s: use minutes+seconds (5+3), days (3d) or untimed"
+        ),
+        text=repr(text.strip()[:20]),
     )
 
 

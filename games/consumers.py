@@ -16,8 +16,10 @@ from urllib.parse import parse_qs
 
 import msgspec
 from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext as _
 
-from games import catchup, presence, protocol, selectors, services
+from games import catchup, presence, protocol, reasons, selectors, services
 from games.delivery import Versioned, VersionedStream
 from games.models import Game, GameConnection
 from realtime import presence as process_presence
@@ -84,7 +86,9 @@ class GameConsumer(JsonConsumer):
         await self.accept()
         game = await db_call(selectors.load_game)(self.game_id)
         if game is None:
-            await self.send_error("no_such_game", f"There is no game {self.game_id}.")
+            await self.send_error(
+                "no_such_game", _("There is no game %(game)s.") % {"game": self.game_id}
+            )
             await self.close(code=CLOSE_NO_SUCH_GAME)
             return
         self.player = game.player_number(self.user)
@@ -151,20 +155,25 @@ class GameConsumer(JsonConsumer):
     # --- sending ----------------------------------------------------------------------------
 
     async def _send_text(self, text: str) -> None:
-        await self.send(text_data=text)
+        # Events are encoded once for everybody, in English: a result's reason is said in
+        # this socket's language here (games/reasons.py), the rest goes out as it is.
+        with translation.override(self._language):
+            await self.send(text_data=reasons.localize_frame(text))
 
     async def _send_state(self) -> int | None:
         """Send the snapshot (the stream asks for it); the version it shows."""
         game, state = await db_call(self._load_snapshot)()
         if game is None:
-            await self.send_error("no_such_game", f"There is no game {self.game_id}.")
+            await self.send_error(
+                "no_such_game", _("There is no game %(game)s.") % {"game": self.game_id}
+            )
             return None
         await self.send_json(
             {
                 "type": "state",
                 "v": game.version,
                 "you": self.player,
-                "game": state,
+                "game": reasons.localize_state(state),
                 "chat": await db_call(selectors.chat_view)(game, self.user, self.player),
                 **({"queue": game.queues.get(str(self.player), [])} if self.player else {}),
             }

@@ -26,6 +26,12 @@ game_ended = Signal()
 # The sweeper sends this on each pass (receivers get nothing): apps above games do their
 # periodic work (e-mails to send) without the sweeper knowing them.
 sweeping = Signal()
+# Receivers get game=Game, player=1|2, ply=int: a move (or the queued answer it set off) made
+# it that player's turn, in any game (push notices: "your move").
+turn_passed = Signal()
+# Receivers get game=Game, offer="draw"|"takeback", by=1|2, ply=int: a player asked the
+# other (push notices).
+offer_made = Signal()
 
 
 def _send(signal: Signal, *, raise_outage: bool = False, **kwargs: Any) -> None:
@@ -64,3 +70,23 @@ def started(games: Sequence[Any]) -> None:
 def ended(game: Any) -> None:
     """Announce a game's end once the current transaction commits."""
     transaction.on_commit(lambda: _send(game_ended, game=game))
+
+
+def moved(game: Any, player: int) -> None:
+    """Announce, once the current transaction commits, that it is `player`'s turn."""
+    if not turn_passed.has_listeners():
+        return
+    ply = game.ply
+    transaction.on_commit(lambda: _send(turn_passed, game=game, player=player, ply=ply))
+
+
+def offered(game: Any, offer: str, by: int) -> None:
+    """Announce an offer (a draw, a takeback) once the current transaction commits."""
+    ply = game.ply
+    transaction.on_commit(lambda: _send(offer_made, game=game, offer=offer, by=by, ply=ply))
+
+
+def announce(signal: Signal, **kwargs: Any) -> None:
+    """Send another app's signal the same way, once the current transaction commits: a
+    receiver's failure is logged, never raised into the request that made the news."""
+    transaction.on_commit(lambda: _send(signal, **kwargs))

@@ -34,13 +34,18 @@ import markdown
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import translation
+from django.utils.functional import Promise
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
 from django.views.decorators.http import require_GET
 from markdown.extensions import Extension
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 
+from games.messages import described_games, translated
 from games.rules import IllegalMove, InvalidOptions, available_games, get_rules
 
 RULES_DIR = Path(settings.BASE_DIR) / "docs" / "rules"
@@ -50,8 +55,10 @@ DIAGRAM_FENCE = re.compile(r"^```diagram[ \t]*\n(?P<body>.*?)^```[ \t]*$", re.MU
 # What static/js/rules.js reads of a diagram to draw it.
 DRAWN = frozenset({"slug", "board", "state", "previous", "lastMove", "flipped", "ply"})
 # How the pages name the two players (player 1 moves first and sits at the bottom).
-PLAYER_NAMES: dict[str, tuple[str, str]] = {"diffusion-chess": ("White", "Black")}
-DEFAULT_PLAYER_NAMES = ("South", "North")
+PLAYER_NAMES: dict[str, tuple[Promise, Promise]] = {
+    "diffusion-chess": (pgettext_lazy("player", "White"), pgettext_lazy("player", "Black"))
+}
+DEFAULT_PLAYER_NAMES = (pgettext_lazy("player", "South"), pgettext_lazy("player", "North"))
 
 
 class DiagramError(ValueError):
@@ -69,7 +76,7 @@ class RulesPage:
 
 def documented_games() -> list[dict[str, Any]]:
     """The registered games that have a rules page, in the registry's order."""
-    return [game for game in available_games() if (RULES_DIR / f"{game['slug']}.md").is_file()]
+    return [game for game in described_games() if (RULES_DIR / f"{game['slug']}.md").is_file()]
 
 
 def diagram(slug: str, spec: dict[str, Any], where: str) -> dict[str, Any]:
@@ -133,16 +140,24 @@ def _status(slug: str, rules: Any, state: Any) -> str:
     names = PLAYER_NAMES.get(slug, DEFAULT_PLAYER_NAMES)
     outcome = rules.outcome(state)
     if outcome is None:
-        return f"{names[rules.to_move(state) - 1]} to move."
-    result = "a draw" if outcome.winner is None else f"{names[outcome.winner - 1]} wins"
-    return f"Game over, {result}: {outcome.reason}."
+        return _("%(name)s to move.") % {"name": names[rules.to_move(state) - 1]}
+    if outcome.winner is None:
+        return _("Game over, a draw: %(reason)s.") % {"reason": translated(outcome)}
+    return _("Game over, %(name)s wins: %(reason)s.") % {
+        "name": names[outcome.winner - 1],
+        "reason": translated(outcome),
+    }
 
 
 def _figure(index: int, view: dict[str, Any]) -> str:
     moves = " ".join(f"<code>{escape(move)}</code>" for move in view["moves"])
-    played = f"Moves from the start: {moves}." if moves else "The starting position."
+    played = (
+        _("Moves from the start: %(moves)s.") % {"moves": moves}
+        if moves
+        else _("The starting position.")
+    )
     caption = markdown.markdown(view["caption"])
-    label = f"<strong>Diagram {index + 1}.</strong> "
+    label = "<strong>" + escape(_("Diagram %(number)s.") % {"number": index + 1}) + "</strong> "
     caption = f"<p>{label}{caption[3:]}" if caption.startswith("<p>") else label + caption
     return (
         f'<figure class="rules-diagram" id="diagram-{index + 1}">'
@@ -223,22 +238,35 @@ def render_rules(slug: str, text: str, source: str = "rules") -> RulesPage:
     )
 
 
-@lru_cache(maxsize=16)
-def _cached(slug: str, modified: int) -> RulesPage:
-    path = RULES_DIR / f"{slug}.md"
-    return render_rules(slug, path.read_text(encoding="utf-8"), f"docs/rules/{slug}.md")
+def rules_path(slug: str, language: str) -> Path:
+    """The page's Markdown in a language: docs/rules/<language>/<slug>.md, English's at the
+    top (a language without its translation of a page falls back to English)."""
+    translated = RULES_DIR / language / f"{slug}.md"
+    if language != settings.LANGUAGE_CODE and translated.is_file():
+        return translated
+    return RULES_DIR / f"{slug}.md"
 
 
-def rules_page_for(slug: str) -> RulesPage | None:
-    """The rendered page of a game, or None when there is no such game or no page for it."""
+@lru_cache(maxsize=64)
+def _cached(slug: str, language: str, path: Path, modified: int) -> RulesPage:
+    # Rendered in the page's language: the diagrams' facts ("South to move.") are the site's.
+    with translation.override(language):
+        source = str(path.relative_to(settings.BASE_DIR))
+        return render_rules(slug, path.read_text(encoding="utf-8"), source)
+
+
+def rules_page_for(slug: str, language: str | None = None) -> RulesPage | None:
+    """The rendered page of a game in a language (the active one by default), or None when
+    there is no such game or no page for it."""
     if slug not in {game["slug"] for game in available_games()}:
         return None
-    path = RULES_DIR / f"{slug}.md"
+    language = language or translation.get_language() or settings.LANGUAGE_CODE
+    path = rules_path(slug, language)
     try:
         modified = path.stat().st_mtime_ns  # an edited file is rendered again
     except FileNotFoundError:
         return None
-    return _cached(slug, modified)
+    return _cached(slug, language, path, modified)
 
 
 @require_GET

@@ -10,6 +10,8 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext
 
 from accounts import restrictions
 from accounts.models import Block
@@ -17,6 +19,7 @@ from games import clocks
 from games.clocks import now_ms
 from games.engine import client_moves, rules_for
 from games.models import ChatLine, Game, GameEvent, Vacation
+from games.reasons import translate
 from games.rules import available_games, game_info
 
 # A client further behind than this gets one fresh snapshot instead of the events: a frame
@@ -201,14 +204,20 @@ def legal_moves_text(rules: Any, state: Any) -> str:
     """The moves the player to move may make, in the notation a move is sent in."""
     moves = client_moves(rules, state)
     if isinstance(moves, dict):  # Diffusion Chess: {"destinations": {stone: {cell: path}}, "echo"}
-        text = f"stones that can move: {' '.join(sorted(moves['destinations']))}"
+        text = _("stones that can move: %(stones)s") % {
+            "stones": " ".join(sorted(moves["destinations"]))
+        }
         if moves.get("echo"):
-            text += "; or echo"
-        return text + " (a move is the stone's path, as d4-d5-e5)"
+            # Translators: "echo" is the move's word, typed as it is: keep it in English.
+            text += _("; or echo")
+        return text + _(" (a move is the stone's path, as d4-d5-e5)")
     listed = list(moves)
     if len(listed) > MAX_LISTED_MOVES:
-        return f"{len(listed)} moves, among them {' '.join(listed[:MAX_LISTED_MOVES])} ..."
-    return " ".join(listed) if listed else "none"
+        return _("%(count)s moves, among them %(moves)s ...") % {
+            "count": len(listed),
+            "moves": " ".join(listed[:MAX_LISTED_MOVES]),
+        }
+    return " ".join(listed) if listed else pgettext("legal moves", "none")
 
 
 def _now_text(game: Game, rules: Any, state: Any) -> list[str]:
@@ -218,13 +227,17 @@ def _now_text(game: Game, rules: Any, state: Any) -> list[str]:
         seat = rules.to_move(state)
         mover = game.player1 if seat == 1 else game.player2
         return [
-            f"{mover.username} ({seat}) to move; this move is #{game.ply + 1}.",
-            f"Legal moves: {legal_moves_text(rules, state)}",
+            _("%(name)s (%(seat)s) to move; this move is #%(number)s.")
+            % {"name": mover.username, "seat": seat, "number": game.ply + 1},
+            _("Legal moves: %(moves)s") % {"moves": legal_moves_text(rules, state)},
         ]
     if result["winner"] is None:
-        return [f"Game over: {result['reason']} (no winner)."]
+        return [_("Game over: %(reason)s (no winner).") % {"reason": translate(result["reason"])}]
     winner = game.player1 if result["winner"] == 1 else game.player2
-    return [f"Game over: {winner.username} wins ({result['reason']})."]
+    return [
+        _("Game over: %(name)s wins (%(reason)s).")
+        % {"name": winner.username, "reason": translate(result["reason"])}
+    ]
 
 
 def game_text(game: Game, *, at: int | None = None, last: int | None = None) -> str:
@@ -235,16 +248,28 @@ def game_text(game: Game, *, at: int | None = None, last: int | None = None) -> 
     rules = rules_for(game.slug, game.options)
     moves = played(game)
     lines = [
-        f"{game.slug} game {game.pk}: {game.player1.username} (1) vs {game.player2.username} (2)",
+        _("%(game)s game %(number)s: %(first)s (1) vs %(second)s (2)")
+        % {
+            "game": game.slug,
+            "number": game.pk,
+            "first": game.player1.username,
+            "second": game.player2.username,
+        },
     ]
     if game.options:
-        lines.append("options: " + " ".join(f"-{k}={v}" for k, v in sorted(game.options.items())))
-    lines.append(f"{'rated' if game.rated else 'casual'}, {game.time_control.label}")
+        options = " ".join(f"-{k}={v}" for k, v in sorted(game.options.items()))
+        lines.append(_("options: %(options)s") % {"options": options})
+    lines.append(
+        (_("rated, %(time)s") if game.rated else _("casual, %(time)s"))
+        % {"time": time_label(game.time_control)}
+    )
     if at is not None:
         states = positions(game)
         at = max(0, min(at, len(states) - 1))
         moves = moves[:at]
-        lines += [f"as it stood after move {at} of {len(states) - 1}"]
+        lines += [
+            _("as it stood after move %(at)s of %(moves)s") % {"at": at, "moves": len(states) - 1}
+        ]
         state = rules.from_json(states[at])
     else:
         state = rules.from_json(game.state)
@@ -288,7 +313,11 @@ def positions(game: Game) -> list[dict[str, Any]]:
 def title(game: Game) -> str:
     """The game's display name and options, and who plays."""
     name = title_for(game.slug, game.options)
-    return f"{name}: {game.player1.username} vs {game.player2.username}"
+    return _("%(game)s: %(first)s vs %(second)s") % {
+        "game": name,
+        "first": game.player1.username,
+        "second": game.player2.username,
+    }
 
 
 def title_for(slug: str, options: dict[str, Any]) -> str:
@@ -298,6 +327,18 @@ def title_for(slug: str, options: dict[str, Any]) -> str:
     if options:
         name += " (" + ", ".join(f"{k} {v}" for k, v in sorted(options.items())) + ")"
     return name
+
+
+def time_label(control: clocks.TimeControl) -> str:
+    """A time control as people read it, in the active language ("5+3 (real time)", "3 days
+    per move", "untimed"). The frames carry `control.label`, the same for every reader."""
+    if control.realtime:
+        return _("%(code)s (real time)") % {"code": control.code}
+    if control.correspondence:
+        return ngettext("%(days)s day per move", "%(days)s days per move", control.days) % {
+            "days": control.days
+        }
+    return _("untimed")
 
 
 # --- vacations -------------------------------------------------------------------------------

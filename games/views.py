@@ -6,9 +6,11 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import selectors, services
+from games import reasons, selectors, services
 from games.models import Game
 from games.protocol import MoveBody, VacationBody
 from realtime.errors import ServiceError, http_status
@@ -33,9 +35,10 @@ def _game_or_404(game_id: int) -> Game:
 def game_detail(request: HttpRequest, game_id: int) -> JsonResponse:
     loaded = selectors.load_snapshot(game_id)
     if loaded is None:
-        return error_response("no_such_game", f"There is no game {game_id}.")
+        return error_response("no_such_game", _("There is no game %(game)s.") % {"game": game_id})
     game, state = loaded
-    return JsonResponse({"v": game.version, "game": state})
+    # The result's reason in the reader's language, as the game's socket says it.
+    return JsonResponse({"v": game.version, "game": reasons.localize_state(state)})
 
 
 @require_GET
@@ -43,7 +46,8 @@ def game_list(request: HttpRequest) -> JsonResponse:
     status = request.GET.get("status", Game.Status.ACTIVE)
     if status not in Game.Status.values:
         return error_response(
-            "bad_message", f"status must be one of {', '.join(Game.Status.values)}."
+            "bad_message",
+            _("status must be one of %(values)s.") % {"values": ", ".join(Game.Status.values)},
         )
     games = [
         {
@@ -66,7 +70,7 @@ def game_list(request: HttpRequest) -> JsonResponse:
 @require_POST
 def game_move(request: HttpRequest, game_id: int) -> JsonResponse:
     if not request.user.is_authenticated:
-        return error_response("not_logged_in", "Log in (or play as a guest) to move.")
+        return error_response("not_logged_in", _("Log in (or play as a guest) to move."))
     try:
         body = decode(request.body or b"{}", MOVE_BODY)
         applied = services.play_move(
@@ -97,7 +101,7 @@ def game_positions(request: HttpRequest, game_id: int) -> JsonResponse:
     """Every position of the game, from the start: positions[n] follows move n."""
     game = selectors.load_game(game_id)
     if game is None:
-        return error_response("no_such_game", f"There is no game {game_id}.")
+        return error_response("no_such_game", _("There is no game %(game)s.") % {"game": game_id})
     return JsonResponse({"positions": selectors.positions(game)})
 
 
@@ -114,7 +118,7 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
 def vacation(request: HttpRequest) -> JsonResponse:
     """GET: your vacation and the days left. POST {"days": n}: go on vacation."""
     if not request.user.is_authenticated:
-        return error_response("not_logged_in", "Log in first.")
+        return error_response("not_logged_in", _("Log in first."))
     if request.method == "POST":
         try:
             body = decode(request.body or b"{}", VACATION_BODY)
@@ -127,7 +131,7 @@ def vacation(request: HttpRequest) -> JsonResponse:
 @require_POST
 def vacation_end(request: HttpRequest) -> JsonResponse:
     if not request.user.is_authenticated:
-        return error_response("not_logged_in", "Log in first.")
+        return error_response("not_logged_in", _("Log in first."))
     try:
         services.end_vacation(user=request.user)
     except ServiceError as error:
@@ -142,13 +146,19 @@ def vacation_form(request: HttpRequest) -> HttpResponse:
     try:
         if request.POST.get("action") == "end":
             services.end_vacation(user=request.user)
-            messages.success(request, "Welcome back: your correspondence clocks run again.")
+            messages.success(request, _("Welcome back: your correspondence clocks run again."))
         else:
             days = request.POST.get("days", "")
             services.start_vacation(user=request.user, days=int(days) if days.isdigit() else days)
             messages.success(
                 request,
-                f"Enjoy your vacation: your correspondence clocks stand still for {days} days.",
+                ngettext(
+                    "Enjoy your vacation: your correspondence clocks stand still for %(days)s day.",
+                    "Enjoy your vacation: your correspondence clocks stand still for %(days)s "
+                    "days.",
+                    int(days),
+                )
+                % {"days": days},
             )
     except ServiceError as error:
         messages.error(request, error.message)

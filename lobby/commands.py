@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+from django.utils.translation import gettext as _
 
 from bots import services as bots
 from lobby import protocol
@@ -180,7 +181,7 @@ BY_TAG: dict[str, Operation] = {operation.tag: operation for operation in OPERAT
 
 def signed_in(user: Any) -> Any:
     if user is None or not user.is_authenticated:
-        raise ServiceError("not_logged_in", "Log in or play as a guest first.")
+        raise ServiceError("not_logged_in", _("Log in or play as a guest first."))
     return user
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from games.selectors import title_for
@@ -21,13 +22,13 @@ def challenge_link(request: HttpRequest, token: str) -> HttpResponse:
         return render(
             request,
             "lobby/challenge_link.html",
-            {"error": "There is no such challenge: check the link."},
+            {"error": _("There is no such challenge: check the link.")},
             status=404,
         )
     error = None
     if request.method == "POST":
         if not request.user.is_authenticated:
-            error = "Play as a guest or log in first, then accept."
+            error = _("Play as a guest or log in first, then accept.")
         else:
             try:
                 game = challenges.accept_challenge(user=request.user, token=token)

@@ -8,6 +8,7 @@ from collections import Counter
 from typing import Any, ClassVar
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from lobby import protocol
 from lobby.services import feed
@@ -33,8 +34,11 @@ class NotifyConsumer(JsonConsumer):
         if _open[self.user_id] >= settings.MAX_SOCKETS_PER_USER:
             await self.send_error(
                 "too_many_sockets",
-                f"You have {settings.MAX_SOCKETS_PER_USER} connections open already "
-                "(tabs, devices): close one and reload.",
+                _(
+                    "You have %(count)s connections open already (tabs, devices): close one "
+                    "and reload."
+                )
+                % {"count": settings.MAX_SOCKETS_PER_USER},
             )
             await self.close(code=CLOSE_TOO_MANY_SOCKETS)
             return

@@ -14,6 +14,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from accounts.models import User
+from games import reasons
 from games.models import Game, GameConnection
 from games.rules import available_games
 from games.selectors import title_for
@@ -240,7 +241,7 @@ def user_games(user: Any, limit: int = PROFILE_GAMES_SHOWN) -> dict[str, list[di
                     "ply": game.ply,
                     "status": game.status,
                     "outcome": None if key == "running" else _outcome_for(game, number),
-                    "reason": game.reason,
+                    "reason": reasons.translate(game.reason),
                     "updated_at": game.updated_at,
                 }
             )

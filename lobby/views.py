@@ -2,14 +2,30 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext_lazy
 from django.views.decorators.http import require_GET
 
 from accounts.forms import NotificationsForm
 from bots.search import LEVELS
 from games import clocks
-from games.rules import available_games
+from games.messages import described_games
 from lobby import selectors
 from ratings import selectors as rating_selectors
+
+# The computer's levels as the lobby's forms name them (bots/search knows no Django).
+LEVEL_NAMES = {
+    "Beginner": gettext_lazy("Beginner"),
+    "Casual": gettext_lazy("Casual"),
+    "Club": gettext_lazy("Club"),
+    "Strong": gettext_lazy("Strong"),
+    "Expert": gettext_lazy("Expert"),
+}
+# A rating's speed as the profile's graphs name it.
+SPEED_NAMES = {
+    "realtime": pgettext_lazy("rating speed", "realtime"),
+    "correspondence": pgettext_lazy("rating speed", "correspondence"),
+}
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -17,7 +33,14 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "lobby/home.html",
-        {"games": available_games(), "time": clocks.offered(), "levels": LEVELS},
+        {
+            "games": described_games(),
+            "time": clocks.offered(),
+            "levels": [
+                {"number": level.number, "name": LEVEL_NAMES.get(level.name, level.name)}
+                for level in LEVELS
+            ],
+        },
     )
 
 
@@ -39,7 +62,9 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     for rating in ratings:
         points = rating_selectors.history(player, rating["slug"], rating["speed"])
         rating["graph"] = rating_selectors.graph_svg(
-            points, label=f"{rating['name']}, {rating['speed']}: rating after each rated game"
+            points,
+            label=_("%(game)s, %(speed)s: rating after each rated game")
+            % {"game": rating["name"], "speed": SPEED_NAMES.get(rating["speed"], rating["speed"])},
         )
     context = {
         "player": player,

@@ -13,6 +13,8 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from accounts import services as accounts
 from accounts.models import User
@@ -27,7 +29,12 @@ from ratings import services as ratings
 from realtime.errors import ServiceError
 
 # How long a chat mute may last, in minutes, and how the form names each.
-MUTE_MINUTES = {60: "an hour", 24 * 60: "a day", 7 * 24 * 60: "a week", 30 * 24 * 60: "30 days"}
+MUTE_MINUTES = {
+    60: gettext_lazy("an hour"),
+    24 * 60: gettext_lazy("a day"),
+    7 * 24 * 60: gettext_lazy("a week"),
+    30 * 24 * 60: gettext_lazy("30 days"),
+}
 
 
 @dataclass(frozen=True)
@@ -50,7 +57,9 @@ def act(request: Request) -> Action:
     reason = reports.check_reason(request.reason)
     handler = HANDLERS.get(request.kind)
     if handler is None:
-        raise ServiceError("bad_message", f"Unknown action {request.kind[:20]!r}.")
+        raise ServiceError(
+            "bad_message", _("Unknown action %(action)s.") % {"action": repr(request.kind[:20])}
+        )
     with transaction.atomic():
         report = None
         if request.report_id not in (None, ""):
@@ -67,9 +76,9 @@ def _user(request: Request) -> User:
     name = str(request.username or "").strip()[:40]
     user = User.objects.filter(username__iexact=name).first() if name else None
     if user is None:
-        raise ServiceError("unknown_user", f"Nobody is called {name!r}.")
+        raise ServiceError("unknown_user", _("Nobody is called %(name)s.") % {"name": repr(name)})
     if user.pk == request.moderator.pk:
-        raise ServiceError("cannot_moderate_yourself", "Ask another moderator.")
+        raise ServiceError("cannot_moderate_yourself", _("Ask another moderator."))
     return user
 
 
@@ -77,10 +86,10 @@ def _game(request: Request) -> Game:
     try:
         game_id = int(request.game_id)
     except (TypeError, ValueError):
-        raise ServiceError("bad_message", "Say which game.") from None
+        raise ServiceError("bad_message", _("Say which game.")) from None
     game = Game.objects.select_related("player1", "player2").filter(pk=game_id).first()
     if game is None:
-        raise ServiceError("no_such_game", f"There is no game {game_id}.")
+        raise ServiceError("no_such_game", _("There is no game %(game)s.") % {"game": game_id})
     return game
 
 
@@ -91,7 +100,7 @@ def _log(request: Request, kind: str, reason: str, **fields: Any) -> Action:
 def warn(request: Request, reason: str) -> Action:
     user = _user(request)
     action = _log(request, str(Action.Kind.WARN), reason, user=user)
-    notify.tell(action, [user], f"A moderator warns you: {reason}")
+    notify.tell(action, [user], lambda: _("A moderator warns you: %(reason)s") % {"reason": reason})
     return action
 
 
@@ -102,7 +111,7 @@ def mute(request: Request, reason: str) -> Action:
     except (TypeError, ValueError):
         minutes = 0
     if minutes not in MUTE_MINUTES:
-        raise ServiceError("bad_message", "Mute for an hour, a day, a week or 30 days.")
+        raise ServiceError("bad_message", _("Mute for an hour, a day, a week or 30 days."))
     until = timezone.now() + timedelta(minutes=minutes)
     accounts.do_mute_chat(user_id=user.pk, until=until)
     action = _log(
@@ -111,8 +120,10 @@ def mute(request: Request, reason: str) -> Action:
     notify.tell(
         action,
         [user],
-        f"A moderator muted your chat for {MUTE_MINUTES[minutes]} "
-        f"(until {until:%Y-%m-%d %H:%M} UTC): {reason}",
+        lambda: (
+            _("A moderator muted your chat for %(span)s (until %(until)s UTC): %(reason)s")
+            % {"span": MUTE_MINUTES[minutes], "until": f"{until:%Y-%m-%d %H:%M}", "reason": reason}
+        ),
         chat_muted_until=until,
     )
     return action
@@ -122,7 +133,11 @@ def unmute(request: Request, reason: str) -> Action:
     user = _user(request)
     accounts.do_mute_chat(user_id=user.pk, until=None)
     action = _log(request, str(Action.Kind.UNMUTE), reason, user=user)
-    notify.tell(action, [user], f"A moderator lifted your chat mute: {reason}")
+    notify.tell(
+        action,
+        [user],
+        lambda: _("A moderator lifted your chat mute: %(reason)s") % {"reason": reason},
+    )
     return action
 
 
@@ -135,7 +150,11 @@ def forbid_rated(request: Request, reason: str) -> Action:
         with suppress(ServiceError):  # paired or cancelled meanwhile
             seeks.cancel_seek(user=user, seek_id=seek_id)
     action = _log(request, str(Action.Kind.FORBID_RATED), reason, user=user)
-    notify.tell(action, [user], f"A moderator barred you from rated games: {reason}")
+    notify.tell(
+        action,
+        [user],
+        lambda: _("A moderator barred you from rated games: %(reason)s") % {"reason": reason},
+    )
     return action
 
 
@@ -143,7 +162,11 @@ def allow_rated(request: Request, reason: str) -> Action:
     user = _user(request)
     accounts.do_forbid_rated(user_id=user.pk, forbidden=False)
     action = _log(request, str(Action.Kind.ALLOW_RATED), reason, user=user)
-    notify.tell(action, [user], f"You may play rated games again: {reason}")
+    notify.tell(
+        action,
+        [user],
+        lambda: _("You may play rated games again: %(reason)s") % {"reason": reason},
+    )
     return action
 
 
@@ -159,7 +182,14 @@ def rename(request: Request, reason: str) -> Action:
         user=user,
         details={"old_name": old, "new_name": new},
     )
-    notify.tell(action, [user], f"A moderator renamed you from {old} to {new}: {reason}")
+    notify.tell(
+        action,
+        [user],
+        lambda: (
+            _("A moderator renamed you from %(old)s to %(new)s: %(reason)s")
+            % {"old": old, "new": new, "reason": reason}
+        ),
+    )
     return action
 
 
@@ -167,7 +197,7 @@ def remove_line(request: Request, reason: str) -> Action:
     try:
         line_id = int(request.line_id)
     except (TypeError, ValueError):
-        raise ServiceError("bad_message", "Say which chat line.") from None
+        raise ServiceError("bad_message", _("Say which chat line.")) from None
     line: ChatLine = games.remove_line(line_id=line_id)
     action = _log(
         request,
@@ -181,8 +211,10 @@ def remove_line(request: Request, reason: str) -> Action:
     notify.tell(
         action,
         [line.user],
-        f"A moderator removed your chat line \u201c{line.text}\u201d in game {line.game_id}: "
-        f"{reason}",
+        lambda: (
+            _("A moderator removed your chat line “%(line)s” in game %(game)s: %(reason)s")
+            % {"line": line.text, "game": line.game_id, "reason": reason}
+        ),
     )
     return action
 
@@ -192,7 +224,11 @@ def abort_game(request: Request, reason: str) -> Action:
     games.abort_by_moderator(game_id=game.pk)
     action = _log(request, str(Action.Kind.ABORT_GAME), reason, game=game)
     notify.tell(
-        action, [game.player1, game.player2], f"A moderator aborted game {game.pk}: {reason}"
+        action,
+        [game.player1, game.player2],
+        lambda: (
+            _("A moderator aborted game %(game)s: %(reason)s") % {"game": game.pk, "reason": reason}
+        ),
     )
     return action
 
@@ -207,7 +243,10 @@ def annul_game(request: Request, reason: str) -> Action:
     notify.tell(
         action,
         [game.player1, game.player2],
-        f"A moderator annulled game {game.pk}: it counts for no rating. {reason}",
+        lambda: (
+            _("A moderator annulled game %(game)s: it counts for no rating. %(reason)s")
+            % {"game": game.pk, "reason": reason}
+        ),
     )
     return action
 
@@ -216,7 +255,11 @@ def close_account(request: Request, reason: str) -> Action:
     user = _user(request)
     do_close_account(user=user, reason=reason, by=request.moderator)
     action = _log(request, str(Action.Kind.CLOSE_ACCOUNT), reason, user=user)
-    notify.tell(action, [user], f"A moderator closed your account: {reason}")
+    notify.tell(
+        action,
+        [user],
+        lambda: _("A moderator closed your account: %(reason)s") % {"reason": reason},
+    )
     return action
 
 

@@ -4,22 +4,23 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy
 
 
 class Report(models.Model):
     """A player's report of a chat line, a user or a game, waiting for a moderator."""
 
     class Kind(models.TextChoices):
-        CHAT = "chat", "a chat line"
-        USER = "user", "a user"
-        GAME = "game", "a game"
+        CHAT = "chat", gettext_lazy("a chat line")
+        USER = "user", gettext_lazy("a user")
+        GAME = "game", gettext_lazy("a game")
 
     class Reason(models.TextChoices):
-        ABUSE = "abuse", "Insults, harassment or hate"
-        NAME = "name", "An offensive name"
-        CHEATING = "cheating", "Help from a computer or another person"
-        SPAM = "spam", "Spam or advertising"
-        OTHER = "other", "Something else"
+        ABUSE = "abuse", gettext_lazy("Insults, harassment or hate")
+        NAME = "name", gettext_lazy("An offensive name")
+        CHEATING = "cheating", gettext_lazy("Help from a computer or another person")
+        SPAM = "spam", gettext_lazy("Spam or advertising")
+        OTHER = "other", gettext_lazy("Something else")
 
     class Status(models.TextChoices):
         OPEN = "open"
@@ -70,17 +71,17 @@ class Action(models.Model):
     """One moderator's action, with its written reason: the audit log staff read."""
 
     class Kind(models.TextChoices):
-        WARN = "warn", "Warn"
-        MUTE = "mute", "Mute chat"
-        UNMUTE = "unmute", "Lift the chat mute"
-        FORBID_RATED = "forbid_rated", "Forbid rated play"
-        ALLOW_RATED = "allow_rated", "Allow rated play again"
-        RENAME = "rename", "Rename"
-        REMOVE_LINE = "remove_line", "Remove a chat line"
-        ABORT_GAME = "abort_game", "Abort the game"
-        ANNUL_GAME = "annul_game", "Annul the game"
-        CLOSE_ACCOUNT = "close_account", "Close the account"
-        DISMISS = "dismiss", "Dismiss a report"
+        WARN = "warn", gettext_lazy("Warn")
+        MUTE = "mute", gettext_lazy("Mute chat")
+        UNMUTE = "unmute", gettext_lazy("Lift the chat mute")
+        FORBID_RATED = "forbid_rated", gettext_lazy("Forbid rated play")
+        ALLOW_RATED = "allow_rated", gettext_lazy("Allow rated play again")
+        RENAME = "rename", gettext_lazy("Rename")
+        REMOVE_LINE = "remove_line", gettext_lazy("Remove a chat line")
+        ABORT_GAME = "abort_game", gettext_lazy("Abort the game")
+        ANNUL_GAME = "annul_game", gettext_lazy("Annul the game")
+        CLOSE_ACCOUNT = "close_account", gettext_lazy("Close the account")
+        DISMISS = "dismiss", gettext_lazy("Dismiss a report")
 
     moderator = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"

@@ -11,6 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from games.models import ChatLine, Game
@@ -37,9 +38,9 @@ def _number(value: Any) -> int:
     try:
         number = int(value)
     except (TypeError, ValueError):
-        raise ServiceError("bad_message", "That is not a number.") from None
+        raise ServiceError("bad_message", _("That is not a number.")) from None
     if not 0 < number < 2**31:
-        raise ServiceError("bad_message", "That is not a number.")
+        raise ServiceError("bad_message", _("That is not a number."))
     return number
 
 
@@ -47,7 +48,7 @@ def check_target(*, reporter: Any, kind: str, target: Any) -> Target:
     """The thing to report. A chat line must be one the reporter can read: the players' room
     of a game belongs to its two players, so nobody else may report (or read) its lines."""
     if reporter is None or not getattr(reporter, "is_authenticated", False):
-        raise ServiceError("not_logged_in", "Log in (or play as a guest) to report.")
+        raise ServiceError("not_logged_in", _("Log in (or play as a guest) to report."))
     if kind == Report.Kind.CHAT:
         line = (
             ChatLine.objects.select_related("user", "game")
@@ -57,24 +58,26 @@ def check_target(*, reporter: Any, kind: str, target: Any) -> Target:
         if line is None or (
             line.room == ChatLine.Room.PLAYERS and line.game.player_number(reporter) is None
         ):
-            raise ServiceError("no_such_line", "There is no such chat line.")
+            raise ServiceError("no_such_line", _("There is no such chat line."))
         if line.user_id == reporter.pk:
-            raise ServiceError("cannot_report_yourself", "That line is yours.")
+            raise ServiceError("cannot_report_yourself", _("That line is yours."))
         return Target(kind, f"chat:{line.pk}", user=line.user, game=line.game, line=line)
     if kind == Report.Kind.USER:
         name = str(target or "").strip()[:40]
         user = User.objects.filter(username__iexact=name).first() if name else None
         if user is None:
-            raise ServiceError("unknown_user", f"Nobody is called {name!r}.")
+            raise ServiceError(
+                "unknown_user", _("Nobody is called %(name)s.") % {"name": repr(name)}
+            )
         if user.pk == reporter.pk:
-            raise ServiceError("cannot_report_yourself", "You cannot report yourself.")
+            raise ServiceError("cannot_report_yourself", _("You cannot report yourself."))
         return Target(kind, f"user:{user.pk}", user=user)
     if kind == Report.Kind.GAME:
         game = Game.objects.select_related("player1", "player2").filter(pk=_number(target)).first()
         if game is None:
-            raise ServiceError("no_such_game", "There is no such game.")
+            raise ServiceError("no_such_game", _("There is no such game."))
         return Target(kind, f"game:{game.pk}", game=game)
-    raise ServiceError("bad_message", "Report a chat line, a user or a game.")
+    raise ServiceError("bad_message", _("Report a chat line, a user or a game."))
 
 
 def do_report(
@@ -82,13 +85,20 @@ def do_report(
 ) -> Report:
     found = check_target(reporter=reporter, kind=kind, target=target)
     if reason not in Report.Reason.values:
-        raise ServiceError("bad_message", f"reason is one of {', '.join(Report.Reason.values)}.")
+        raise ServiceError(
+            "bad_message",
+            _("reason is one of %(choices)s.") % {"choices": ", ".join(Report.Reason.values)},
+        )
     text = " ".join(str(text or "").split())
     if len(text) > MAX_TEXT:
-        raise ServiceError("report_too_long", f"Say it in at most {MAX_TEXT} characters.")
+        raise ServiceError(
+            "report_too_long", _("Say it in at most %(most)s characters.") % {"most": MAX_TEXT}
+        )
     open_reports = Report.objects.filter(reporter=reporter, status=Report.Status.OPEN)
     if open_reports.filter(target=found.key).exists():
-        raise ServiceError("already_reported", "You reported that already: a moderator will look.")
+        raise ServiceError(
+            "already_reported", _("You reported that already: a moderator will look.")
+        )
     rate = settings.REPORTS_PER_GUEST if reporter.is_guest else settings.REPORTS_PER_USER
     if limits.over_limit("report-user", str(reporter.pk), rate, increment=True) or (
         address
@@ -96,7 +106,7 @@ def do_report(
             "report-address", address, settings.REPORTS_PER_ADDRESS, increment=True
         )
     ):
-        raise ServiceError("too_many_reports", "You have sent many reports lately: try later.")
+        raise ServiceError("too_many_reports", _("You have sent many reports lately: try later."))
     try:
         with transaction.atomic():
             return Report.objects.create(
@@ -111,16 +121,22 @@ def do_report(
             )
     except IntegrityError:  # the same report from two tabs at once
         raise ServiceError(
-            "already_reported", "You reported that already: a moderator will look."
+            "already_reported", _("You reported that already: a moderator will look.")
         ) from None
 
 
 def locked_open_report(report_id: Any) -> Report:
     report = Report.objects.select_for_update().filter(pk=_number(report_id)).first()
     if report is None:
-        raise ServiceError("no_such_report", "There is no such report.")
+        raise ServiceError("no_such_report", _("There is no such report."))
     if report.status != Report.Status.OPEN:
-        raise ServiceError("report_closed", f"That report is {report.status} already.")
+        closed = {
+            Report.Status.HANDLED: _("That report is handled already."),
+            Report.Status.DISMISSED: _("That report is dismissed already."),
+        }
+        raise ServiceError(
+            "report_closed", closed.get(report.status, f"That report is {report.status} already.")
+        )
     return report
 
 
@@ -156,7 +172,11 @@ def check_reason(reason: Any) -> str:
     """Every action is logged with why it was taken: the reason is required."""
     reason = " ".join(str(reason or "").split())
     if not reason:
-        raise ServiceError("reason_required", "Write why: every action is logged with its reason.")
+        raise ServiceError(
+            "reason_required", _("Write why: every action is logged with its reason.")
+        )
     if len(reason) > MAX_REASON:
-        raise ServiceError("reason_too_long", f"Say why in at most {MAX_REASON} characters.")
+        raise ServiceError(
+            "reason_too_long", _("Say why in at most %(most)s characters.") % {"most": MAX_REASON}
+        )
     return reason

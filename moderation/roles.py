@@ -8,6 +8,7 @@ from typing import Any
 from django.contrib.auth.models import Group, Permission
 from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from moderation.models import Report
@@ -28,7 +29,7 @@ def is_moderator(user: Any) -> bool:
 
 def check_moderator(user: Any) -> None:
     if not is_moderator(user):
-        raise ServiceError("not_a_moderator", "Only moderators can do that.")
+        raise ServiceError("not_a_moderator", _("Only moderators can do that."))
 
 
 def moderators() -> list[str]:
@@ -56,9 +57,11 @@ def do_set_moderator(*, username: str, moderator: bool) -> User:
     with transaction.atomic():
         user = User.objects.filter(username__iexact=username).first()
         if user is None:
-            raise ServiceError("unknown_user", f"Nobody is called {username[:40]!r}.")
+            raise ServiceError(
+                "unknown_user", _("Nobody is called %(name)s.") % {"name": repr(username[:40])}
+            )
         if moderator and (user.is_guest or user.is_bot):
-            raise ServiceError("bad_message", "Guests and the computer cannot moderate.")
+            raise ServiceError("bad_message", _("Guests and the computer cannot moderate."))
         group = moderators_group()
         if moderator:
             user.groups.add(group)

@@ -13,6 +13,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.models import User
@@ -48,7 +49,7 @@ def _asked_target(request: HttpRequest) -> tuple[str, str]:
     for kind in TARGETS:
         if data.get(kind):
             return kind, str(data[kind])[:40]
-    raise ServiceError("bad_message", "Report a chat line, a user or a game.")
+    raise ServiceError("bad_message", _("Report a chat line, a user or a game."))
 
 
 @login_required
@@ -141,8 +142,12 @@ def act(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         messages.error(
             request,
-            "Nothing done: "
-            + " ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items()),
+            _("Nothing done: %(errors)s")
+            % {
+                "errors": " ".join(
+                    f"{name}: {' '.join(errors)}" for name, errors in form.errors.items()
+                )
+            },
         )
         return _back(request)
     data = form.cleaned_data
@@ -161,9 +166,12 @@ def act(request: HttpRequest) -> HttpResponse:
             )
         )
     except ServiceError as error:
-        messages.error(request, f"Nothing done: {error.message}")
+        messages.error(request, _("Nothing done: %(errors)s") % {"errors": error.message})
         return _back(request)
-    messages.success(request, f"Done: {Action.Kind(done.kind).label.lower()}. It is in the log.")
+    messages.success(
+        request,
+        _("Done: %(action)s. It is in the log.") % {"action": Action.Kind(done.kind).label.lower()},
+    )
     return _back(request)
 
 
@@ -173,12 +181,12 @@ def dismiss(request: HttpRequest, report_id: int) -> HttpResponse:
     form = DismissForm(request.POST)
     try:
         if not form.is_valid():
-            raise ServiceError("reason_required", "Write why: every action is logged.")
+            raise ServiceError("reason_required", _("Write why: every action is logged."))
         reports.do_dismiss(
             moderator=request.user, report_id=report_id, reason=form.cleaned_data["reason"]
         )
     except ServiceError as error:
-        messages.error(request, f"Nothing done: {error.message}")
+        messages.error(request, _("Nothing done: %(errors)s") % {"errors": error.message})
         return redirect("moderation-report", report_id=report_id)
-    messages.success(request, "Report dismissed.")
+    messages.success(request, _("Report dismissed."))
     return redirect("moderation-queue")

@@ -13,6 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext as _
+
 # A subject longer than this is not a command (pbmserv's were a line).
 MAX_COMMAND_CHARS = 500
 
@@ -35,9 +38,9 @@ GLOBAL_FORMS = {
     "signoff": "signoff USERID MAILPASSWORD",
     "delete": "delete USERID MAILPASSWORD",
     "list": "list [GAME ...]",
-    "message": "message USERID MAILPASSWORD TO-USERID ... (the mail's body is the message)",
-    "broadcast": "broadcast USERID MAILPASSWORD (the mail's body is the message)",
-    "multiple": "multiple (the mail's body holds the commands, one a line)",
+    "message": "message USERID MAILPASSWORD TO-USERID ...",
+    "broadcast": "broadcast USERID MAILPASSWORD",
+    "multiple": "multiple",
     "all": "all show USERID [next | active]",
 }
 
@@ -52,13 +55,30 @@ GAME_FORMS = {
     "showas": "GAME showas USERID MAILPASSWORD [BOARD ... | all | active | inactive | next]",
     "challenge": "GAME challenge USERID1 USERID2 [-OPTION=VALUE ...] [-rated=1] [-time=3d]",
     "move": "GAME move BOARD USERID MAILPASSWORD MOVE[#MOVENO]",
-    "queue": "GAME queue BOARD USERID MAILPASSWORD MOVE ... (an empty list clears the queue)",
+    "queue": "GAME queue BOARD USERID MAILPASSWORD MOVE ...",
     "resign": "GAME resign BOARD USERID MAILPASSWORD",
-    "chat": "GAME chat BOARD USERID MAILPASSWORD (the mail's body is the message)",
+    "chat": "GAME chat BOARD USERID MAILPASSWORD",
     "preview": "GAME preview BOARD MOVE ...",
     "submit": "GAME move BOARD USERID MAILPASSWORD MOVE[#MOVENO]",
     "confirm": "GAME move BOARD USERID MAILPASSWORD MOVE[#MOVENO]",
 }
+
+# What a form leaves to words, said after it in the reader's language (the forms themselves,
+# command words and placeholders, are the protocol: English).
+FORM_NOTES = {
+    "message": gettext_noop("the mail's body is the message"),
+    "broadcast": gettext_noop("the mail's body is the message"),
+    "multiple": gettext_noop("the mail's body holds the commands, one a line"),
+    "queue": gettext_noop("an empty list clears the queue"),
+    "chat": gettext_noop("the mail's body is the message"),
+}
+
+
+def described(verb: str, form: str) -> str:
+    """A command's form as the help and the refusals show it, with its note if it has one."""
+    note = FORM_NOTES.get(verb)
+    return f"{form} ({gettext(note)})" if note else form
+
 
 _WORD = re.compile(r"\S+")
 
@@ -74,7 +94,7 @@ class Command:
     @property
     def form(self) -> str:
         forms = GLOBAL_FORMS if self.game is None else GAME_FORMS
-        text = forms[self.verb]
+        text = described(self.verb, forms[self.verb])
         return text if self.game is None else text.replace("GAME", self.game)
 
 
@@ -106,26 +126,35 @@ def parse(text: str) -> Command:
     """The command in a subject line; BadCommand if there is none that pbmserv knew."""
     if len(text) > MAX_COMMAND_CHARS:
         raise BadCommand(
-            "bad_command", f"A command is one line of at most {MAX_COMMAND_CHARS} characters."
+            "bad_command",
+            _("A command is one line of at most %(count)s characters.")
+            % {"count": MAX_COMMAND_CHARS},
         )
     words = words_of(strip_reply_prefixes(text))
     if not words:
-        raise BadCommand("bad_command", "The subject is empty: put the command there (try `help`).")
+        raise BadCommand(
+            "bad_command", _("The subject is empty: put the command there (try `help`).")
+        )
     first = words[0].lower()
     slug = game_slug(first)
     if slug is not None:
         if len(words) < 2:
             raise BadCommand(
                 "bad_command",
-                f"Say what to do in {slug}: one of {', '.join(sorted(GAME_FORMS))}.",
+                _("Say what to do in %(game)s: one of %(commands)s.")
+                % {"game": slug, "commands": ", ".join(sorted(GAME_FORMS))},
                 f"{slug} help",
             )
         verb = words[1].lower()
         if verb not in GAME_FORMS:
             raise BadCommand(
                 "bad_command",
-                f"{slug} has no command {words[1]!r:.40}; its commands: "
-                f"{', '.join(sorted(GAME_FORMS))}.",
+                _("%(game)s has no command %(word)s; its commands: %(commands)s.")
+                % {
+                    "game": slug,
+                    "word": repr(words[1])[:40],
+                    "commands": ", ".join(sorted(GAME_FORMS)),
+                },
                 f"{slug} help",
             )
         return Command(slug, verb, tuple(words[2:]))
@@ -133,8 +162,12 @@ def parse(text: str) -> Command:
         return Command(None, first, tuple(words[1:]))
     raise BadCommand(
         "bad_command",
-        f"{words[0]!r:.40} is neither a command nor a game. Commands: "
-        f"{', '.join(sorted(GLOBAL_FORMS))}; games: {', '.join(sorted(set(GAME_NAMES.values())))}.",
+        _("%(word)s is neither a command nor a game. Commands: %(commands)s; games: %(games)s.")
+        % {
+            "word": repr(words[0])[:40],
+            "commands": ", ".join(sorted(GLOBAL_FORMS)),
+            "games": ", ".join(sorted(set(GAME_NAMES.values()))),
+        },
         "help",
     )
 
@@ -146,12 +179,17 @@ def split_move_number(word: str) -> tuple[str, int | None]:
         return word, None
     if not re.fullmatch(r"[0-9]{1,6}", number) or not move:
         raise BadCommand(
-            "bad_move_number", f"After '#' comes the move's number, as in c#7, not {word!r:.40}."
+            "bad_move_number",
+            _("After '#' comes the move's number, as in c#7, not %(word)s.")
+            % {"word": repr(word)[:40]},
         )
     return move, int(number)
 
 
 def board_number(word: str) -> int:
     if not re.fullmatch(r"[0-9]{1,12}", word):
-        raise BadCommand("bad_board", f"A board is its number, as in 12, not {word!r:.40}.")
+        raise BadCommand(
+            "bad_board",
+            _("A board is its number, as in 12, not %(word)s.") % {"word": repr(word)[:40]},
+        )
     return int(word)

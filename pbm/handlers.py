@@ -14,10 +14,15 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
+from accounts.language import for_user
 from accounts.models import User
 from games import services as game_services
 from games.engine import rules_for
+from games.messages import described_games, translated
 from games.models import Game
 from games.reply_address import read_reply_address
 from games.rules import IllegalMove, available_games, game_info
@@ -30,6 +35,7 @@ from pbm.grammar import (
     BadCommand,
     Command,
     board_number,
+    described,
     game_slug,
     parse,
     split_move_number,
@@ -73,7 +79,7 @@ Handler = Callable[[Command, Mail], Reply]
 def _words(command: Command, count: int, *, at_least: bool = False) -> tuple[str, ...]:
     have = len(command.words)
     if have < count or (have > count and not at_least):
-        raise BadCommand("bad_command", f"That is not the form of `{command.verb}`.", command.form)
+        raise BadCommand("bad_command", _not_the_form(command.verb), command.form)
     return command.words
 
 
@@ -81,20 +87,43 @@ def _game(command: Command, word: str) -> Game:
     number = board_number(word)
     game = Game.objects.select_related("player1", "player2").filter(pk=number).first()
     if game is None or game.slug != command.game:
-        raise ServiceError("no_such_game", f"There is no {command.game} board {number}.")
+        raise ServiceError(
+            "no_such_game",
+            _("There is no %(game)s board %(number)s.") % {"game": command.game, "number": number},
+        )
     return game
 
 
 def _user(name: str) -> User:
     user = User.objects.filter(username__iexact=name).first()
     if user is None:
-        raise ServiceError("unknown_user", f"There is no user called {name!r:.40}.")
+        raise ServiceError(
+            "unknown_user", _("There is no user called %(name)s.") % {"name": repr(name)[:40]}
+        )
     return user
+
+
+def _not_the_form(command: str) -> str:
+    return _("That is not the form of `%(command)s`.") % {"command": command}
+
+
+def _board_subject(game: Game, said: str) -> str:
+    return _("%(game)s board %(number)s: %(said)s") % {
+        "game": game.slug,
+        "number": game.pk,
+        "said": said,
+    }
 
 
 def _game_reply(game: Game, said: str) -> Reply:
     game.refresh_from_db()
-    return Reply(f"{game.slug} board {game.pk}: {said}", f"{said}\n\n{board.board(game)}")
+    return Reply(_board_subject(game, said), f"{said}\n\n{board.board(game)}")
+
+
+def _done(command: str) -> str:
+    """A reply's subject: the command, and that it was done."""
+    done = pgettext("mail subject", "done")
+    return f"{command}: {done}"
 
 
 # --- global commands --------------------------------------------------------------------------
@@ -103,17 +132,26 @@ def _game_reply(game: Game, said: str) -> Reply:
 def help_(command: Command, mail: Mail) -> Reply:
     if command.words:
         return _help_on(command.words)
-    lines = ["Commands (put one in the subject of a mail to this address):", ""]
-    lines += [f"  {form}" for form in GLOBAL_FORMS.values()]
-    lines += ["", "Commands of a game (GAME is one of: " + ", ".join(_slugs()) + "):", ""]
-    lines += [f"  {form}" for verb, form in GAME_FORMS.items() if verb not in {"submit", "confirm"}]
+    # The forms (the command words, USERID, MAILPASSWORD, ...) are the protocol: English.
+    lines = [_("Commands (put one in the subject of a mail to this address):"), ""]
+    lines += [f"  {described(verb, form)}" for verb, form in GLOBAL_FORMS.items()]
     lines += [
         "",
-        "MAILPASSWORD is your mail password (set it on your profile page, or by signup),",
-        "never your site password; commands must come from your account's address.",
-        "`help COMMAND` or `help GAME` says more about one.",
-        f"Every command, with an example and its answer: {_site()}/help/mail/",
+        _("Commands of a game (GAME is one of: %(games)s):") % {"games": ", ".join(_slugs())},
+        "",
     ]
+    lines += [
+        f"  {described(verb, form)}"
+        for verb, form in GAME_FORMS.items()
+        if verb not in {"submit", "confirm"}
+    ]
+    footer = _(
+        "MAILPASSWORD is your mail password (set it on your profile page, or by signup),\n"
+        "never your site password; commands must come from your account's address.\n"
+        "`help COMMAND` or `help GAME` says more about one.\n"
+        "Every command, with an example and its answer: %(link)s"
+    ) % {"link": f"{_site()}/help/mail/"}
+    lines += ["", *footer.split("\n")]
     return Reply("help", "\n".join(lines))
 
 
@@ -127,30 +165,40 @@ def _help_on(subjects: tuple[str, ...]) -> Reply:
             parts.append(game_help(Command(slug, "help", ()), Mail("", "")).text)
         elif verb in GLOBAL_FORMS or verb in GAME_FORMS:
             forms = [GLOBAL_FORMS.get(verb), GAME_FORMS.get(verb)]
-            parts.append("\n".join(f"  {form}" for form in forms if form))
+            parts.append("\n".join(f"  {described(verb, form)}" for form in forms if form))
         else:
-            parts.append(f"No help on {word!r:.40}: try `help` for every command.")
+            parts.append(
+                _("No help on %(word)s: try `help` for every command.") % {"word": repr(word)[:40]}
+            )
     return Reply(f"help {' '.join(subjects[:10])}", "\n\n".join(parts))
 
 
 def list_(command: Command, mail: Mail) -> Reply:
-    lines = [f"{g['slug']:22} {g['name']}: {g['summary']}" for g in available_games()]
-    return Reply("list", "The games here:\n\n" + "\n".join(lines))
+    lines = [f"{g['slug']:22} {g['name']}: {g['summary']}" for g in described_games()]
+    return Reply("list", _("The games here:") + "\n\n" + "\n".join(lines))
 
 
 def signup(command: Command, mail: Mail) -> Reply:
     words = _words(command, 2, at_least=True)
     if len(words) > 3:
-        raise BadCommand("bad_command", "Name one address at most.", command.form)
+        raise BadCommand("bad_command", _("Name one address at most."), command.form)
     address = identity.address_of(words[2]) if len(words) == 3 else identity.address_of(mail.sender)
     if "@" not in address:
-        raise BadCommand("bad_address", f"{words[2]!r:.60} is not an e-mail address.", command.form)
+        raise BadCommand("bad_address", _not_an_address(words[2]), command.form)
     user = identity.sign_up(words[0], words[1], address)
+    welcome = pgettext("mail subject", "welcome")
     return Reply(
-        f"signup {user.username}: welcome",
-        f"Welcome, {user.username}. Your account plays by mail from {address};\n"
-        f"your mail password is the one you sent. Try `list`, then `GAME challenge`.",
+        f"signup {user.username}: {welcome}",
+        _(
+            "Welcome, %(name)s. Your account plays by mail from %(address)s;\n"
+            "your mail password is the one you sent. Try `list`, then `GAME challenge`."
+        )
+        % {"name": user.username, "address": address},
     )
+
+
+def _not_an_address(word: str) -> str:
+    return _("%(word)s is not an e-mail address.") % {"word": repr(word)[:60]}
 
 
 def change(command: Command, mail: Mail) -> Reply:
@@ -158,39 +206,34 @@ def change(command: Command, mail: Mail) -> Reply:
     what = words[0].lower()
     if what == "password":
         if len(words) != 4:
-            raise BadCommand(
-                "bad_command", "That is not the form of `change password`.", command.form
-            )
+            raise BadCommand("bad_command", _not_the_form("change password"), command.form)
         user = identity.authenticate(words[1], words[2], mail.sender)
         identity.set_mail_password(user, words[3])
-        return Reply(f"change password {user.username}: done", "Your mail password is changed.")
+        return Reply(_done(f"change password {user.username}"), _("Your mail password is changed."))
     if what == "address":
         if len(words) != 4:
-            raise BadCommand(
-                "bad_command", "That is not the form of `change address`.", command.form
-            )
+            raise BadCommand("bad_command", _not_the_form("change address"), command.form)
         user = identity.authenticate(words[1], words[2], mail.sender)
         address = identity.address_of(words[3])
         if "@" not in address:
-            raise BadCommand(
-                "bad_address", f"{words[3]!r:.60} is not an e-mail address.", command.form
-            )
+            raise BadCommand("bad_address", _not_an_address(words[3]), command.form)
         # The mail password proved the account; the new address is used at once (as on
         # pbmserv) but counts as unconfirmed until the site's link confirms it.
         User.objects.filter(pk=user.pk).update(
             email=address, email_confirmed_at=None, pending_email=""
         )
         return Reply(
-            f"change address {user.username}: done",
-            f"Mail for {user.username} now goes to {address}, and commands must come from it.",
+            _done(f"change address {user.username}"),
+            _("Mail for %(name)s now goes to %(address)s, and commands must come from it.")
+            % {"name": user.username, "address": address},
         )
-    raise BadCommand("bad_command", "Change what: `password` or `address`?", command.form)
+    raise BadCommand("bad_command", _("Change what: `password` or `address`?"), command.form)
 
 
 def add(command: Command, mail: Mail) -> Reply:
     raise ServiceError(
         "not_here",
-        "An account here has one address. Use `change address USERID MAILPASSWORD ADDRESS`.",
+        _("An account here has one address. Use `change address USERID MAILPASSWORD ADDRESS`."),
     )
 
 
@@ -200,8 +243,8 @@ def signoff(command: Command, mail: Mail) -> Reply:
     user.email_on_move = False
     user.save(update_fields=["email_on_move"])
     return Reply(
-        f"signoff {user.username}: done",
-        'You will get no more "your move" mail. Your games go on; resign any you leave.',
+        _done(f"signoff {user.username}"),
+        _('You will get no more "your move" mail. Your games go on; resign any you leave.'),
     )
 
 
@@ -216,16 +259,21 @@ def delete(command: Command, mail: Mail) -> Reply:
     if going.exists():
         boards = ", ".join(str(pk) for pk in going.values_list("pk", flat=True)[:20])
         raise ServiceError(
-            "games_going", f"Finish or resign your games first (boards {boards}); then delete."
+            "games_going",
+            _("Finish or resign your games first (boards %(boards)s); then delete.")
+            % {"boards": boards},
         )
     name = user.username
     with transaction.atomic():
         identity.forget_mail_password(user)
         closure.close_account(user=user, reason="closed by its player by mail (delete)")
     return Reply(
-        f"delete {name}: done",
-        f"The account {name} is closed: it signs in and takes mail commands no more. Its past "
-        f"games show it as {user.username}, and nobody can take the name {name}.",
+        _done(f"delete {name}"),
+        _(
+            "The account %(name)s is closed: it signs in and takes mail commands no more. Its "
+            "past games show it as %(neutral)s, and nobody can take the name %(name)s."
+        )
+        % {"name": name, "neutral": user.username},
     )
 
 
@@ -235,34 +283,47 @@ def message(command: Command, mail: Mail) -> Reply:
     text = mail.body.strip()
     if not text:
         raise BadCommand(
-            "bad_message", "The message is the mail's body, and it is empty.", command.form
+            "bad_message", _("The message is the mail's body, and it is empty."), command.form
         )
     targets = [_user(name) for name in words[2:]]
-    notices = [
-        Notice(target, f"message from {user.username}", f"{user.username} writes:\n\n{text[:4000]}")
-        for target in targets
-        if target.email and not target.is_bot
-    ]
+    notices = []
+    for target in targets:
+        if target.email and not target.is_bot:
+            with translation.override(for_user(target)):  # the reader's language
+                notices.append(
+                    Notice(
+                        target,
+                        _("message from %(name)s") % {"name": user.username},
+                        _("%(name)s writes:") % {"name": user.username} + f"\n\n{text[:4000]}",
+                    )
+                )
     names = ", ".join(t.username for t in targets)
-    return Reply(f"message {user.username}: sent", f"Sent to {names}.", notices)
+    sent = pgettext("mail subject", "sent")
+    return Reply(
+        f"message {user.username}: {sent}",
+        _("Sent to %(names)s.") % {"names": names},
+        notices,
+    )
 
 
 def broadcast(command: Command, mail: Mail) -> Reply:
     raise ServiceError(
-        "not_here", "There is no mail to every player here; the lobby's pages list who plays."
+        "not_here", _("There is no mail to every player here; the lobby's pages list who plays.")
     )
 
 
 def multiple(command: Command, mail: Mail) -> Reply:
     raise BadCommand(
-        "bad_command", "`multiple` takes no words: the commands are the body's lines.", command.form
+        "bad_command",
+        _("`multiple` takes no words: the commands are the body's lines."),
+        command.form,
     )
 
 
 def all_show(command: Command, mail: Mail) -> Reply:
     words = _words(command, 2, at_least=True)
     if words[0].lower() != "show" or len(words) > 3:
-        raise BadCommand("bad_command", "That is not the form of `all show`.", command.form)
+        raise BadCommand("bad_command", _not_the_form("all show"), command.form)
     user = _user(words[1])
     which = words[2].lower() if len(words) == 3 else "active"
     return Reply(f"all show {user.username} {which}", _boards(_games_of([user], which, None)))
@@ -273,16 +334,16 @@ def all_show(command: Command, mail: Mail) -> Reply:
 
 def game_help(command: Command, mail: Mail) -> Reply:
     info = game_info(command.game or "")
-    lines = [f"{info.name}: {info.summary}", "", "Commands:"]
+    lines = [f"{info.name}: {info.summary}", "", _("Commands:")]
     lines += [
         f"  {form.replace('GAME', info.slug)}"
         for verb, form in GAME_FORMS.items()
         if verb not in {"submit", "confirm"}
     ]
     if info.options:
-        lines += ["", "Challenge options:"]
+        lines += ["", _("Challenge options:")]
         lines += [f"  -{o.name}=N  {o.describe()['help']}" for o in info.options]
-    lines += ["", f"The rules: {_site()}/rules/{info.slug}/"]
+    lines += ["", _("The rules: %(link)s") % {"link": f"{_site()}/rules/{info.slug}/"}]
     return Reply(f"{info.slug} help", "\n".join(lines))
 
 
@@ -292,7 +353,7 @@ def standings(command: Command, mail: Mail) -> Reply:
         rows = rating_selectors.standings(command.game or "", speed)
         lines += [f"{label}:"]
         lines += [f"{r['rank']:4d}. {r['username']:20} {r['rating']:6.0f}" for r in rows] or [
-            "  no rated games yet"
+            "  " + _("no rated games yet")
         ]
         lines += [""]
     return Reply(f"{command.game} standings", "\n".join(lines))
@@ -301,13 +362,13 @@ def standings(command: Command, mail: Mail) -> Reply:
 def history(command: Command, mail: Mail) -> Reply:
     games = Game.objects.filter(slug=command.game).exclude(status=Game.Status.ACTIVE)
     games = games.select_related("player1", "player2").order_by("-updated_at")[:50]
-    lines = [_game_line(game) for game in games] or ["No finished games yet."]
+    lines = [_game_line(game) for game in games] or [_("No finished games yet.")]
     return Reply(f"{command.game} history", "\n".join(lines))
 
 
 def games_(command: Command, mail: Mail) -> Reply:
     games = _games_of(*_users_and_which(command.words), command.game)
-    lines = [_game_line(game) for game in games] or ["No boards."]
+    lines = [_game_line(game) for game in games] or [_("No boards.")]
     return Reply(f"{command.game} games {' '.join(command.words)}".strip(), "\n".join(lines))
 
 
@@ -340,7 +401,7 @@ def showas(command: Command, mail: Mail) -> Reply:
 
 def challenge(command: Command, mail: Mail) -> Reply:
     try:  # the lobby's reading of pbmserv's challenge, which `manage.py pbm` uses too
-        _, options, *names = parse_pbm_command(
+        _game, options, *names = parse_pbm_command(
             f"{command.game} challenge {' '.join(command.words)}"
         )
     except ServiceError as error:
@@ -354,7 +415,7 @@ def challenge(command: Command, mail: Mail) -> Reply:
     me = next((u for u in (first, second) if u.email.strip().lower() == sender), None)
     if me is None:
         raise ServiceError(
-            "not_yours", "Send a challenge from the address of one of its two users."
+            "not_yours", _("Send a challenge from the address of one of its two users.")
         )
     other = second if me == first else first
     # The other side's challenge, the same game: this command accepts it (both sent it).
@@ -364,10 +425,15 @@ def challenge(command: Command, mail: Mail) -> Reply:
     for pending in waiting:
         if pending.rated == rated and _same_options(pending.options, options, command.game or ""):
             game = accept_challenge(user=me, challenge_id=pending.pk)
-            notice = Notice(
-                other, f"{game.slug} board {game.pk}: {me.username} accepted", board.board(game)
+            with translation.override(for_user(other)):  # the reader's language
+                notice = Notice(
+                    other,
+                    _board_subject(game, _("%(name)s accepted") % {"name": me.username}),
+                    board.board(game),
+                )
+            reply = _game_reply(
+                game, _("the game against %(name)s has begun") % {"name": other.username}
             )
-            reply = _game_reply(game, f"the game against {other.username} has begun")
             reply.notices.append(notice)
             return reply
     made = create_challenge(
@@ -382,16 +448,35 @@ def challenge(command: Command, mail: Mail) -> Reply:
     form = f"{command.game} challenge {first.username} {second.username}"
     form += "".join(f" -{k}={v}" for k, v in sorted(options.items()))
     form += (" -rated=1" if rated else "") + (f" -time={time_control}" if time_control else "")
-    notice = Notice(
-        other,
-        f"{command.game}: {me.username} challenges you",
-        f"{me.username} challenges you to {command.game}; {first.username} moves first.\n"
-        f"To accept, send: {form}\n(or answer on the site: {_site()}/)",
-    )
+    words = {
+        "name": me.username,
+        "game": command.game,
+        "first": first.username,
+        "form": form,
+        "site": f"{_site()}/",
+    }
+    with translation.override(for_user(other)):  # the reader's language
+        notice = Notice(
+            other,
+            _("%(game)s: %(name)s challenges you") % words,
+            _(
+                "%(name)s challenges you to %(game)s; %(first)s moves first.\n"
+                "To accept, send: %(form)s\n(or answer on the site: %(site)s)"
+            )
+            % words,
+        )
     return Reply(
-        f"{command.game} challenge: sent to {other.username}",
-        f"Challenge {made.pk} is waiting for {other.username}, who accepts by sending\n{form}\n"
-        f"It lapses at {made.expires_at:%Y-%m-%d %H:%M} UTC.",
+        _("%(game)s challenge: sent to %(name)s") % {"game": command.game, "name": other.username},
+        _(
+            "Challenge %(number)s is waiting for %(name)s, who accepts by sending\n%(form)s\n"
+            "It lapses at %(when)s UTC."
+        )
+        % {
+            "number": made.pk,
+            "name": other.username,
+            "form": form,
+            "when": f"{made.expires_at:%Y-%m-%d %H:%M}",
+        },
         [notice],
     )
 
@@ -410,7 +495,7 @@ def move(command: Command, mail: Mail) -> Reply:
     word = text.lower()
     if word == "resign":
         game_services.resign(game_id=game.pk, user=user)
-        return _game_reply(game, f"{user.username} resigned")
+        return _game_reply(game, _resigned(user))
     if word in {"propose", "undo", "accept", "reject"}:
         return _offer(game, user, word)
     ply = game.ply if number is None else number - 1
@@ -420,7 +505,11 @@ def move(command: Command, mail: Mail) -> Reply:
 def _play(game: Game, user: User, text: str, ply: int) -> Reply:
     """Play `text` as move number ply + 1; refused (with the board) if the game is elsewhere."""
     if ply != game.ply:
-        reply = _game_reply(game, f"move #{ply + 1} refused: this board is at move #{game.ply + 1}")
+        reply = _game_reply(
+            game,
+            _("move #%(number)s refused: this board is at move #%(now)s")
+            % {"number": ply + 1, "now": game.ply + 1},
+        )
         reply.ok = False
         return reply
     try:
@@ -429,34 +518,39 @@ def _play(game: Game, user: User, text: str, ply: int) -> Reply:
         if error.code in {"illegal_move", "stale_ply", "not_your_turn", "game_over"}:
             why = error.message
             if text.lower() in {"pass", "swap"} and error.code == "illegal_move":
-                why = (
-                    f"{game_info(game.slug).name} has no {text.lower()}: a player to move must move"
-                )
-            reply = _game_reply(game, f"{text!r:.40} refused: {why}")
+                why = _("%(game)s has no %(move)s: a player to move must move") % {
+                    "game": game_info(game.slug).name,
+                    "move": text.lower(),
+                }
+            reply = _game_reply(
+                game, _("%(move)s refused: %(why)s") % {"move": repr(text)[:40], "why": why}
+            )
             reply.ok = False
             return reply
         raise
-    return _game_reply(game, f"{user.username} played {text}")
+    return _game_reply(game, _("%(name)s played %(move)s") % {"name": user.username, "move": text})
 
 
 def _offer(game: Game, user: User, word: str) -> Reply:
     """propose (a draw), undo (ask to take back), accept / reject (whichever is offered)."""
     if word == "propose":
         game_services.offer_draw(game_id=game.pk, user=user)
-        return _game_reply(game, f"{user.username} proposes a draw")
+        return _game_reply(game, _("%(name)s proposes a draw") % {"name": user.username})
     if word == "undo":
         game_services.offer_takeback(game_id=game.pk, user=user)
-        return _game_reply(game, f"{user.username} asks to take back the last move")
+        return _game_reply(
+            game, _("%(name)s asks to take back the last move") % {"name": user.username}
+        )
     accept = word == "accept"
     opponent = 3 - (game.player_number(user) or 0)
     # game.offers: {"draw": seat, "takeback": seat}, each by the seat that offered it.
     if (game.offers or {}).get("takeback") == opponent:
         game_services.answer_takeback(game_id=game.pk, user=user, accept=accept)
-        return _game_reply(
-            game, f"{user.username} {'accepted' if accept else 'refused'} the takeback"
-        )
+        said = _("%(name)s accepted the takeback") if accept else _("%(name)s refused the takeback")
+        return _game_reply(game, said % {"name": user.username})
     game_services.answer_draw(game_id=game.pk, user=user, accept=accept)
-    return _game_reply(game, f"{user.username} {'accepted' if accept else 'refused'} the draw")
+    said = _("%(name)s accepted the draw") if accept else _("%(name)s refused the draw")
+    return _game_reply(game, said % {"name": user.username})
 
 
 def resign(command: Command, mail: Mail) -> Reply:
@@ -464,7 +558,11 @@ def resign(command: Command, mail: Mail) -> Reply:
     game = _game(command, words[0])
     user = identity.authenticate(words[1], words[2], mail.sender)
     game_services.resign(game_id=game.pk, user=user)
-    return _game_reply(game, f"{user.username} resigned")
+    return _game_reply(game, _resigned(user))
+
+
+def _resigned(user: User) -> str:
+    return _("%(name)s resigned") % {"name": user.username}
 
 
 def queue(command: Command, mail: Mail) -> Reply:
@@ -472,7 +570,7 @@ def queue(command: Command, mail: Mail) -> Reply:
     game = _game(command, words[0])
     user = identity.authenticate(words[1], words[2], mail.sender)
     stored = game_services.set_queue(game_id=game.pk, user=user, moves=list(words[3:]))
-    said = f"queued: {' '.join(stored)}" if stored else "queue cleared"
+    said = _("queued: %(moves)s") % {"moves": " ".join(stored)} if stored else _("queue cleared")
     return _game_reply(game, said)
 
 
@@ -483,9 +581,14 @@ def chat(command: Command, mail: Mail) -> Reply:
     text = " ".join(mail.body.split())
     game_services.post_chat(game_id=game.pk, user=user, room="players", text=text)
     opponent = game.player2 if game.player_number(user) == 1 else game.player1
-    notice = Notice(opponent, f"{game.slug} board {game.pk}: {user.username} says", text)
+    with translation.override(for_user(opponent)):  # the reader's language
+        notice = Notice(
+            opponent, _board_subject(game, _("%(name)s says") % {"name": user.username}), text
+        )
     return Reply(
-        f"{game.slug} board {game.pk}: chat sent", f"Sent to {opponent.username}: {text}", [notice]
+        _board_subject(game, _("chat sent")),
+        _("Sent to %(name)s: %(text)s") % {"name": opponent.username, "text": text},
+        [notice],
     )
 
 
@@ -498,10 +601,16 @@ def preview(command: Command, mail: Mail) -> Reply:
         try:
             state = rules.play(state, word)
         except IllegalMove as error:
-            raise ServiceError("illegal_move", f"{word!r:.40}: {error}") from None
+            raise ServiceError(
+                "illegal_move",
+                _("%(move)s: %(error)s") % {"move": repr(word)[:40], "error": translated(error)},
+            ) from None
+    moves = " ".join(words[1:])
     return Reply(
-        f"{game.slug} board {game.pk}: preview of {' '.join(words[1:])}",
-        f"Board {game.pk} after {' '.join(words[1:])} (nothing was played):\n\n"
+        _board_subject(game, _("preview of %(moves)s") % {"moves": moves}),
+        _("Board %(number)s after %(moves)s (nothing was played):")
+        % {"number": game.pk, "moves": moves}
+        + "\n\n"
         + rules.render_text(state),
     )
 
@@ -511,20 +620,22 @@ def reply_move(signed: tuple[int, int, int], subject: str, mail: Mail) -> Reply:
     is the move, played as the move number the mail was sent for."""
     user_id, game_id, ply = signed
     user = User.objects.filter(pk=user_id, is_active=True).first()
-    shown = f"reply about game {game_id}"
+    shown = _("reply about game %(game)s") % {"game": game_id}
     if user is None or user.email.strip().lower() != identity.address_of(mail.sender):
         return refusal(
-            "bad_credentials", 'Reply from the address the "your move" mail went to.', shown
+            "bad_credentials", _('Reply from the address the "your move" mail went to.'), shown
         )
     words = words_of(strip_reply_prefixes(subject))
-    if not words or words[0].lower() == "your":  # the subject left as "Re: Your move in ..."
+    # The subject left as "Re: Your move in ... #12 against ...", in whichever language the
+    # mail was written: its game number, a word no move is, tells it.
+    if not words or words[0].lower() == "your" or f"#{game_id}" in words:
         lines = [line for line in mail.body.splitlines() if line.strip() and line[0] != ">"]
         words = words_of(lines[0]) if lines else []
     if not words:
-        return refusal("bad_command", "Put your move in the subject of the reply.", shown)
+        return refusal("bad_command", _("Put your move in the subject of the reply."), shown)
     game = Game.objects.select_related("player1", "player2").filter(pk=game_id).first()
     if game is None:
-        return refusal("no_such_game", f"There is no game {game_id}.", shown)
+        return refusal("no_such_game", _("There is no game %(game)s.") % {"game": game_id}, shown)
     text = words[0]
     with transaction.atomic():
         return _play(game, user, text, ply)
@@ -533,7 +644,8 @@ def reply_move(signed: tuple[int, int, int], subject: str, mail: Mail) -> Reply:
 def two_step(command: Command, mail: Mail) -> Reply:
     raise ServiceError(
         "not_here",
-        f"Moves here are one step: `{command.form}` (the #MOVENO guards against a stale mail).",
+        _("Moves here are one step: `%(form)s` (the #MOVENO guards against a stale mail).")
+        % {"form": command.form},
     )
 
 
@@ -573,7 +685,7 @@ GAME: dict[str, Handler] = {
 
 def refusal(code: str, message: str, command: str, form: str = "") -> Reply:
     """The answer to a refused command: the code (docs/PROTOCOL.md), what was wrong, the form."""
-    more = f"\n\nThe form: {form}" if form else ""
+    more = "\n\n" + _("The form: %(form)s") % {"form": form} if form else ""
     return Reply(f"error ({code}): {command[:80]}", f"{message}{more}", ok=False)
 
 
@@ -603,7 +715,8 @@ def answer(subject: str, body: str, sender: str, recipient: str = "") -> Reply:
     if len(lines) > MAX_COMMANDS_PER_MAIL:
         return refusal(
             "too_many_commands",
-            f"A `multiple` mail holds at most {MAX_COMMANDS_PER_MAIL} commands, one a line.",
+            _("A `multiple` mail holds at most %(count)s commands, one a line.")
+            % {"count": MAX_COMMANDS_PER_MAIL},
             "multiple",
         )
     replies = [run(line, Mail(sender=sender, body="")) for line in lines]
@@ -613,7 +726,9 @@ def answer(subject: str, body: str, sender: str, recipient: str = "") -> Reply:
     notices = [notice for reply in replies for notice in reply.notices]
     done = sum(reply.ok for reply in replies)
     return Reply(
-        f"multiple: {done} of {len(replies)} done", text or "The body held no commands.", notices
+        "multiple: " + _("%(done)s of %(total)s done") % {"done": done, "total": len(replies)},
+        text or _("The body held no commands."),
+        notices,
     )
 
 
@@ -629,8 +744,16 @@ def _slugs() -> list[str]:
 
 
 def _game_line(game: Game) -> str:
-    state = {Game.Status.ACTIVE: f"move #{game.ply + 1}"}.get(game.status, game.status)
-    players = f"{game.player1.username} vs {game.player2.username}"
+    states = {
+        Game.Status.ACTIVE: _("move #%(number)s") % {"number": game.ply + 1},
+        Game.Status.FINISHED: pgettext("a game", "finished"),
+        Game.Status.ABORTED: pgettext("a game", "aborted"),
+    }
+    state = states.get(game.status, game.status)
+    players = _("%(first)s vs %(second)s") % {
+        "first": game.player1.username,
+        "second": game.player2.username,
+    }
     return f"{game.pk:8d}  {game.slug:20} {players}  ({state})"
 
 
@@ -647,7 +770,7 @@ def _users_and_which(words: tuple[str, ...]) -> tuple[list[User], str]:
 
 
 def _boards(games: list[Game]) -> str:
-    return "\n\n".join(board.board(game) for game in games[:MAX_BOARDS]) or "No boards."
+    return "\n\n".join(board.board(game) for game in games[:MAX_BOARDS]) or _("No boards.")
 
 
 def _games_of(users: list[User], which: str, slug: str | None) -> list[Game]:

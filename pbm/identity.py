@@ -15,6 +15,7 @@ from django.contrib.auth.hashers import check_password, make_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.crypto import constant_time_compare, salted_hmac
+from django.utils.translation import gettext as _
 
 from accounts.models import User, is_retired
 from accounts.usernames import validate_username
@@ -46,7 +47,8 @@ def set_mail_password(user: User, password: str) -> None:
     if len(password) < MIN_MAIL_PASSWORD or any(c.isspace() for c in password):
         raise ServiceError(
             "bad_password",
-            f"A mail password is at least {MIN_MAIL_PASSWORD} characters, without spaces.",
+            _("A mail password is at least %(least)s characters, without spaces.")
+            % {"least": MIN_MAIL_PASSWORD},
         )
     MailPassword.objects.update_or_create(user=user, defaults={"password": make_password(password)})
 
@@ -58,14 +60,14 @@ def authenticate(username: str, password: str, sender: str) -> User:
     address = address_of(sender)
     refused = ServiceError(
         "bad_credentials",
-        "That user name and mail password do not match, or this address is not the account's.",
+        _("That user name and mail password do not match, or this address is not the account's."),
     )
     rate = settings.LOGIN_FAILURES_PER_ACCOUNT
     if _counted("mail-login", username.lower(), rate, increment=False) or _counted(
         "mail-login-address", address, settings.LOGIN_FAILURES_PER_ADDRESS, increment=False
     ):
         raise ServiceError(
-            "rate_limited", "Too many wrong mail passwords lately: wait a quarter of an hour."
+            "rate_limited", _("Too many wrong mail passwords lately: wait a quarter of an hour.")
         )
     user = User.objects.filter(username__iexact=username, is_active=True).first()
     stored = MailPassword.objects.filter(user=user).first() if user is not None else None
@@ -114,10 +116,15 @@ def sign_up(username: str, password: str, address: str) -> User:
     except ValidationError as error:
         raise ServiceError("bad_username", " ".join(error.messages)) from None
     if _counted("new-account", address, settings.NEW_ACCOUNTS_PER_ADDRESS, increment=True):
-        raise ServiceError("rate_limited", "Too many new accounts from this address: try tomorrow.")
+        raise ServiceError(
+            "rate_limited", _("Too many new accounts from this address: try tomorrow.")
+        )
     with transaction.atomic():
         if User.objects.filter(username__iexact=username).exists() or is_retired(username):
-            raise ServiceError("name_taken", f"The name {username!r} is taken: choose another.")
+            raise ServiceError(
+                "name_taken",
+                _("The name %(name)s is taken: choose another.") % {"name": repr(username)},
+            )
         user = User.objects.create_user(username=username, email=address, password=None)
         set_mail_password(user, password)
     return user

@@ -22,8 +22,11 @@ from email.utils import parseaddr
 from django.conf import settings
 from django.core.mail import EmailMessage, get_connection
 from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 
+from accounts.language import for_user
+from accounts.models import User
 from games.reply_address import read_reply_address
 from pbm import handlers
 from pbm.identity import address_of
@@ -110,6 +113,25 @@ def _message_id() -> str:
     return f"<pbm-{uuid.uuid4().hex}@{domain}>"
 
 
+def reader_language(sender: str, recipient: str) -> str:
+    """The language of a mail's reply: its sender's account's (the account a signed reply
+    address names, else the one at the sender's address), else English. The commands'
+    words stay English whatever it is: they are pbmserv's."""
+    signed = read_reply_address(recipient)
+    user = None
+    if signed is not None:
+        user = User.objects.filter(pk=signed[0]).only("language").first()
+    address = address_of(sender)
+    if user is None and address:
+        user = (
+            User.objects.filter(email__iexact=address, is_active=True)
+            .only("language")
+            .order_by("pk")
+            .first()
+        )
+    return for_user(user)
+
+
 def process(mail_id: int) -> int:
     """Run a stored mail's commands and store the replies; how many mails were stored."""
     with logs.context(), transaction.atomic():
@@ -122,19 +144,24 @@ def process(mail_id: int) -> int:
             return 0  # answered already, or a robot's
         # The lines logged while it is answered name the mail (and its user, once checked).
         logs.add(mail=mail.message_id)
-        try:
-            reply = handlers.answer(mail.subject, mail.body, mail.sender, mail.recipient)
-        except Exception as error:
-            if is_outage(error):
-                raise  # the database is away: the mail stays stored and is answered later
-            # A bug: answered (once) with the documented code, rather than retried forever.
-            logger.exception("mail %s could not be answered; it gets server_error", mail.pk)
-            reply = handlers.refusal(
-                "server_error",
-                "Something went wrong on our side, and it is logged. Nothing was changed: "
-                "send the command again later.",
-                mail.subject,
-            )
+        # Answered in its sender's language; the mails to other players (reply.notices) are
+        # written in theirs by the handlers.
+        with translation.override(reader_language(mail.sender, mail.recipient)):
+            try:
+                reply = handlers.answer(mail.subject, mail.body, mail.sender, mail.recipient)
+            except Exception as error:
+                if is_outage(error):
+                    raise  # the database is away: the mail stays stored and is answered later
+                # A bug: answered (once) with the documented code, rather than retried forever.
+                logger.exception("mail %s could not be answered; it gets server_error", mail.pk)
+                reply = handlers.refusal(
+                    "server_error",
+                    _(
+                        "Something went wrong on our side, and it is logged. Nothing was "
+                        "changed: send the command again later."
+                    ),
+                    mail.subject,
+                )
         outgoing = [
             OutboundMail(
                 inbound=mail,

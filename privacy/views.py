@@ -12,6 +12,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
 
@@ -45,7 +46,7 @@ def close(request: HttpRequest) -> HttpResponse:
             else:
                 closure.close_account(user=user, reason="closed by its player")
                 logout(request)
-                messages.info(request, "Your account is closed. Thank you for playing.")
+                messages.info(request, _("Your account is closed. Thank you for playing."))
                 return redirect("home")
         status = 400
     return render(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils.html import escape
+from django.utils.translation import gettext_lazy
 
 from games.models import Game
 from games.rules import available_games
@@ -120,4 +121,7 @@ def graph_svg(points: list[float], *, width: int = 320, height: int = 90, label:
     )
 
 
-SPEEDS = [(Speed.REALTIME, "Real time"), (Speed.CORRESPONDENCE, "Correspondence")]
+SPEEDS = [
+    (Speed.REALTIME, gettext_lazy("Real time")),
+    (Speed.CORRESPONDENCE, gettext_lazy("Correspondence")),
+]

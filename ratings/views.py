@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from games.models import Game
@@ -38,9 +39,15 @@ def standings_api(request: HttpRequest) -> JsonResponse:
     slug = request.GET.get("game", "")
     speed = request.GET.get("speed", Speed.REALTIME)
     if slug not in names:
-        return _error("bad_message", f"game is one of {', '.join(names)}.", 400)
+        return _error(
+            "bad_message", _("game is one of %(values)s.") % {"values": ", ".join(names)}, 400
+        )
     if speed not in Speed.values:
-        return _error("bad_message", f"speed is one of {', '.join(Speed.values)}.", 400)
+        return _error(
+            "bad_message",
+            _("speed is one of %(values)s.") % {"values": ", ".join(Speed.values)},
+            400,
+        )
     return JsonResponse(
         {"game": slug, "speed": speed, "standings": selectors.standings(slug, speed)}
     )
@@ -50,6 +57,6 @@ def standings_api(request: HttpRequest) -> JsonResponse:
 def game_ratings(request: HttpRequest, game_id: int) -> JsonResponse:
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
-        return _error("no_such_game", f"There is no game {game_id}.", 404)
+        return _error("no_such_game", _("There is no game %(game)s.") % {"game": game_id}, 404)
     changes = selectors.game_changes(game) if game.rated else None
     return JsonResponse({"rated": game.rated, "changes": changes})

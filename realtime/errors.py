@@ -90,7 +90,14 @@ def http_status(code: str) -> int:
     return HTTP_STATUS.get(code, 400)
 
 
-UNAVAILABLE = "The server cannot reach its database just now: try again in a moment."
+# Said in the reader's language where it is sent: _(UNAVAILABLE).
+def gettext_noop(message: str) -> str:
+    """Marks a message for the catalogs (xgettext knows the name). Not Django's: the settings
+    import this module, and Django's reads the settings."""
+    return message
+
+
+UNAVAILABLE = gettext_noop("The server cannot reach its database just now: try again in a moment.")
 
 
 def is_outage(error: BaseException) -> bool:

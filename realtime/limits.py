@@ -20,6 +20,7 @@ from collections.abc import Callable
 import redis.exceptions
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext as _
 from django_ratelimit.core import get_usage
 
 from realtime.api_errors import API_PREFIX, error
@@ -163,7 +164,8 @@ class ApiRateLimitMiddleware:
             response = error(
                 429,
                 "rate_limited",
-                f"Too many requests (at most {settings.API_REQUESTS_PER_CLIENT}): slow down.",
+                _("Too many requests (at most %(most)s): slow down.")
+                % {"most": settings.API_REQUESTS_PER_CLIENT},
             )
             response["Retry-After"] = "60"
             return response

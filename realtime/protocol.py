@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
 import msgspec
+from django.utils.translation import gettext as _
 
 from realtime.errors import ServiceError
 
@@ -87,11 +88,21 @@ def decoder(kinds: Any) -> msgspec.json.Decoder[Any]:
 
 
 def _humane(error: str) -> str:
-    """msgspec's wording, with the field named the way the protocol document names it."""
-    error = re.sub(r"Expected `str` of length <= (\d+)", r"Text of at most \1 characters", error)
-    error = re.sub(r"Expected `str` of length >= 1", "Non-empty text", error)
-    error = re.sub(r"Expected `(array|object)` of length <= (\d+)", r"At most \2 items", error)
-    return error.replace("Object missing required field", "Missing the field")
+    """msgspec's wording, with the field named the way the protocol document names it (the
+    parts said here in the reader's language; the field's path, and msgspec's other
+    wordings, as they are)."""
+    error = re.sub(
+        r"Expected `str` of length <= (\d+)",
+        lambda found: _("Text of at most %(most)s characters") % {"most": found[1]},
+        error,
+    )
+    error = re.sub(r"Expected `str` of length >= 1", lambda _found: _("Non-empty text"), error)
+    error = re.sub(
+        r"Expected `(array|object)` of length <= (\d+)",
+        lambda found: _("At most %(most)s items") % {"most": found[2]},
+        error,
+    )
+    return error.replace("Object missing required field", _("Missing the field"))
 
 
 def decode(data: str | bytes, reader: msgspec.json.Decoder[T], accepted: str = "") -> T:
@@ -99,24 +110,25 @@ def decode(data: str | bytes, reader: msgspec.json.Decoder[T], accepted: str = "
     try:
         message = reader.decode(data)
     except RecursionError:
-        raise ServiceError("bad_json", "That message is nested too deeply.") from None
+        raise ServiceError("bad_json", _("That message is nested too deeply.")) from None
     except msgspec.ValidationError as error:  # before DecodeError: it is one
         text = str(error)
         unknown = re.match(r"Invalid value '(.{0,40}).*' - at `\$\.type`$", text)
         if unknown and accepted:
             raise ServiceError(
                 "unknown_type",
-                f"Unknown message type {unknown.group(1)!r}; this socket accepts: {accepted}.",
+                _("Unknown message type %(type)s; this socket accepts: %(accepted)s.")
+                % {"type": repr(unknown.group(1)), "accepted": accepted},
                 **_echo(data),
             ) from None
         raise ServiceError("bad_message", _humane(text), **_echo(data)) from None
     except msgspec.DecodeError:
-        raise ServiceError("bad_json", "That message is not valid JSON.") from None
+        raise ServiceError("bad_json", _("That message is not valid JSON.")) from None
     # A NUL can only arrive escaped; PostgreSQL refuses it in text, so it never gets that far.
     escaped_nul = b"\\u0000" if isinstance(data, bytes) else "\\u0000"
     if escaped_nul in data and _has_nul(message):  # type: ignore[operator]
         raise ServiceError(
-            "bad_message", "Text in a message may not contain the NUL character.", **_echo(data)
+            "bad_message", _("Text in a message may not contain the NUL character."), **_echo(data)
         )
     return message
 

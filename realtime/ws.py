@@ -19,8 +19,10 @@ from channels.consumer import get_handler_name
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext as _
 
-from realtime import drain, logs, metrics, presence
+from realtime import drain, language, logs, metrics, presence
 from realtime.channel_layers import LAYER_DOWN, LAYER_RETRY_SECONDS
 from realtime.db import db_call
 from realtime.errors import UNAVAILABLE, ServiceError, is_outage
@@ -235,10 +237,12 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         self._restart_pending = False
         self._restarting = False
         self._log_context: logs.LogContext | None = None
+        self._language = settings.LANGUAGE_CODE
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         # The socket's id, user and game, for the lines logged while it handles a message.
         self._log_context = logs.for_socket(scope)
+        self._language = language.for_scope(scope)
         sockets = metrics.SOCKETS.labels(type(self).__name__.removesuffix("Consumer").lower())
         sockets.inc()
         try:
@@ -256,7 +260,10 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         # timers and database threads started while the message is handled do.
         token = logs.bind(self._log_context)
         try:
-            await self._dispatch(message)
+            # What the socket says (refusals, notices) is in its reader's language: the
+            # account's, the switcher's cookie or the browser's (realtime/language.py).
+            with translation.override(self._language):
+                await self._dispatch(message)
         finally:
             logs.unbind(token)
 
@@ -303,7 +310,7 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             # The sign-in could not be looked up (realtime/auth.py): come back in a moment.
             self._cleaned_up = True
             await self.accept()
-            await self.send_error("unavailable", UNAVAILABLE)
+            await self.send_error("unavailable", _(UNAVAILABLE))
             await self.close(code=CLOSE_TRY_AGAIN)
             return
         key = self.client_key()
@@ -332,7 +339,7 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             logger.warning(
                 "%s: database unreachable while opening (%s)", type(self).__name__, error
             )
-            await self.send_error("unavailable", UNAVAILABLE)
+            await self.send_error("unavailable", _(UNAVAILABLE))
             await self.close(code=CLOSE_TRY_AGAIN)
 
     @property
@@ -361,10 +368,14 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         if refused is None:
             return False
         if refused == "user":
-            message = f"You have {per_user} connections open already (tabs, devices)"
+            message = _(
+                "You have %(count)s connections open already (tabs, devices): close one and reload."
+            ) % {"count": per_user}
         else:
-            message = f"Your network address has {per_address} connections open already"
-        await self.send_error("too_many_sockets", f"{message}: close one and reload.")
+            message = _(
+                "Your network address has %(count)s connections open already: close one and reload."
+            ) % {"count": per_address}
+        await self.send_error("too_many_sockets", message)
         await self.close(code=CLOSE_TOO_MANY_SOCKETS)
         return True
 
@@ -482,14 +493,16 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
                     COOLDOWN.start(key, settings.FLOOD_COOLDOWN_SECONDS)
                 await self.close(code=CLOSE_FLOODING)
             elif verdict == "warn":
-                await self.send_error("rate_limited", "Too many messages: slow down.")
+                await self.send_error("rate_limited", _("Too many messages: slow down."))
             return
         if text_data is None:
-            await self.send_error("bad_frame", "Send JSON text frames, not binary ones.")
+            await self.send_error("bad_frame", _("Send JSON text frames, not binary ones."))
             return
         limit = self.max_message_bytes or settings.WEBSOCKET_MAX_MESSAGE_BYTES
         if len(text_data.encode("utf-8", errors="replace")) > limit:
-            await self.send_error("too_large", f"Messages are limited to {limit} bytes.")
+            await self.send_error(
+                "too_large", _("Messages are limited to %(limit)s bytes.") % {"limit": limit}
+            )
             return
         try:
             message = decode(text_data, self._reader, self._accepted)
@@ -513,9 +526,9 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
                 logger.warning(
                     "websocket handler %s: database unreachable (%s)", method_name, error
                 )
-                await self.send_error("unavailable", UNAVAILABLE, **echo)
+                await self.send_error("unavailable", _(UNAVAILABLE), **echo)
                 return
             # The traceback stays in the server log; the client gets a plain message and the
             # socket stays usable.
             logger.exception("websocket handler %s failed", method_name)
-            await self.send_error("server_error", "Something went wrong on the server.", **echo)
+            await self.send_error("server_error", _("Something went wrong on the server."), **echo)

@@ -72,6 +72,7 @@ SERVER_PACKAGES = (
     "pbm",
     "moderation",
     "analysis",
+    "push",
 )
 
 

@@ -7,6 +7,12 @@ production, so the PostgreSQL pass of `make test` sets DATABASE_URL and nothing 
 import os
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-secret-key-not-for-production-use-0123456789")
+# A push key pair of this test process, which the servers and sweepers it starts inherit.
+if not (os.environ.get("VAPID_PUBLIC_KEY") and os.environ.get("VAPID_PRIVATE_KEY")):
+    from push.keys import generate
+
+    os.environ["VAPID_PUBLIC_KEY"], os.environ["VAPID_PRIVATE_KEY"] = generate()
+os.environ.setdefault("VAPID_SUBJECT", "mailto:tests@localhost")
 
 from config.settings import *  # noqa: F403
 

@@ -4,7 +4,8 @@ From the ground up: realtime (errors, the protocol edge, sockets, database threa
 channel layers, limits) knows no app; accounts, then games, then ratings and bots (the
 computer opponents), the lobby and beside it tournaments and
 analysis (the analysis board), and on top follows, pbm (pbmserv's
-commands by mail) and privacy (closing an account, downloading one's data), and above them
+commands by mail), privacy (closing an account, downloading one's data) and push (notices
+to a closed tab, the installable site), and above them
 moderation (reports and moderators' actions, which may close an account through privacy);
 config (settings, URLs, socket routing, ASGI, the server's launcher) is the roof and may
 import any of them. The tooling (devtools:
@@ -33,6 +34,7 @@ APPS = [
     "moderation",
     "tournaments",
     "analysis",
+    "push",
 ]
 PRODUCT = ["realtime", *APPS, "config"]
 FORBIDDEN = {
@@ -48,6 +50,7 @@ FORBIDDEN = {
         "moderation",
         "tournaments",
         "analysis",
+        "push",
         "config",
         "devtools",
     },
@@ -61,6 +64,7 @@ FORBIDDEN = {
         "moderation",
         "tournaments",
         "analysis",
+        "push",
         "config",
         "devtools",
     },
@@ -73,6 +77,7 @@ FORBIDDEN = {
         "moderation",
         "tournaments",
         "analysis",
+        "push",
         "config",
         "devtools",
     },
@@ -84,6 +89,7 @@ FORBIDDEN = {
         "moderation",
         "tournaments",
         "analysis",
+        "push",
         "config",
         "devtools",
     },
@@ -94,6 +100,7 @@ FORBIDDEN = {
         "privacy",
         "moderation",
         "analysis",
+        "push",
         "config",
         "devtools",
     },
@@ -106,6 +113,7 @@ FORBIDDEN = {
         "pbm",
         "privacy",
         "moderation",
+        "push",
         "config",
         "devtools",
     },
@@ -119,18 +127,22 @@ FORBIDDEN = {
         "privacy",
         "moderation",
         "analysis",
+        "push",
         "config",
         "devtools",
     },
     # The doors on top: follows (news of games and players), pbm (pbmserv by mail) and
     # privacy (a player's own data: closing the account, downloading it).
-    "follows": {"pbm", "privacy", "moderation", "config", "devtools"},
+    "follows": {"pbm", "privacy", "moderation", "push", "config", "devtools"},
     # pbm closes accounts by mail as the site does, through privacy.
-    "pbm": {"follows", "moderation", "config", "devtools"},
-    "privacy": {"follows", "pbm", "moderation", "config", "devtools"},
+    "pbm": {"follows", "moderation", "push", "config", "devtools"},
+    "privacy": {"follows", "pbm", "moderation", "push", "config", "devtools"},
+    # Beside them, push (notices to a closed tab: it hears the games', lobby's and
+    # tournaments' news and the sweeper's pass, and sends from there).
+    "push": {"follows", "pbm", "privacy", "moderation", "config", "devtools"},
     # Above them, moderation (reports and moderators' actions, which reach into the apps
     # below and close accounts through privacy).
-    "moderation": {"follows", "pbm", "config", "devtools"},
+    "moderation": {"follows", "pbm", "push", "config", "devtools"},
     "config": {"devtools"},
 }
 

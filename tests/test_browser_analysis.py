@@ -121,6 +121,8 @@ def test_a_position_set_up_on_the_editor_is_checked_by_the_rules_and_analysed(
         page.locator("#editor-open").click()
         expect(page.locator(".editor-cell")).to_have_count(361)
         page.locator("#editor-start").click()
+        # The board is drawn again from the start: clicks wait for it.
+        expect(page.locator("#editor")).not_to_have_attribute("aria-busy", "true")
         cell = page.locator(".editor-cell[data-cell=j10]")
         cell.click()  # a white stone
         expect(cell).to_have_attribute("data-man", "O")

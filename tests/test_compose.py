@@ -95,7 +95,12 @@ def metrics_env(name: str, service: dict[str, Any]) -> dict[str, str | None]:
 
 
 def service_env(service: dict[str, Any], database_url: str, prefix: str) -> dict[str, str | None]:
-    given = {"DJANGO_SECRET_KEY": SECRET}
+    # The secrets the operator passes: the key, and the push key pair (this test process's).
+    given = {
+        "DJANGO_SECRET_KEY": SECRET,
+        **{name: os.environ[name] for name in ("VAPID_PUBLIC_KEY", "VAPID_PRIVATE_KEY")},
+        "VAPID_SUBJECT": "mailto:operator@example.org",
+    }
     env: dict[str, str | None] = {
         key: interpolate(str(value), given) for key, value in service["environment"].items()
     }

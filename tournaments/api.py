@@ -10,6 +10,7 @@ from typing import Any
 
 import msgspec
 from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from realtime.api_errors import refuse
@@ -53,7 +54,10 @@ def tournament(request: HttpRequest, tournament_id: int) -> HttpResponse:
     frame = selectors.snapshot(tournament_id, request.user)
     if frame is None:
         return refuse(
-            ServiceError("no_such_tournament", f"There is no tournament {tournament_id}.")
+            ServiceError(
+                "no_such_tournament",
+                _("There is no tournament %(tournament)s.") % {"tournament": tournament_id},
+            )
         )
     return _json(frame)
 

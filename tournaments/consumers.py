@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any, ClassVar
 
+from django.utils.translation import gettext as _
+
 from realtime import presence
 from realtime.db import db_call
 from realtime.protocol import Pong
@@ -41,7 +43,8 @@ class TournamentConsumer(JsonConsumer):
         exists = await db_call(Tournament.objects.filter(pk=self.tournament_id).exists)()
         if not exists:
             await self.send_error(
-                "no_such_tournament", f"There is no tournament {self.tournament_id}."
+                "no_such_tournament",
+                _("There is no tournament %(tournament)s.") % {"tournament": self.tournament_id},
             )
             await self.close(code=CLOSE_NO_SUCH_TOURNAMENT)
             return
@@ -73,7 +76,8 @@ class TournamentConsumer(JsonConsumer):
         frame = await db_call(selectors.snapshot)(self.tournament_id, self.scope.get("user"))
         if frame is None:
             await self.send_error(
-                "no_such_tournament", f"There is no tournament {self.tournament_id}."
+                "no_such_tournament",
+                _("There is no tournament %(tournament)s.") % {"tournament": self.tournament_id},
             )
             return
         if frame.v < self.version:

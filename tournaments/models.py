@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy
 
 from games.models import Game
 
 
 class Tournament(models.Model):
     class Kind(models.TextChoices):
-        ARENA = "arena", "Arena"
-        SWISS = "swiss", "Swiss"
-        ROUND_ROBIN = "round_robin", "Round robin"
+        ARENA = "arena", gettext_lazy("Arena")
+        SWISS = "swiss", gettext_lazy("Swiss")
+        ROUND_ROBIN = "round_robin", gettext_lazy("Round robin")
 
     class Status(models.TextChoices):
         UPCOMING = "upcoming"
@@ -121,12 +122,12 @@ class Pairing(models.Model):
     """One game of a tournament (or a bye): who played it, and what it counted."""
 
     class Result(models.TextChoices):
-        PENDING = "", "in play"
-        FIRST = "1", "first player won"
-        SECOND = "2", "second player won"
-        DRAW = "draw", "draw"
-        BYE = "bye", "bye"
-        VOID = "void", "not counted"  # aborted, or ended after the arena
+        PENDING = "", gettext_lazy("in play")
+        FIRST = "1", gettext_lazy("first player won")
+        SECOND = "2", gettext_lazy("second player won")
+        DRAW = "draw", gettext_lazy("draw")
+        BYE = "bye", gettext_lazy("bye")
+        VOID = "void", gettext_lazy("not counted")  # aborted, or ended after the arena
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="pairings")
     round = models.PositiveIntegerField()

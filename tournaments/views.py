@@ -7,7 +7,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from games.rules import available_games
+from games.messages import described_games
 from tournaments import selectors
 from tournaments.models import Tournament
 from tournaments.services import creation
@@ -20,7 +20,7 @@ def listing(request: HttpRequest) -> HttpResponse:
         "tournaments/list.html",
         {
             "groups": selectors.listing(),
-            "games": available_games(),
+            "games": described_games(),
             "kinds": Tournament.Kind.choices,
             "arena_minutes": creation.ARENA_MINUTES,
             "swiss_rounds": creation.SWISS_ROUNDS,

@@ -14,7 +14,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from itertools import pairwise
 from typing import Any, NamedTuple, TypeGuard
 
-from games.rules.base import GameInfo, IllegalMove, Outcome, register
+from games.rules.base import (
+    GameInfo,
+    IllegalMove,
+    Message,
+    Outcome,
+    as_typed,
+    gettext_noop,
+    register,
+)
 
 FILES = "abcdefghijklmnopqrs"
 SIDE = len(FILES)
@@ -83,6 +91,26 @@ RESULT_NAMES = {
 RESULT_CODES = {name: code for code, name in RESULT_NAMES.items()}
 # (White's king stranded, Black's king stranded) -> the result.
 STRANDED = {(True, True): BOTH_KINGS, (True, False): WHITE_KING, (False, True): BLACK_KING}
+# Why a game ended, by the side to move then (whole sentences, for translators).
+WHITE_STRANDED = gettext_noop("White's king is stranded")
+BLACK_STRANDED = gettext_noop("Black's king is stranded")
+BOTH_STRANDED = gettext_noop("both kings are stranded")
+NO_NEW_GROUP_REASONS = {
+    WHITE: gettext_noop("White made no new group this turn"),
+    BLACK: gettext_noop("Black made no new group this turn"),
+}
+NO_MOVE_REASONS = {
+    WHITE: gettext_noop("White has no legal move at the start of the turn"),
+    BLACK: gettext_noop("Black has no legal move at the start of the turn"),
+}
+# Why no echo is legal now (see _echo_error).
+_ECHO_FIRST = Message(gettext_noop("an echo may only follow a normal move of this turn"))
+_ECHO_AFTER_CAPTURE = Message(
+    gettext_noop("an echo may only follow a normal move without a capture")
+)
+_ECHO_AFTER_KING = Message(gettext_noop("an echo may not follow a move of the king"))
+_ECHO_AFTER_ECHO = Message(gettext_noop("an echo cannot follow an echo"))
+_OFF_THE_BOARD = Message(gettext_noop("the next step would leave the board"))
 STATE_KEYS = frozenset(
     {
         "white",
@@ -208,12 +236,20 @@ def _is_int(value: object) -> TypeGuard[int]:
     return type(value) is int  # bool is an int subclass: refused
 
 
-def _short(text: str) -> str:
-    return text[:20] or "(nothing)"
+def _too_small(target: int, size: int) -> Message:
+    return Message(
+        gettext_noop("cannot capture: target group (%(target)s) is smaller than yours (%(size)s)"),
+        target=target,
+        size=size,
+    )
 
 
-def _too_small(target: int, size: int) -> str:
-    return f"cannot capture: target group ({target}) is smaller than yours ({size})"
+def _own_stone(cell: int) -> Message:
+    return Message(gettext_noop("%(cell)s is occupied by your own stone"), cell=NAMES[cell])
+
+
+def _refused(why: Message) -> IllegalMove:
+    return IllegalMove(why.template, **why.params)
 
 
 class DiffusionChessRules:
@@ -244,16 +280,15 @@ class DiffusionChessRules:
         result = state.result
         if not result:
             return None
-        mover = COLOUR_NAMES[state.to_move]
         if result == WHITE_KING:
-            return Outcome(BLACK, "White's king is stranded")
+            return Outcome(BLACK, WHITE_STRANDED)
         if result == BLACK_KING:
-            return Outcome(WHITE, "Black's king is stranded")
+            return Outcome(WHITE, BLACK_STRANDED)
         if result == BOTH_KINGS:
-            return Outcome(None, "both kings are stranded")
+            return Outcome(None, BOTH_STRANDED)
         if result == NO_NEW_GROUP:
-            return Outcome(3 - state.to_move, f"{mover} made no new group this turn")
-        return Outcome(3 - state.to_move, f"{mover} has no legal move at the start of the turn")
+            return Outcome(3 - state.to_move, NO_NEW_GROUP_REASONS[state.to_move])
+        return Outcome(3 - state.to_move, NO_MOVE_REASONS[state.to_move])
 
     def legal_moves(self, state: ChessState) -> Iterator[str]:
         """Every legal move: all paths of every stone that may move, then "echo" if legal.
@@ -271,7 +306,7 @@ class DiffusionChessRules:
     def play(self, state: ChessState, move: str) -> ChessState:
         """The state after `move` (a path "j3-j4-k4" or "echo"); IllegalMove says why not."""
         if state.result:
-            raise IllegalMove("the game is over")
+            raise IllegalMove(gettext_noop("the game is over"))
         parsed = self._parse(move)
         if parsed is None:
             return self._play_echo(state)
@@ -332,7 +367,7 @@ class DiffusionChessRules:
         turn not begun), as if the opponent's turn were skipped. Not a move of the game: the
         rules have no passing."""
         if state.result or state.moved:
-            raise IllegalMove("only the start of a turn can be skipped")
+            raise IllegalMove(gettext_noop("only the start of a turn can be skipped"))
         return self._start_turn(
             state.board, group_sizes(state.board), state.kings, 3 - state.to_move, state.turn + 1
         )
@@ -345,7 +380,7 @@ class DiffusionChessRules:
         otherwise a random self-avoiding walk, so long and winding paths are played too.
         """
         if state.result:
-            raise IllegalMove("the game is over")
+            raise IllegalMove(gettext_noop("the game is over"))
         stones = [stone for stone in self._movable(state) if self._first_step_ok(state, stone)]
         echo = self._echo_error(state) is None
         pick = rng.randrange(len(stones) + echo)
@@ -383,32 +418,35 @@ class DiffusionChessRules:
         """The cells of a path, or None for the echo; IllegalMove if it is not well formed."""
         if not isinstance(move, str):
             raise IllegalMove(
-                f"a move is a path such as j3-j4 or the word echo, not {type(move).__name__}"
+                gettext_noop("a move is a path such as j3-j4 or the word echo, not %(kind)s"),
+                kind=type(move).__name__,
             )
         text = move.strip().lower()
         if text == "echo":
             return None
         if not text:
-            raise IllegalMove("no move given: write a path such as j3-j4, or echo")
+            raise IllegalMove(gettext_noop("no move given: write a path such as j3-j4, or echo"))
         parts = text.split("-", MAX_PATH)
         if len(parts) > MAX_PATH:
-            raise IllegalMove(f"a path visits at most {CELLS} cells")
+            raise IllegalMove(gettext_noop("a path visits at most %(cells)s cells"), cells=CELLS)
         cells = []
         for part in parts:
             cell = INDEX.get(part.strip())
             if cell is None:
-                raise IllegalMove(f"no such cell: {_short(part.strip())}")
+                raise IllegalMove(gettext_noop("no such cell: %(cell)s"), cell=as_typed(part))
             cells.append(cell)
         if len(cells) < 2:
-            raise IllegalMove("a path must have at least one step")
+            raise IllegalMove(gettext_noop("a path must have at least one step"))
         seen = {cells[0]}
         for a, b in pairwise(cells):
             if (a, b) not in DIRECTION:
                 raise IllegalMove(
-                    f"steps must be orthogonal and one cell long: {NAMES[a]} to {NAMES[b]}"
+                    gettext_noop("steps must be orthogonal and one cell long: %(a)s to %(b)s"),
+                    a=NAMES[a],
+                    b=NAMES[b],
                 )
             if b in seen:
-                raise IllegalMove(f"the path visits {NAMES[b]} twice")
+                raise IllegalMove(gettext_noop("the path visits %(cell)s twice"), cell=NAMES[b])
             seen.add(b)
         return tuple(cells)
 
@@ -419,32 +457,43 @@ class DiffusionChessRules:
         start = cells[0]
         if board[start] != mover:
             if board[start]:
-                raise IllegalMove(f"{NAMES[start]} holds your opponent's stone")
-            raise IllegalMove(f"there is no stone on {NAMES[start]}")
+                raise IllegalMove(
+                    gettext_noop("%(cell)s holds your opponent's stone"), cell=NAMES[start]
+                )
+            raise IllegalMove(gettext_noop("there is no stone on %(cell)s"), cell=NAMES[start])
         if start in state.moved:
-            raise IllegalMove("that stone has already moved this turn")
+            raise IllegalMove(gettext_noop("that stone has already moved this turn"))
         size = sizes[start]
         if size < 2:
             raise IllegalMove(
-                "that stone is stranded: its group had one stone at the start of the turn"
+                gettext_noop(
+                    "that stone is stranded: its group had one stone at the start of the turn"
+                )
             )
         if len(cells) > size:
             limit = size - 1
-            raise IllegalMove(f"that stone may move at most {limit} step{'s' * (limit > 1)}")
+            if limit > 1:
+                raise IllegalMove(
+                    gettext_noop("that stone may move at most %(limit)s steps"), limit=limit
+                )
+            raise IllegalMove(gettext_noop("that stone may move at most %(limit)s step"), limit=1)
         for cell in cells[1:-1]:
             if board[cell] == mover:
-                raise IllegalMove(f"{NAMES[cell]} is occupied by your own stone")
+                raise _refused(_own_stone(cell))
             if board[cell]:
                 raise IllegalMove(
-                    f"{NAMES[cell]} is occupied by an opponent's stone: only the last step may "
-                    "capture"
+                    gettext_noop(
+                        "%(cell)s is occupied by an opponent's stone: only the last step may "
+                        "capture"
+                    ),
+                    cell=NAMES[cell],
                 )
         target = cells[-1]
         if board[target] == mover:
-            raise IllegalMove(f"{NAMES[target]} is occupied by your own stone")
+            raise _refused(_own_stone(target))
         if board[target]:
             if sizes[target] < size:
-                raise IllegalMove(_too_small(sizes[target], size))
+                raise _refused(_too_small(sizes[target], size))
             return True
         return False
 
@@ -459,7 +508,7 @@ class DiffusionChessRules:
             last = NORMAL
         return self._move(state, start, end, cells[-2], capture, last, cells)
 
-    def _echo_walk(self, state: ChessState) -> tuple[int, int, bool, str]:
+    def _echo_walk(self, state: ChessState) -> tuple[int, int, bool, Message | None]:
         """Where the echo goes: (end, the cell before it, captures?, why it stopped early).
 
         `end` is the stone's own cell when the echo cannot make a single step.
@@ -473,36 +522,38 @@ class DiffusionChessRules:
         for a, b in pairwise(path):
             n = STEP[cell][DIRECTION[a, b]]
             if n < 0:
-                return cell, cell, False, "the next step would leave the board"
+                return cell, cell, False, _OFF_THE_BOARD
             if board[n] == mover:
-                return cell, cell, False, f"{NAMES[n]} is occupied by your own stone"
+                return cell, cell, False, _own_stone(n)
             if board[n]:
                 if sizes[n] < size:
                     return cell, cell, False, _too_small(sizes[n], size)
-                return n, cell, True, ""
+                return n, cell, True, None
             cell = n
-        return cell, cell, False, ""
+        return cell, cell, False, None
 
-    def _echo_error(self, state: ChessState) -> str | None:
+    def _echo_error(self, state: ChessState) -> Message | None:
         """Why no echo is legal now, or None when it is."""
         last = state.last
         if last == NONE:
-            return "an echo may only follow a normal move of this turn"
+            return _ECHO_FIRST
         if last == CAPTURE:
-            return "an echo may only follow a normal move without a capture"
+            return _ECHO_AFTER_CAPTURE
         if last == KING:
-            return "an echo may not follow a move of the king"
+            return _ECHO_AFTER_KING
         if last == ECHO:
-            return "an echo cannot follow an echo"
+            return _ECHO_AFTER_ECHO
         end, _, _, why = self._echo_walk(state)
         if end == state.last_path[-1]:
-            return f"the echo cannot make a single step: {why}"
+            return Message(
+                gettext_noop("the echo cannot make a single step: %(why)s"), why=why or ""
+            )
         return None
 
     def _play_echo(self, state: ChessState) -> ChessState:
         error = self._echo_error(state)
         if error is not None:
-            raise IllegalMove(error)
+            raise _refused(error)
         end, before, capture, _ = self._echo_walk(state)
         return self._move(state, state.last_path[-1], end, before, capture, ECHO, ())
 
@@ -901,7 +952,7 @@ register(
         slug="diffusion-chess",
         name="Diffusion Chess",
         factory=DiffusionChessRules,
-        summary=(
+        summary=gettext_noop(
             "Alexandre Muñiz, 2000: 19x19, stones walk one step less than their group's size; "
             "split into more groups every turn and keep your king company."
         ),

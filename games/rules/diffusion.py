@@ -14,7 +14,7 @@ from itertools import compress
 from operator import itemgetter
 from typing import Any, NamedTuple, TypeGuard
 
-from games.rules.base import GameInfo, IllegalMove, Outcome, register
+from games.rules.base import GameInfo, IllegalMove, Outcome, as_typed, gettext_noop, register
 
 # Compass steps as (row, column) offsets; row 0 is the top row, as South sees the board.
 STEPS: dict[str, tuple[int, int]] = {
@@ -82,6 +82,10 @@ class _Scoop(NamedTuple):
     off_right: int
 
 
+# The end: "block A is empty" (a block's name is "block" and its label).
+EMPTY_BLOCK = gettext_noop("block %(block)s is empty")
+
+
 class DiffusionRules:
     """The rules of one Diffusion board; build it through get_rules()."""
 
@@ -117,6 +121,8 @@ class DiffusionRules:
                     block_of[pit] = b
         if -1 in block_of or len({block.owner for block in g.blocks}) != 2:
             raise ValueError(f"{slug}: the two blocks must cover the board and have two owners")
+        if not all(block.name.startswith("block ") for block in g.blocks):
+            raise ValueError(f"{slug}: a block's name is 'block ' and its label")  # EMPTY_BLOCK
         if block_of.count(0) < 2 or block_of.count(1) < 2:
             raise ValueError(f"{slug}: a block needs two pits at least")  # see itemgetter below
         self.block_of: tuple[int, ...] = tuple(block_of)
@@ -132,7 +138,10 @@ class DiffusionRules:
             itemgetter(*(pit for pit in range(size) if block_of[pit] == b)) for b in (0, 1)
         )
         self._outcomes: dict[int, Outcome] = {
-            block.owner: Outcome(block.owner, f"{block.name} is empty") for block in g.blocks
+            block.owner: Outcome.of(
+                block.owner, EMPTY_BLOCK, block=block.name.removeprefix("block ")
+            )
+            for block in g.blocks
         }
         # _scoops[pit][stones]: the whole distribution of that many stones from that pit.
         self._scoops: tuple[tuple[_Scoop, ...], ...] = tuple(
@@ -199,16 +208,18 @@ class DiffusionRules:
 
     def _parse(self, move: object) -> int:
         if not isinstance(move, str):
-            raise IllegalMove(f"a move is a pit name, not {type(move).__name__}")
+            raise IllegalMove(
+                gettext_noop("a move is a pit name, not %(kind)s"), kind=type(move).__name__
+            )
         pit = self.index.get(move.strip())
         if pit is None:
-            raise IllegalMove(f"no such pit: {move.strip()[:20] or '(nothing)'}")
+            raise IllegalMove(gettext_noop("no such pit: %(pit)s"), pit=as_typed(move))
         return pit
 
     def play(self, state: DiffusionState, move: str) -> DiffusionState:
         """The state after scooping the pit `move` names; IllegalMove if that cannot be done."""
         if state.winner:
-            raise IllegalMove("the game is over")
+            raise IllegalMove(gettext_noop("the game is over"))
         try:
             pit = self.index[move]  # the usual case: a canonical or lower-case name
         except (KeyError, TypeError):  # TypeError: an unhashable non-move such as a list
@@ -216,7 +227,7 @@ class DiffusionRules:
         pits = list(state.pits)
         stones = pits[pit]
         if not stones:
-            raise IllegalMove(f"pit {self.names[pit]} is empty")
+            raise IllegalMove(gettext_noop("pit %(pit)s is empty"), pit=self.names[pit])
         pits[pit] = 0
         targets, left, right = self._scoops[pit][stones]
         maximum = self.maximum
@@ -411,14 +422,18 @@ FOUR_RANK = Geometry(
 )
 
 # Only the block of the scooped pit can empty, so both never empty together (Steere).
-NO_DRAWS = "Diffusion cannot end in a draw: every game has a winner, as its author states."
+NO_DRAWS = gettext_noop(
+    "Diffusion cannot end in a draw: every game has a winner, as its author states."
+)
 
 register(
     GameInfo(
         slug="diffusion",
         name="Diffusion",
         factory=lambda: DiffusionRules("diffusion", DIFFUSION),
-        summary="Mark Steere, 2006: two rows of six pits; the owner of an emptied block wins.",
+        summary=gettext_noop(
+            "Mark Steere, 2006: two rows of six pits; the owner of an emptied block wins."
+        ),
         draws=False,
         no_draws=NO_DRAWS,
     )
@@ -428,7 +443,7 @@ register(
         slug="four-rank-diffusion",
         name="Four-rank Diffusion",
         factory=lambda: DiffusionRules("four-rank-diffusion", FOUR_RANK),
-        summary="Mark Steere, 2006: four ranks of eight pits; inner pits hold six.",
+        summary=gettext_noop("Mark Steere, 2006: four ranks of eight pits; inner pits hold six."),
         draws=False,
         no_draws=NO_DRAWS,
     )

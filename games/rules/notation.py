@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from games.rules.base import IllegalMove, Rules
+from games.rules.base import IllegalMove, Message, Refusal, Rules, gettext_noop
 from games.rules.chess import FILES, SIDE, DiffusionChessRules, count_groups, group_sizes
 from games.rules.diffusion import DiffusionRules
 from games.rules.zigzag import ZigZagRules
@@ -27,7 +27,7 @@ LONGEST_GAME = 400_000
 _NUMBER = re.compile(r"[0-9]{1,6}")
 
 
-class BadNotation(ValueError):
+class BadNotation(Refusal):
     """Text that does not spell a position (or game) of this game; the message says why."""
 
 
@@ -39,17 +39,21 @@ def position_text(rules: Rules, state: Any) -> str:
 def parse_position(rules: Rules, text: object) -> Any:
     """The state a position's text spells; BadNotation when it spells none."""
     if not isinstance(text, str):
-        raise BadNotation("a position is a line of text")
+        raise BadNotation(gettext_noop("a position is a line of text"))
     if len(text) > LONGEST_POSITION:
-        raise BadNotation(f"a position is at most {LONGEST_POSITION} characters")
+        raise BadNotation(
+            gettext_noop("a position is at most %(most)s characters"), most=LONGEST_POSITION
+        )
     fields = text.split()
     if not fields:
-        raise BadNotation("the position is empty")
+        raise BadNotation(gettext_noop("the position is empty"))
     data = _family(rules)[1](rules, fields)
     try:
         return rules.from_json(data)
     except ValueError as error:
-        raise BadNotation(f"not a position of this game: {error}") from None
+        raise BadNotation(
+            gettext_noop("not a position of this game: %(error)s"), error=error
+        ) from None
 
 
 def game_text(moves: Sequence[str]) -> str:
@@ -63,21 +67,30 @@ def parse_game(rules: Rules, text: object, start: Any = None) -> list[str]:
     markers of the site's text view ("(1)") are skipped. BadNotation names the first move
     that is not legal."""
     if not isinstance(text, str):
-        raise BadNotation("a game is text: its moves, separated by spaces")
+        raise BadNotation(gettext_noop("a game is text: its moves, separated by spaces"))
     if len(text) > LONGEST_GAME:
-        raise BadNotation(f"a game is at most {LONGEST_GAME} characters")
+        raise BadNotation(gettext_noop("a game is at most %(most)s characters"), most=LONGEST_GAME)
     state = rules.initial_state() if start is None else start
     moves: list[str] = []
     for token in text.split():
         if re.fullmatch(r"[0-9]+\.|\([12]\)", token):
             continue
         if rules.outcome(state) is not None:
-            raise BadNotation(f"move {len(moves) + 1} ({token[:40]}) comes after the game ended")
+            raise BadNotation(
+                gettext_noop("move %(number)s (%(move)s) comes after the game ended"),
+                number=len(moves) + 1,
+                move=token[:40],
+            )
         try:
             move = rules.canonical_move(state, token)
             state = rules.play(state, move)
         except IllegalMove as error:
-            raise BadNotation(f"move {len(moves) + 1} ({token[:40]}): {error}") from None
+            raise BadNotation(
+                gettext_noop("move %(number)s (%(move)s): %(error)s"),
+                number=len(moves) + 1,
+                move=token[:40],
+                error=error,
+            ) from None
         moves.append(move)
     return moves
 
@@ -92,10 +105,10 @@ def _pits_text(rules: Any, data: dict[str, Any]) -> str:
 
 
 def _pits_data(rules: Any, fields: list[str]) -> dict[str, Any]:
-    _count(fields, 3, 3, "rows, stores and the player to move")
+    _count(fields, 3, 3, gettext_noop("rows, stores and the player to move"))
     return {
         "rows": _rows(fields[0]),
-        "stores": _numbers(fields[1], "stores"),
+        "stores": _numbers(fields[1], gettext_noop("stores")),
         "to_move": _player(fields[2]),
     }
 
@@ -117,12 +130,17 @@ def _zigzag_text(rules: Any, data: dict[str, Any]) -> str:
 
 def _zigzag_data(rules: Any, fields: list[str]) -> dict[str, Any]:
     _count(
-        fields, 3, 7, "rows, captured, player to move, no-return pit, last capturer, end, history"
+        fields,
+        3,
+        7,
+        gettext_noop("rows, captured, player to move, no-return pit, last capturer, end, history"),
     )
     fields = fields + list(_ZIGZAG_USUAL[len(fields) - 3 :])
-    captured = _numbers(fields[1], "captured")
+    captured = _numbers(fields[1], gettext_noop("captured"))
     if len(captured) != 2:
-        raise BadNotation("captured is South's and North's seeds: two numbers, 'south,north'")
+        raise BadNotation(
+            gettext_noop("captured is South's and North's seeds: two numbers, 'south,north'")
+        )
     history = (
         [] if fields[6] == "-" else [entry.replace(",", " ") for entry in fields[6].split(";")]
     )
@@ -132,7 +150,7 @@ def _zigzag_data(rules: Any, fields: list[str]) -> dict[str, Any]:
         "captured": captured,
         "to_move": _player(fields[2]),
         "no_return": None if fields[3] == "-" else fields[3],
-        "last_capturer": _number(fields[4], "the last capturer"),
+        "last_capturer": _number(fields[4], gettext_noop("the last capturer")),
         "end": None if fields[5] == "-" else fields[5],
         "repetition": history,
     }
@@ -147,6 +165,10 @@ def _zigzag_data(rules: Any, fields: list[str]) -> dict[str, Any]:
 # turn-start group size is not their group's size now (cell=size), the last move, the result.
 
 _STONE_LETTERS = {"O": (1, False), "X": (2, False), "K": (1, True), "k": (2, True)}
+_TWO_KINGS = {
+    "white": gettext_noop("white has two kings"),
+    "black": gettext_noop("black has two kings"),
+}
 _CHESS_USUAL_MID_TURN = 5
 
 
@@ -180,10 +202,18 @@ def _chess_text(rules: Any, data: dict[str, Any]) -> str:
 
 
 def _chess_data(rules: Any, fields: list[str]) -> dict[str, Any]:
-    _count(fields, 4, 4 + _CHESS_USUAL_MID_TURN, "board, side, turn, moves left and turn fields")
+    _count(
+        fields,
+        4,
+        4 + _CHESS_USUAL_MID_TURN,
+        gettext_noop("board, side, turn, moves left and turn fields"),
+    )
     rows = fields[0].split("/")
     if len(rows) != SIDE:
-        raise BadNotation(f"the board has {SIDE} rows, from 19 down to 1, separated by '/'")
+        raise BadNotation(
+            gettext_noop("the board has %(rows)s rows, from 19 down to 1, separated by '/'"),
+            rows=SIDE,
+        )
     white: list[str] = []
     black: list[str] = []
     kings: dict[str, str] = {}
@@ -194,45 +224,59 @@ def _chess_data(rules: Any, fields: list[str]) -> dict[str, Any]:
                 file += int(token)
                 continue
             if token not in _STONE_LETTERS or file >= SIDE:
-                what = f"{token!r} is not O, X, K, k or a number" if file < SIDE else "too long"
-                raise BadNotation(f"row {row}: {what}")
+                if file >= SIDE:
+                    raise BadNotation(gettext_noop("row %(row)s: too long"), row=row)
+                raise BadNotation(
+                    gettext_noop("row %(row)s: %(token)s is not O, X, K, k or a number"),
+                    row=row,
+                    token=repr(token),
+                )
             colour, king = _STONE_LETTERS[token]
             name = f"{FILES[file]}{row}"
             (white if colour == 1 else black).append(name)
             if king:
                 side = "white" if colour == 1 else "black"
                 if side in kings:
-                    raise BadNotation(f"{side} has two kings")
+                    raise BadNotation(_TWO_KINGS[side])
                 kings[side] = name
             file += 1
         if file != SIDE:
-            raise BadNotation(f"row {row} has {file} cells, not {SIDE}")
+            raise BadNotation(
+                gettext_noop("row %(row)s has %(cells)s cells, not %(side)s"),
+                row=row,
+                cells=file,
+                side=SIDE,
+            )
     if set(kings) != {"white", "black"}:
-        raise BadNotation("each side needs its king: K for White's, k for Black's")
+        raise BadNotation(gettext_noop("each side needs its king: K for White's, k for Black's"))
     if fields[1] not in ("w", "b"):
-        raise BadNotation("the side to move is w or b")
+        raise BadNotation(gettext_noop("the side to move is w or b"))
     data: dict[str, Any] = {
         "white": sorted(white),
         "black": sorted(black),
         "kings": kings,
         "to_move": 1 if fields[1] == "w" else 2,
-        "turn": _number(fields[2], "the turn"),
-        "moves_left": _number(fields[3], "the moves left"),
+        "turn": _number(fields[2], gettext_noop("the turn")),
+        "moves_left": _number(fields[3], gettext_noop("the moves left")),
     }
     now = _chess_sizes(data)
     extra = fields[4:] or [str(_chess_groups(data)), "-", "-", "-", "-"]
     if len(extra) != _CHESS_USUAL_MID_TURN:
-        raise BadNotation("mid-turn, five fields follow: start groups, moved, sizes, last, result")
+        raise BadNotation(
+            gettext_noop("mid-turn, five fields follow: start groups, moved, sizes, last, result")
+        )
     sizes = dict(now)
     for item in [] if extra[2] == "-" else extra[2].split(","):
         name, _, size = item.partition("=")
         if name not in sizes:
-            raise BadNotation(f"sizes: {item[:20]!r} is not cell=size for a stone")
-        sizes[name] = _number(size, f"the size of {name}")
+            raise BadNotation(
+                gettext_noop("sizes: %(item)s is not cell=size for a stone"), item=repr(item[:20])
+            )
+        sizes[name] = _number(size, Message(gettext_noop("the size of %(cell)s"), cell=name))
     data |= {
         "moved": [] if extra[1] == "-" else sorted(extra[1].split(",")),
         "sizes": dict(sorted(sizes.items())),
-        "start_groups": _number(extra[0], "the start groups"),
+        "start_groups": _number(extra[0], gettext_noop("the start groups")),
         "last_move": None if extra[3] == "-" else extra[3],
         "result": None if extra[4] == "-" else extra[4],
     }
@@ -276,14 +320,27 @@ def _family(rules: Rules) -> _Family:
 
 
 def _count(fields: list[str], least: int, most: int, what: str) -> None:
+    """`what` (marked with gettext_noop) names the fields."""
     if not least <= len(fields) <= most:
-        wanted = f"{least}" if least == most else f"{least} to {most}"
-        raise BadNotation(f"{wanted} fields separated by spaces ({what}), not {len(fields)}")
+        if least == most:
+            template = gettext_noop(
+                "%(least)s fields separated by spaces (%(what)s), not %(count)s"
+            )
+        else:
+            template = gettext_noop(
+                "%(least)s to %(most)s fields separated by spaces (%(what)s), not %(count)s"
+            )
+        raise BadNotation(template, least=least, most=most, what=Message(what), count=len(fields))
 
 
-def _number(text: str, what: str) -> int:
+def _number(text: str, what: str | Message) -> int:
+    """`what` (marked with gettext_noop) names the number."""
     if not _NUMBER.fullmatch(text):
-        raise BadNotation(f"{what} must be a whole number, not {text[:20]!r}")
+        raise BadNotation(
+            gettext_noop("%(what)s must be a whole number, not %(text)s"),
+            what=what if isinstance(what, Message) else Message(what),
+            text=repr(text[:20]),
+        )
     return int(text)
 
 
@@ -292,10 +349,12 @@ def _numbers(text: str, what: str) -> list[int]:
 
 
 def _rows(text: str) -> list[list[int]]:
-    return [_numbers(row, "a pit's count") for row in text.split("/")]
+    return [_numbers(row, gettext_noop("a pit's count")) for row in text.split("/")]
 
 
 def _player(text: str) -> int:
     if text not in ("1", "2"):
-        raise BadNotation(f"the player to move is 1 or 2, not {text[:20]!r}")
+        raise BadNotation(
+            gettext_noop("the player to move is 1 or 2, not %(text)s"), text=repr(text[:20])
+        )
     return int(text)

@@ -18,7 +18,15 @@ from collections.abc import Mapping, Sequence
 from math import comb
 from typing import Any, NamedTuple, TypeGuard
 
-from games.rules.base import GameInfo, IllegalMove, OptionSpec, Outcome, register
+from games.rules.base import (
+    GameInfo,
+    IllegalMove,
+    OptionSpec,
+    Outcome,
+    as_typed,
+    gettext_noop,
+    register,
+)
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 SOUTH, NORTH = 1, 2
@@ -31,9 +39,16 @@ _MEMO_LIMIT = 200_000
 
 # End reasons, as written in the state JSON.
 NO_CAPTURE, NO_MOVE, REPETITION = "no-capture", "no-move", "repetition"
+# The reasons, with the seeds each side captured (whole sentences, for translators).
 _WHY = {
-    NO_CAPTURE: "no capture is possible any more",
-    REPETITION: "the position occurred for the third time",
+    NO_CAPTURE: gettext_noop("no capture is possible any more; South %(south)s, North %(north)s"),
+    REPETITION: gettext_noop(
+        "the position occurred for the third time; South %(south)s, North %(north)s"
+    ),
+}
+_NO_MOVE = {
+    SOUTH: gettext_noop("South has no legal move; South %(south)s, North %(north)s"),
+    NORTH: gettext_noop("North has no legal move; South %(south)s, North %(north)s"),
 }
 
 # A position as far as the rules care: board, player to move, the pit they may not lift.
@@ -328,22 +343,28 @@ class ZigZagRules:
         except (KeyError, TypeError):  # TypeError: an unhashable non-move such as a list
             pass
         if not isinstance(move, str):
-            raise IllegalMove(f"a move is a column letter, not {type(move).__name__}")
+            raise IllegalMove(
+                gettext_noop("a move is a column letter, not %(kind)s"), kind=type(move).__name__
+            )
         text = move.strip().lower()
         column = LETTERS.find(text) if len(text) == 1 else -1
         if not 0 <= column < self.columns:
             last = LETTERS[self.columns - 1]
-            raise IllegalMove(f"no such pit: {move.strip()[:20] or '(nothing)'} (columns a-{last})")
+            raise IllegalMove(
+                gettext_noop("no such pit: %(pit)s (columns a-%(last)s)"),
+                pit=as_typed(move),
+                last=last,
+            )
         return self.rows[state.to_move][column]
 
     def play(self, state: ZigZagState, move: str) -> ZigZagState:
         """The state after the mover lifts the pit `move` names; IllegalMove if they may not."""
         if state.end:
-            raise IllegalMove("the game is over")
+            raise IllegalMove(gettext_noop("the game is over"))
         pit = self._parse(state, move)
         board, mover = state.board, state.to_move
         if pit == state.no_return or not (board >> self.shift[pit]) & self.mask:
-            raise IllegalMove(self._why_not(state, pit))
+            raise self._why_not(state, pit)
         child = self._sow(board, pit, mover)
         if child.taken:
             south, north = state.captured
@@ -398,15 +419,18 @@ class ZigZagRules:
                 steps.append(["sweep", 0 if after.last_capturer == NORTH else 1])
             return steps
 
-    def _why_not(self, state: ZigZagState, pit: int) -> str:
+    def _why_not(self, state: ZigZagState, pit: int) -> IllegalMove:
         name = self.names[pit]
         if pit == state.no_return:
-            back = self.names[self._first[pit]]
-            return (
-                f"pit {name} may not be lifted: its seed would go straight back to {back} "
-                "and capture nothing"
+            return IllegalMove(
+                gettext_noop(
+                    "pit %(pit)s may not be lifted: its seed would go straight back to "
+                    "%(back)s and capture nothing"
+                ),
+                pit=name,
+                back=self.names[self._first[pit]],
             )
-        return f"pit {name} is empty"
+        return IllegalMove(gettext_noop("pit %(pit)s is empty"), pit=name)
 
     def outcome(self, state: ZigZagState) -> Outcome | None:
         """None while the game goes on; else more captured seeds wins, equal is a draw."""
@@ -414,8 +438,8 @@ class ZigZagRules:
             return None
         south, north = state.captured
         winner = SOUTH if south > north else NORTH if north > south else None
-        why = _WHY.get(state.end) or f"{NAMES[state.to_move]} has no legal move"
-        return Outcome(winner, f"{why}; South {south}, North {north}")
+        why = _WHY.get(state.end) or _NO_MOVE[state.to_move]
+        return Outcome.of(winner, why, south=south, north=north)
 
     # --- JSON and text ---------------------------------------------------------------------
 
@@ -607,7 +631,7 @@ register(
                 minimum=2,
                 maximum=26,
                 constraint="even",
-                help="pits per row: an even number from 2 to 26 (default 6)",
+                help=gettext_noop("pits per row: an even number from 2 to 26 (default 6)"),
             ),
             OptionSpec(
                 name="seeds",
@@ -615,9 +639,13 @@ register(
                 minimum=1,
                 maximum=49,
                 constraint="odd",
-                help="seeds per pit at the start: an odd number from 1 to 49 (default 5)",
+                help=gettext_noop(
+                    "seeds per pit at the start: an odd number from 1 to 49 (default 5)"
+                ),
             ),
         ),
-        summary="Clark D. & Amanda J. L. Rodeffer, 2007: zig-zag sowing with relays and captures.",
+        summary=gettext_noop(
+            "Clark D. & Amanda J. L. Rodeffer, 2007: zig-zag sowing with relays and captures."
+        ),
     )
 )

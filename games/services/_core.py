@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+from django.utils.translation import gettext as _
 
 from games import protocol, store
 from games.models import Game
@@ -53,14 +54,14 @@ def locked(game_id: int) -> Game:
     """The game, its row locked until the transaction ends."""
     game = store.lock_game(game_id)
     if game is None:
-        raise ServiceError("no_such_game", f"There is no game {game_id}.")
+        raise ServiceError("no_such_game", _("There is no game %(game)s.") % {"game": game_id})
     return game
 
 
 def player_of(game: Game, user: Any) -> int:
     number = game.player_number(user)
     if number is None:
-        raise ServiceError("not_a_player", "Only the two players of this game can do that.")
+        raise ServiceError("not_a_player", _("Only the two players of this game can do that."))
     return number
 
 
@@ -69,5 +70,5 @@ def active_player(game_id: int, user: Any) -> tuple[Game, int]:
     game = locked(game_id)
     player = player_of(game, user)
     if game.status != Game.Status.ACTIVE:
-        raise ServiceError("game_over", "The game is already over.")
+        raise ServiceError("game_over", _("The game is already over."))
     return game, player

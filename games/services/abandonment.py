@@ -7,8 +7,9 @@ import logging
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
-from games import clocks, presence, protocol
+from games import clocks, messages, presence, protocol
 from games.clocks import now_ms
 from games.models import Game, GameConnection
 from games.services._core import Applied, locked, player_of
@@ -89,24 +90,25 @@ def claim_victory(*, game_id: int, user: Any) -> Applied:
         game = locked(game_id)
         player = player_of(game, user)
         if game.status != Game.Status.ACTIVE:
-            raise ServiceError("game_over", "The game is already over.")
+            raise ServiceError("game_over", _("The game is already over."))
         opponent = 3 - player
         left_at = game.away.get(str(opponent))
         now = now_ms()
         if left_at is None or GameConnection.objects.filter(game=game, player=opponent).exists():
-            raise ServiceError("opponent_here", "Your opponent is connected: the game goes on.")
+            raise ServiceError("opponent_here", _("Your opponent is connected: the game goes on."))
         wait = left_at + clocks.ABANDON_MS - now
         if wait > 0:
             raise ServiceError(
                 "too_early",
-                f"Your opponent may still come back: you can claim in {-(-wait // 1000)} s.",
+                _("Your opponent may still come back: you can claim in %(seconds)s s.")
+                % {"seconds": -(-wait // 1000)},
             )
         gone = game.player1 if opponent == 1 else game.player2
         applied = finish(
             game,
             winner=player,
             termination=Game.Termination.ABANDON,
-            reason=f"{gone.username} left the game",
+            reason=messages.LEFT_THE_GAME % {"user": gone.username},
             now=now,
         )
         game.save()

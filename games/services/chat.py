@@ -9,6 +9,7 @@ from typing import Any
 from channels.layers import get_channel_layer
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts import restrictions
 from games import presence, protocol, selectors
@@ -29,30 +30,34 @@ CHAT_WINDOW = 10
 def post_chat(*, game_id: int, user: Any, room: str, text: str) -> protocol.ChatFrame:
     """Store a chat line and send it to its room (encoded once); returns its frame."""
     if user is None or not getattr(user, "is_authenticated", False):
-        raise ServiceError("not_logged_in", "Log in (or play as a guest) to chat.")
+        raise ServiceError("not_logged_in", _("Log in (or play as a guest) to chat."))
     restrictions.check_may_chat(user.pk)
     text = " ".join(str(text).split())
     if not text:
-        raise ServiceError("bad_message", "A chat line needs some text.")
+        raise ServiceError("bad_message", _("A chat line needs some text."))
     if len(text) > CHAT_MAX:
-        raise ServiceError("chat_too_long", f"A chat line has at most {CHAT_MAX} characters.")
+        raise ServiceError(
+            "chat_too_long", _("A chat line has at most %(most)s characters.") % {"most": CHAT_MAX}
+        )
     if room not in ChatLine.Room.values:
-        raise ServiceError("bad_message", 'room is "players" or "spectators".')
+        raise ServiceError("bad_message", _('room is "players" or "spectators".'))
     game = selectors.load_game(game_id)
     if game is None:
-        raise ServiceError("no_such_game", f"There is no game {game_id}.")
+        raise ServiceError("no_such_game", _("There is no game %(game)s.") % {"game": game_id})
     player = game.player_number(user)
     if room == ChatLine.Room.PLAYERS and player is None:
-        raise ServiceError("not_a_player", "Only the two players talk in the players' room.")
+        raise ServiceError("not_a_player", _("Only the two players talk in the players' room."))
     if room == ChatLine.Room.SPECTATORS and player is not None:
         raise ServiceError(
-            "not_a_spectator", "Players talk to each other in the players' room, not here."
+            "not_a_spectator", _("Players talk to each other in the players' room, not here.")
         )
     since = timezone.now() - timedelta(seconds=CHAT_WINDOW)
     recent = ChatLine.objects.filter(game=game, user=user, created_at__gte=since).count()
     if recent >= CHAT_BURST:
         raise ServiceError(
-            "chat_too_fast", f"At most {CHAT_BURST} lines in {CHAT_WINDOW} seconds: slow down."
+            "chat_too_fast",
+            _("At most %(lines)s lines in %(seconds)s seconds: slow down.")
+            % {"lines": CHAT_BURST, "seconds": CHAT_WINDOW},
         )
     line = ChatLine.objects.create(game=game, room=room, user=user, text=text)
     frame = protocol.ChatFrame(room=room, line=protocol.ChatLine(**selectors.chat_line(line)))
@@ -79,7 +84,9 @@ def remove_line(*, line_id: int) -> ChatLine:
     with transaction.atomic():
         line = ChatLine.objects.select_for_update().filter(pk=line_id).first()
         if line is None:
-            raise ServiceError("no_such_line", f"There is no chat line {line_id}.")
+            raise ServiceError(
+                "no_such_line", _("There is no chat line %(line)s.") % {"line": line_id}
+            )
         if line.removed_at is None:
             line.removed_at = timezone.now()
             line.save(update_fields=["removed_at"])

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from django.db import transaction
 
-from games import clocks
+from games import clocks, messages
 from games.clocks import now_ms
 from games.models import Game
 from games.services._core import Applied, locked
@@ -53,15 +53,15 @@ def end_by_clock(game: Game, due: clocks.Due, now: int) -> Applied:
             game,
             winner=None,
             termination=Game.Termination.ABORT,
-            reason=f"{user.username} did not make a first move within "
-            f"{clocks.FIRST_MOVE_MS // 1000} seconds",
+            reason=messages.NO_FIRST_MOVE
+            % {"user": user.username, "seconds": clocks.FIRST_MOVE_MS // 1000},
             now=now,
         )
     return finish(
         game,
         winner=3 - due.player,
         termination=Game.Termination.TIME,
-        reason=f"{user.username} ran out of time",
+        reason=messages.OUT_OF_TIME % {"user": user.username},
         now=now,
     )
 

@@ -7,10 +7,12 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
-from games import clocks, protocol, selectors
+from games import clocks, lifecycle, messages, protocol, selectors
 from games.clocks import now_ms
 from games.engine import client_moves, rules_for
+from games.messages import translated
 from games.models import Game, GameEvent
 from games.rules import game_info
 from games.services._core import Applied, active_player
@@ -53,13 +55,14 @@ def offer_takeback(*, game_id: int, user: Any) -> Applied:
         if not _trailing_moves(game, player):
             raise ServiceError(
                 "nothing_to_take_back",
-                "You can take back only your own last move, before your opponent answers it.",
+                _("You can take back only your own last move, before your opponent answers it."),
             )
         if game.offers.get("takeback") == player:
             return Applied(game=game, duplicate=True)
         game.offers = {**game.offers, "takeback": player}
         applied = emit(game, protocol.TakebackOffer(v=0, game_id=0, by=player))
         game.save(update_fields=["offers", "version", "updated_at"])
+        lifecycle.offered(game, "takeback", player)
     return applied
 
 
@@ -71,7 +74,7 @@ def answer_takeback(*, game_id: int, user: Any, accept: bool) -> Applied:
         game, player = active_player(game_id, user)
         asker = 3 - player
         if game.offers.get("takeback") != asker:
-            raise ServiceError("no_offer", "Your opponent has not asked to take a move back.")
+            raise ServiceError("no_offer", _("Your opponent has not asked to take a move back."))
         offers = {kind: by for kind, by in game.offers.items() if kind != "takeback"}
         if not accept:
             game.offers = offers
@@ -80,7 +83,7 @@ def answer_takeback(*, game_id: int, user: Any, accept: bool) -> Applied:
             return applied
         undone = _trailing_moves(game, asker)
         if not undone:  # cannot happen while moves withdraw offers; refuse rather than guess
-            raise ServiceError("nothing_to_take_back", "There is no move to take back.")
+            raise ServiceError("nothing_to_take_back", _("There is no move to take back."))
         rules = rules_for(game.slug, game.options)
         first = undone[-1].ply or 0
         before = selectors.move_events(game).filter(ply=first - 1).values_list("payload", flat=True)
@@ -123,7 +126,7 @@ def offer_draw(*, game_id: int, user: Any) -> Applied:
         game, player = active_player(game_id, user)
         info = game_info(game.slug)
         if not info.draws:
-            raise ServiceError("no_draws", info.no_draws)
+            raise ServiceError("no_draws", translated(info.no_draws))
         if game.offers.get("draw") == player:
             return Applied(game=game, duplicate=True)
         if game.offers.get("draw") == 3 - player:
@@ -131,6 +134,7 @@ def offer_draw(*, game_id: int, user: Any) -> Applied:
         else:
             game.offers = {**game.offers, "draw": player}
             applied = emit(game, protocol.DrawOffer(v=0, game_id=0, by=player))
+            lifecycle.offered(game, "draw", player)
         game.save()
     return applied
 
@@ -140,7 +144,7 @@ def answer_draw(*, game_id: int, user: Any, accept: bool) -> Applied:
     with transaction.atomic():
         game, player = active_player(game_id, user)
         if game.offers.get("draw") != 3 - player:
-            raise ServiceError("no_offer", "Your opponent has not offered a draw.")
+            raise ServiceError("no_offer", _("Your opponent has not offered a draw."))
         if accept:
             applied = _draw_agreed(game)
         else:
@@ -155,5 +159,5 @@ def _draw_agreed(game: Game) -> Applied:
         game,
         winner=None,
         termination=Game.Termination.AGREEMENT,
-        reason="drawn by agreement",
+        reason=messages.DRAWN_BY_AGREEMENT,
     )

@@ -9,9 +9,11 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.core.mail import EmailMessage, send_mail
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 
-from games import selectors
+from accounts.language import for_user
+from games import messages, selectors
 from games.engine import rules_for
 from games.models import Game, GameConnection, MoveNotice, Vacation
 from games.reply_address import reply_address
@@ -78,16 +80,30 @@ def _remind(game: Game, player: int) -> int:
         return 0
     name = selectors.title_for(game.slug, game.options)
     link = f"{settings.SITE_URL.rstrip('/')}/games/{game.pk}/"
-    days = settings.FORFEIT_DAYS
+    words = {
+        "game": name,
+        "number": game.pk,
+        "opponent": opponent.username,
+        "days": f"{settings.REMINDER_DAYS:g}",
+        "forfeit": f"{settings.FORFEIT_DAYS:g}",
+        "link": link,
+        "profile": f"{settings.SITE_URL.rstrip('/')}/@{user.username}/",
+    }
+    with translation.override(for_user(user)):  # the recipient's language, not the sweeper's
+        subject = _("Reminder: your move in %(game)s #%(number)s against %(opponent)s") % words
+        text = (
+            _(
+                "You have not moved in %(game)s #%(number)s against %(opponent)s for "
+                "%(days)s days. After %(forfeit)s days without a move the game "
+                "is lost by forfeit.\n\n%(link)s\n\nGoing away? Take a vacation on your "
+                "profile: %(profile)s\n"
+            )
+            % words
+        )
     try:
         send_mail(
-            subject=f"Reminder: your move in {name} #{game.pk} against {opponent.username}",
-            message=(
-                f"You have not moved in {name} #{game.pk} against {opponent.username} for "
-                f"{settings.REMINDER_DAYS:g} days. After {days:g} days without a move the game "
-                f"is lost by forfeit.\n\n{link}\n\nGoing away? Take a vacation on your "
-                f"profile: {settings.SITE_URL.rstrip('/')}/@{user.username}/\n"
-            ),
+            subject=subject,
+            message=text,
             from_email=None,
             recipient_list=[user.email],
         )
@@ -117,7 +133,8 @@ def forfeit_stalled(now: datetime | None = None) -> int:
                 game,
                 winner=3 - player,
                 termination=Game.Termination.FORFEIT,
-                reason=f"{user.username} did not move for {settings.FORFEIT_DAYS:g} days",
+                reason=messages.DID_NOT_MOVE
+                % {"user": user.username, "days": f"{settings.FORFEIT_DAYS:g}"},
             )
             game.save()
             ended += 1
@@ -149,16 +166,33 @@ def notify_move(game_id: int, player: int) -> bool:
         return False
     name = selectors.title_for(game.slug, game.options)
     link = f"{settings.SITE_URL.rstrip('/')}/games/{game.pk}/"
+    with translation.override(for_user(user)):  # the recipient's language, not the mover's
+        words = {
+            "game": name,
+            "number": game.pk,
+            "opponent": opponent.username,
+            "link": link,
+            "time": selectors.time_label(game.time_control),
+            "move": game.ply + 1,
+            "board": selectors.game_text(game, last=10),
+            "profile": f"{settings.SITE_URL.rstrip('/')}/@{user.username}/",
+        }
+        # Translators: keep "#%(number)s" as it is: a reply whose subject is left as it was
+        # is known by it (pbm/handlers.py, reply_move).
+        subject = _("Your move in %(game)s #%(number)s against %(opponent)s") % words
+        body = (
+            _(
+                "%(opponent)s has moved in %(game)s #%(number)s. It is your move:\n\n"
+                "%(link)s\n\nYou have %(time)s.\n"
+                "To move by mail, reply to this mail with your move as its subject (it is move "
+                "#%(move)s).\n\n%(board)s\n"
+                "Turn these e-mails off on your profile: %(profile)s\n"
+            )
+            % words
+        )
     message = EmailMessage(
-        subject=f"Your move in {name} #{game.pk} against {opponent.username}",
-        body=(
-            f"{opponent.username} has moved in {name} #{game.pk}. It is your move:\n\n"
-            f"{link}\n\nYou have {game.time_control.label}.\n"
-            f"To move by mail, reply to this mail with your move as its subject (it is move "
-            f"#{game.ply + 1}).\n\n{selectors.game_text(game, last=10)}\n"
-            f"Turn these e-mails off on your profile: "
-            f"{settings.SITE_URL.rstrip('/')}/@{user.username}/\n"
-        ),
+        subject=subject,
+        body=body,
         to=[user.email],
         # Replying with just the move plays it (the mail door checks the signature and ply).
         reply_to=[reply_address(user.pk, game.pk, game.ply)],

@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from games import clocks, lifecycle
 from games.clocks import now_ms
 from games.engine import rules_for
+from games.messages import translated
 from games.models import Game
 from games.rules import InvalidOptions
 from games.services.clock import set_deadline
@@ -21,7 +23,7 @@ def check_time_control(text: Any) -> clocks.TimeControl:
     try:
         return clocks.parse(text)
     except clocks.BadTimeControl as error:
-        raise ServiceError("invalid_time_control", str(error)) from None
+        raise ServiceError("invalid_time_control", translated(error)) from None
 
 
 def new_game(
@@ -37,17 +39,17 @@ def new_game(
     time control. A timed game's clock starts now, with player 1 to move. Only a game
     between two registered players can be rated."""
     if player1.pk == player2.pk:
-        raise ServiceError("same_player", "A game needs two different players.")
+        raise ServiceError("same_player", _("A game needs two different players."))
     if rated and (player1.is_guest or player2.is_guest):
         raise ServiceError(
-            "guests_play_casual", "Guests play casual games only: log in to play rated."
+            "guests_play_casual", _("Guests play casual games only: log in to play rated.")
         )
     if rated and (player1.is_bot or player2.is_bot):
-        raise ServiceError("bots_play_casual", "Games against the computer are never rated.")
+        raise ServiceError("bots_play_casual", _("Games against the computer are never rated."))
     try:
         rules = rules_for(slug, options)
     except InvalidOptions as error:
-        raise ServiceError("invalid_options", str(error)) from None
+        raise ServiceError("invalid_options", translated(error)) from None
     control = (
         time_control
         if isinstance(time_control, clocks.TimeControl)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
-from games import clocks, lifecycle, protocol
+from games import clocks, lifecycle, messages, protocol
 from games.clocks import now_ms
 from games.models import Game
 from games.services._core import Applied, locked, player_of
@@ -49,12 +50,12 @@ def resign(*, game_id: int, user: Any) -> Applied:
         game = locked(game_id)
         player = player_of(game, user)
         if game.status != Game.Status.ACTIVE:
-            raise ServiceError("game_over", "The game is already over.")
+            raise ServiceError("game_over", _("The game is already over."))
         applied = finish(
             game,
             winner=3 - player,
             termination=Game.Termination.RESIGNATION,
-            reason=f"{user.username} resigned",
+            reason=messages.RESIGNED % {"user": user.username},
         )
         game.save()
     return applied
@@ -66,16 +67,16 @@ def abort(*, game_id: int, user: Any) -> Applied:
         game = locked(game_id)
         player_of(game, user)
         if game.status != Game.Status.ACTIVE:
-            raise ServiceError("game_over", "The game is already over.")
+            raise ServiceError("game_over", _("The game is already over."))
         if game.both_moved:
             raise ServiceError(
-                "too_late_to_abort", "Both players have moved: resign instead of aborting."
+                "too_late_to_abort", _("Both players have moved: resign instead of aborting.")
             )
         applied = finish(
             game,
             winner=None,
             termination=Game.Termination.ABORT,
-            reason=f"aborted by {user.username}",
+            reason=messages.ABORTED_BY % {"user": user.username},
         )
         game.save()
     return applied

@@ -4,7 +4,9 @@ without a result, or annul a finished one so that it counts for no rating."""
 from __future__ import annotations
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
+from games import messages
 from games.models import Game
 from games.services._core import Applied, locked
 from games.services.ending import finish
@@ -17,9 +19,12 @@ def abort_by_moderator(*, game_id: int) -> Applied:
     with transaction.atomic():
         game = locked(game_id)
         if game.status != Game.Status.ACTIVE:
-            raise ServiceError("game_over", "The game is already over: annul it instead.")
+            raise ServiceError("game_over", _("The game is already over: annul it instead."))
         applied = finish(
-            game, winner=None, termination=Game.Termination.ABORT, reason="aborted by a moderator"
+            game,
+            winner=None,
+            termination=Game.Termination.ABORT,
+            reason=messages.ABORTED_BY_MODERATOR,
         )
         game.save()
     return applied
@@ -32,10 +37,10 @@ def annul(*, game_id: int) -> Game:
         game = locked(game_id)
         if game.status != Game.Status.FINISHED:
             raise ServiceError(
-                "game_not_over", "Only a finished game can be annulled: abort a running one."
+                "game_not_over", _("Only a finished game can be annulled: abort a running one.")
             )
         if game.annulled:
-            raise ServiceError("game_annulled", "That game is annulled already.")
+            raise ServiceError("game_annulled", _("That game is annulled already."))
         game.annulled = True
         game.save(update_fields=["annulled", "updated_at"])
     return game

@@ -17,10 +17,12 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
-from games import lifecycle, selectors, store
+from games import lifecycle, reasons, selectors, store
 from games.clocks import now_ms
 from games.engine import MAX_MOVE_LENGTH, canonical_move, rules_for
+from games.messages import translated
 from games.models import Game, MoveNotice
 from games.rules import IllegalMove
 from games.services import queue
@@ -65,6 +67,8 @@ class _Written:
     events: list[tuple[Applied, int | None]] = field(default_factory=list)
     noticed: list[int] = field(default_factory=list)
     ended: bool = False
+    # The player whose turn the last move made it (None: the turn goes on, or the game ended).
+    turn: int | None = None
 
     @property
     def applied(self) -> Applied:
@@ -90,12 +94,15 @@ def play_move(*, game_id: int, user: Any, move: str, ply: int, lag: int = 0) -> 
     the new row; after RACES lost races the move holds the row lock from its read on.
     """
     if not isinstance(move, str) or not move.strip():
-        raise ServiceError("bad_message", 'A move needs "move": the move in notation, as text.')
+        raise ServiceError("bad_message", _('A move needs "move": the move in notation, as text.'))
     if len(move) > MAX_MOVE_LENGTH:
-        raise ServiceError("bad_message", f"A move has at most {MAX_MOVE_LENGTH} characters.")
+        raise ServiceError(
+            "bad_message", _("A move has at most %(most)s characters.") % {"most": MAX_MOVE_LENGTH}
+        )
     if not isinstance(ply, int) or isinstance(ply, bool) or ply < 0:
         raise ServiceError(
-            "bad_message", 'A move needs "ply": the number of moves already played, as an integer.'
+            "bad_message",
+            _('A move needs "ply": the number of moves already played, as an integer.'),
         )
     started = time.perf_counter()
     races = 0
@@ -108,14 +115,20 @@ def play_move(*, game_id: int, user: Any, move: str, ply: int, lag: int = 0) -> 
             if ply < game.ply:
                 return _resent(game, rules, player=player, move=move, ply=ply)
             if game.status != Game.Status.ACTIVE:
-                raise ServiceError("game_over", f"The game is over ({game.reason}).")
+                raise ServiceError(
+                    "game_over",
+                    _("The game is over (%(reason)s).")
+                    % {"reason": reasons.translate(game.reason)},
+                )
             if ply > game.ply:
                 raise ServiceError(
-                    "stale_ply", f"Only {game.ply} moves have been played, not {ply}; resync."
+                    "stale_ply",
+                    _("Only %(played)s moves have been played, not %(ply)s; resync.")
+                    % {"played": game.ply, "ply": ply},
                 )
             state = rules.from_json(game.state)
             if rules.to_move(state) != player:
-                raise ServiceError("not_your_turn", "It is not your turn.")
+                raise ServiceError("not_your_turn", _("It is not your turn."))
             now = now_ms()
             flagged = overdue(game, now)
             if flagged is None:
@@ -130,7 +143,10 @@ def play_move(*, game_id: int, user: Any, move: str, ply: int, lag: int = 0) -> 
                 end_by_clock(game, flagged, now)
                 game.save()
         if lock:
-            raise ServiceError("game_over", f"The game is over ({game.reason}).")
+            raise ServiceError(
+                "game_over",
+                _("The game is over (%(reason)s).") % {"reason": reasons.translate(game.reason)},
+            )
         # Out of time when read: under the row lock the game is ended on time, or, if the row
         # changed meanwhile (a vacation stopped the clock), the move is played.
         races = RACES
@@ -139,7 +155,7 @@ def play_move(*, game_id: int, user: Any, move: str, ply: int, lag: int = 0) -> 
 def _read(game_id: int) -> Game:
     game = store.read_game(game_id)
     if game is None:
-        raise ServiceError("no_such_game", f"There is no game {game_id}.")
+        raise ServiceError("no_such_game", _("There is no game %(game)s.") % {"game": game_id})
     return game
 
 
@@ -182,7 +198,7 @@ def _advance(
             excused=excused(game, now),
         )
     except IllegalMove as error:
-        raise ServiceError("illegal_move", str(error)) from None
+        raise ServiceError("illegal_move", translated(error)) from None
     played = game.ply
     game.ply = step.ply
     game.state = step.state
@@ -204,6 +220,7 @@ def _advance(
     if step.turn_over and not step.game_over and not game.time_control.realtime:
         written.noticed.append(3 - player)
     written.ended = step.game_over
+    written.turn = 3 - player if step.turn_over and not step.game_over else None
     return step
 
 
@@ -235,6 +252,8 @@ def _write(game: Game, written: _Written, seen: store.Seen | None) -> bool:
             MoveNotice.objects.get_or_create(game=game, player=player)
         if written.ended:
             lifecycle.ended(game)
+        elif written.turn is not None:
+            lifecycle.moved(game, written.turn)
     return True
 
 
@@ -256,5 +275,7 @@ def _resent(game: Game, rules: Any, *, player: int, move: str, ply: int) -> Appl
         if same:
             return Applied(game=game, text=encode(earlier), duplicate=True)
     raise ServiceError(
-        "stale_ply", f"{game.ply} moves have been played, not {ply}; your view is out of date."
+        "stale_ply",
+        _("%(played)s moves have been played, not %(ply)s; your view is out of date.")
+        % {"played": game.ply, "ply": ply},
     )

@@ -7,8 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from games.engine import canonical_move, rules_for
+from games.messages import translated
 from games.models import Game
 from games.rules import IllegalMove
 from games.services._core import active_player
@@ -24,17 +26,18 @@ def set_queue(*, game_id: int, user: Any, moves: list[str]) -> list[str]:
     play X, answer Y; if they then play Z, answer W". Every move is checked now by playing
     the line out; an empty list clears the queue. Returns the queue as stored (canonical)."""
     if not isinstance(moves, list) or not all(isinstance(move, str) for move in moves):
-        raise ServiceError("bad_message", 'A queue needs "moves": a list of moves in notation.')
+        raise ServiceError("bad_message", _('A queue needs "moves": a list of moves in notation.'))
     with transaction.atomic():
         game, player = active_player(game_id, user)
         if game.time_control.realtime:
             raise ServiceError(
-                "bad_queue", "Conditional moves are for correspondence and untimed games."
+                "bad_queue", _("Conditional moves are for correspondence and untimed games.")
             )
         if len(moves) % 2 or len(moves) > QUEUE_MAX:
             raise ServiceError(
                 "bad_queue",
-                f"A queue is pairs of moves (their move, then your answer), at most {QUEUE_MAX}.",
+                _("A queue is pairs of moves (their move, then your answer), at most %(most)s.")
+                % {"most": QUEUE_MAX},
             )
         queue = _checked_queue(game, player, moves) if moves else []
         queues = {seat: line for seat, line in game.queues.items() if seat != str(player)}
@@ -49,24 +52,32 @@ def _checked_queue(game: Game, player: int, moves: list[str]) -> list[str]:
     names = {1: game.player1.username, 2: game.player2.username}
     if rules.to_move(state) == player:
         raise ServiceError(
-            "bad_queue", "It is your move: play it. A queue answers your opponent's moves."
+            "bad_queue", _("It is your move: play it. A queue answers your opponent's moves.")
         )
     queue: list[str] = []
     for number, move in enumerate(moves):
         mover = 3 - player if number % 2 == 0 else player
         if rules.outcome(state) is not None:
-            raise ServiceError("bad_queue", f"The game would be over before {move}.")
+            raise ServiceError(
+                "bad_queue", _("The game would be over before %(move)s.") % {"move": move}
+            )
         if rules.to_move(state) != mover:
             raise ServiceError(
                 "bad_queue",
-                f"After {queue[-1]} it is {names[rules.to_move(state)]}'s move, "
-                f"not {names[mover]}'s: a queue holds whole turns of one move.",
+                _(
+                    "After %(move)s it is %(player)s's move, not %(mover)s's: a queue holds "
+                    "whole turns of one move."
+                )
+                % {"move": queue[-1], "player": names[rules.to_move(state)], "mover": names[mover]},
             )
         try:
             canonical = canonical_move(rules, state, move)
             state = rules.play(state, move)
         except IllegalMove as error:
-            raise ServiceError("bad_queue", f"{move.strip()[:20]}: {error}") from None
+            raise ServiceError(
+                "bad_queue",
+                _("%(move)s: %(error)s") % {"move": move.strip()[:20], "error": translated(error)},
+            ) from None
         queue.append(canonical)
     return queue
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from games import protocol
 from games.models import Game
@@ -20,7 +21,9 @@ def offer_rematch(*, game_id: int, user: Any) -> Applied:
         game = locked(game_id)
         player = player_of(game, user)
         if game.status == Game.Status.ACTIVE:
-            raise ServiceError("game_not_over", "A rematch can be offered once the game is over.")
+            raise ServiceError(
+                "game_not_over", _("A rematch can be offered once the game is over.")
+            )
         if game.rematch_id is not None:
             return Applied(game=game, duplicate=True)
         offers = set(game.rematch_offers)

@@ -8,6 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from games import clocks, protocol, selectors
@@ -24,13 +25,17 @@ def start_vacation(*, user: Any, days: Any) -> Vacation:
     """Go on vacation for `days`: every correspondence game of the user stops its clocks
     (both sides) until then. At most VACATION_DAYS days in any 365."""
     if user is None or not getattr(user, "is_authenticated", False):
-        raise ServiceError("not_logged_in", "Log in to take a vacation.")
+        raise ServiceError("not_logged_in", _("Log in to take a vacation."))
     allowance = settings.VACATION_DAYS
     if not isinstance(days, int) or isinstance(days, bool) or days < 1:
-        raise ServiceError("bad_message", f"days is a whole number from 1 to {allowance}.")
+        raise ServiceError(
+            "bad_message", _("days is a whole number from 1 to %(most)s.") % {"most": allowance}
+        )
     if days > allowance:  # a well-formed request for more than there can ever be
         raise ServiceError(
-            "vacation_limit", f"At most {allowance} days of vacation in a year, not {days}."
+            "vacation_limit",
+            _("At most %(most)s days of vacation in a year, not %(days)s.")
+            % {"most": allowance, "days": days},
         )
     with transaction.atomic():
         # One vacation change per user at a time: their row orders concurrent requests.
@@ -39,14 +44,16 @@ def start_vacation(*, user: Any, days: Any) -> Vacation:
         running = selectors.current_vacation(user)
         if running is not None:
             raise ServiceError(
-                "on_vacation", f"You are on vacation until {running.ends_at:%Y-%m-%d %H:%M} UTC."
+                "on_vacation",
+                _("You are on vacation until %(until)s UTC.")
+                % {"until": format(running.ends_at, "%Y-%m-%d %H:%M")},
             )
         left = allowance - selectors.vacation_days_used(user, now)
         if days > left + 1e-9:
             raise ServiceError(
                 "vacation_limit",
-                f"At most {allowance} days of vacation in a year: you have "
-                f"{max(0, int(left))} left.",
+                _("At most %(most)s days of vacation in a year: you have %(left)s left.")
+                % {"most": allowance, "left": max(0, int(left))},
             )
         vacation = Vacation.objects.create(
             user=user, starts_at=now, ends_at=now + timedelta(days=days)
@@ -58,12 +65,12 @@ def start_vacation(*, user: Any, days: Any) -> Vacation:
 def end_vacation(*, user: Any) -> Vacation:
     """Come back early: the clocks run again from now; the days not taken are not used."""
     if user is None or not getattr(user, "is_authenticated", False):
-        raise ServiceError("not_logged_in", "Log in first.")
+        raise ServiceError("not_logged_in", _("Log in first."))
     with transaction.atomic():
         User.objects.select_for_update().filter(pk=user.pk).first()
         vacation = selectors.current_vacation(user)
         if vacation is None:
-            raise ServiceError("not_on_vacation", "You are not on vacation.")
+            raise ServiceError("not_on_vacation", _("You are not on vacation."))
         vacation.ends_at = max(vacation.starts_at, timezone.now())
         vacation.save(update_fields=["ends_at"])
         _pause_games(user, until=now_ms())

@@ -10,12 +10,16 @@ from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
+from django.dispatch import Signal
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts import restrictions
 from accounts.models import Block, User
+from games import lifecycle
 from games import services as game_services
 from games.engine import normalized_options
+from games.messages import translated
 from games.models import Game
 from games.rules import InvalidOptions
 from lobby import protocol
@@ -30,6 +34,10 @@ MAX_REASON_LENGTH = 100
 MAX_PENDING_TO_ONE = 3
 MAX_PENDING = 20
 
+# Receivers get challenge=Challenge, after its commit: a user was challenged by name (the
+# apps above the lobby hear of it this way: push notices).
+challenge_made = Signal()
+
 
 def _audience(challenge: Challenge) -> list[int]:
     ids = [challenge.challenger_id]
@@ -40,10 +48,12 @@ def _audience(challenge: Challenge) -> list[int]:
 
 def _user_named(name: Any) -> User:
     if not isinstance(name, str) or not name:
-        raise ServiceError("bad_message", "Name the user to challenge.")
+        raise ServiceError("bad_message", _("Name the user to challenge."))
     user = User.objects.filter(username__iexact=name).first()
     if user is None:
-        raise ServiceError("unknown_user", f"There is no user called {name[:40]!r}.")
+        raise ServiceError(
+            "unknown_user", _("There is no user called %(name)s.") % {"name": repr(name[:40])}
+        )
     return user
 
 
@@ -59,37 +69,41 @@ def create_challenge(
 ) -> Challenge:
     """Challenge a named user, or (challenged=None) anyone who opens the link."""
     if not challenger.is_authenticated:
-        raise ServiceError("not_logged_in", "Log in or play as a guest to challenge someone.")
+        raise ServiceError("not_logged_in", _("Log in or play as a guest to challenge someone."))
     if rated and challenger.is_guest:
         raise ServiceError(
-            "guests_play_casual", "Guests play casual games only: sign up to play rated."
+            "guests_play_casual", _("Guests play casual games only: sign up to play rated.")
         )
     if not isinstance(slug, str):
-        raise ServiceError("bad_message", 'A challenge needs "slug", the game.')
+        raise ServiceError("bad_message", _('A challenge needs "slug", the game.'))
     if side not in Challenge.Side.values:
         raise ServiceError(
-            "bad_message", f"side must be one of {', '.join(Challenge.Side.values)}."
+            "bad_message",
+            _("side must be one of %(choices)s.") % {"choices": ", ".join(Challenge.Side.values)},
         )
     options = options or {}
     if not isinstance(options, dict):
-        raise ServiceError("bad_message", '"options" must be an object.')
+        raise ServiceError("bad_message", _('"options" must be an object.'))
     control = game_services.check_time_control(time_control)
     try:
         full = normalized_options(slug, options)
     except InvalidOptions as error:
-        raise ServiceError("invalid_options", str(error)) from None
+        raise ServiceError("invalid_options", translated(error)) from None
     target = None
     if challenged is not None:
         target = _user_named(challenged)
         if target.pk == challenger.pk:
-            raise ServiceError("self_challenge", "You cannot challenge yourself.")
+            raise ServiceError("self_challenge", _("You cannot challenge yourself."))
         if Block.objects.filter(blocker=target, blocked=challenger).exists():
-            raise ServiceError("blocked", f"{target.username} does not take your challenges.")
+            raise ServiceError(
+                "blocked", _("%(user)s does not take your challenges.") % {"user": target.username}
+            )
         # The target's own "who may challenge me" (accounts/restrictions.py).
         restrictions.check_may_challenge(challenger=challenger, target=target)
         if rated and target.is_guest:
             raise ServiceError(
-                "guests_play_casual", f"{target.username} is a guest: guests play casual games."
+                "guests_play_casual",
+                _("%(user)s is a guest: guests play casual games.") % {"user": target.username},
             )
     if rated:
         restrictions.check_may_play_rated(challenger, *([target] if target else []))
@@ -109,6 +123,8 @@ def create_challenge(
         feed.tell(
             _audience(challenge), protocol.ChallengeNews(challenge=challenge_payload(challenge))
         )
+        if target is not None:
+            lifecycle.announce(challenge_made, challenge=challenge)
     return challenge
 
 
@@ -120,13 +136,17 @@ def _check_pending(challenger: User, target: User | None) -> None:
     if target is not None and waiting.filter(challenged=target).count() >= MAX_PENDING_TO_ONE:
         raise ServiceError(
             "too_many_challenges",
-            f"{target.username} has {MAX_PENDING_TO_ONE} challenges of yours waiting already: "
-            "wait for an answer, or cancel one.",
+            _(
+                "%(user)s has %(count)s challenges of yours waiting already: wait for an "
+                "answer, or cancel one."
+            )
+            % {"user": target.username, "count": MAX_PENDING_TO_ONE},
         )
     if waiting.count() >= MAX_PENDING:
         raise ServiceError(
             "too_many_challenges",
-            f"You have {MAX_PENDING} challenges waiting for an answer: cancel some first.",
+            _("You have %(count)s challenges waiting for an answer: cancel some first.")
+            % {"count": MAX_PENDING},
         )
 
 
@@ -141,9 +161,9 @@ def _locked(*, challenge_id: int | None = None, token: str | None = None) -> Cha
     elif isinstance(challenge_id, int) and not isinstance(challenge_id, bool):
         challenge = query.filter(pk=challenge_id).first()
     else:
-        raise ServiceError("bad_message", 'Name the challenge by its "challenge_id".')
+        raise ServiceError("bad_message", _('Name the challenge by its "challenge_id".'))
     if challenge is None:
-        raise ServiceError("no_such_challenge", "There is no such challenge.")
+        raise ServiceError("no_such_challenge", _("There is no such challenge."))
     return challenge
 
 
@@ -154,8 +174,15 @@ def _problem(challenge: Challenge) -> ServiceError | None:
         challenge.save(update_fields=["status"])
         _updated(challenge)
     if challenge.status != Challenge.Status.PENDING:
+        closed = {
+            Challenge.Status.ACCEPTED: _("That challenge is accepted."),
+            Challenge.Status.DECLINED: _("That challenge is declined."),
+            Challenge.Status.CANCELLED: _("That challenge is cancelled."),
+            Challenge.Status.EXPIRED: _("That challenge is expired."),
+        }
         return ServiceError(
-            f"challenge_{challenge.status}", f"That challenge is {challenge.status}."
+            f"challenge_{challenge.status}",
+            closed.get(challenge.status, f"That challenge is {challenge.status}."),
         )
     return None
 
@@ -171,7 +198,7 @@ def accept_challenge(
 ) -> Game:
     """Accept a direct challenge (as its recipient) or an open one (as anyone else)."""
     if not user.is_authenticated:
-        raise ServiceError("not_logged_in", "Log in or play as a guest to accept a challenge.")
+        raise ServiceError("not_logged_in", _("Log in or play as a guest to accept a challenge."))
     with transaction.atomic():
         challenge = _locked(challenge_id=challenge_id, token=token)
         # An expiry is recorded (committed) before the refusal is raised.
@@ -184,9 +211,9 @@ def accept_challenge(
 def _accept(challenge: Challenge, user: User) -> Game:
     if challenge.challenged_id is None:
         if challenge.challenger_id == user.pk:
-            raise ServiceError("self_challenge", "You cannot accept your own challenge.")
+            raise ServiceError("self_challenge", _("You cannot accept your own challenge."))
     elif challenge.challenged_id != user.pk:
-        raise ServiceError("not_yours", "Only the challenged user can accept this challenge.")
+        raise ServiceError("not_yours", _("Only the challenged user can accept this challenge."))
     if challenge.rated:
         restrictions.check_may_play_rated(user, challenge.challenger)
     side = challenge.side
@@ -219,8 +246,12 @@ def _answer(*, user: User, challenge_id: int, as_challenger: bool, **changes: An
         challenge = _locked(challenge_id=challenge_id)
         owner = challenge.challenger_id if as_challenger else challenge.challenged_id
         if owner != user.pk:
-            role = "challenger" if as_challenger else "challenged user"
-            raise ServiceError("not_yours", f"Only the {role} can do that.")
+            raise ServiceError(
+                "not_yours",
+                _("Only the challenger can do that.")
+                if as_challenger
+                else _("Only the challenged user can do that."),
+            )
         problem = _problem(challenge)
         if problem is None:
             for field, value in changes.items():
@@ -234,7 +265,8 @@ def _answer(*, user: User, challenge_id: int, as_challenger: bool, **changes: An
 def decline_challenge(*, user: User, challenge_id: int, reason: str = "") -> Challenge:
     if not isinstance(reason, str) or len(reason) > MAX_REASON_LENGTH:
         raise ServiceError(
-            "bad_message", f"A reason is text of at most {MAX_REASON_LENGTH} characters."
+            "bad_message",
+            _("A reason is text of at most %(most)s characters.") % {"most": MAX_REASON_LENGTH},
         )
     return _answer(
         user=user,
@@ -258,16 +290,18 @@ def parse_pbm_command(text: Any) -> tuple[str, dict[str, int | str], str, str]:
     """`zigzag challenge -pits=8 -seeds=7 alice bob` -> (slug, options, userid1, userid2)."""
     if not isinstance(text, str) or len(text) > 200:
         raise ServiceError(
-            "bad_command", "Send the command as text, e.g. 'diffusion challenge alice bob'."
+            "bad_command", _("Send the command as text, e.g. 'diffusion challenge alice bob'.")
         )
     try:
         words = shlex.split(text)
     except ValueError as error:
-        raise ServiceError("bad_command", f"Cannot read that command: {error}.") from None
+        raise ServiceError(
+            "bad_command", _("Cannot read that command: %(error)s.") % {"error": error}
+        ) from None
     if len(words) < 2 or words[1].lower() != "challenge":
         raise ServiceError(
             "bad_command",
-            "Only 'challenge' is understood: <game> challenge [-opt=N ...] userid1 userid2",
+            _("Only 'challenge' is understood: <game> challenge [-opt=N ...] userid1 userid2"),
         )
     slug = words[0].lower()
     options: dict[str, int | str] = {}
@@ -276,13 +310,16 @@ def parse_pbm_command(text: Any) -> tuple[str, dict[str, int | str], str, str]:
         if word.startswith("-"):
             key, equals, value = word[1:].partition("=")
             if not key or not equals:
-                raise ServiceError("bad_command", f"Options look like -name=value, not {word!r}.")
+                raise ServiceError(
+                    "bad_command",
+                    _("Options look like -name=value, not %(word)s.") % {"word": repr(word)},
+                )
             # ASCII digits only: str.isdigit() also accepts "²", which int() refuses.
             options[key.lower()] = int(value) if re.fullmatch(r"-?[0-9]+", value) else value
         else:
             names.append(word)
     if len(names) != 2:
-        raise ServiceError("bad_command", "Name two users: userid1 (moves first) and userid2.")
+        raise ServiceError("bad_command", _("Name two users: userid1 (moves first) and userid2."))
     return slug, options, names[0], names[1]
 
 
@@ -291,9 +328,9 @@ def pbm_challenge(*, sender: User, text: str) -> Challenge:
     slug, options, first, second = parse_pbm_command(text)
     names = [first.lower(), second.lower()]
     if sender.username.lower() not in names:
-        raise ServiceError("not_yours", "You must be one of the two users of the challenge.")
+        raise ServiceError("not_yours", _("You must be one of the two users of the challenge."))
     if names[0] == names[1]:
-        raise ServiceError("self_challenge", "You cannot challenge yourself.")
+        raise ServiceError("self_challenge", _("You cannot challenge yourself."))
     if names[0] == sender.username.lower():
         return create_challenge(
             challenger=sender, challenged=second, slug=slug, options=options, side="first"

@@ -12,8 +12,9 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 
+from accounts.language import for_user
 from bots import services as bots
 from lobby import protocol
 from lobby.models import Seek
@@ -51,7 +52,9 @@ def hand_to_computer(seek_ids: list[int] | None = None, grace: float = 0) -> int
         for seek in waiting:
             choice = seek.games[0]
             try:
-                with transaction.atomic():
+                # A refusal is told to the seeker, maybe from another's socket or the worker:
+                # in the seeker's language.
+                with transaction.atomic(), translation.override(for_user(seek.user)):
                     game = bots.play_computer(
                         user=seek.user,
                         slug=choice["slug"],

@@ -14,12 +14,14 @@ from typing import Any
 
 from django.db import connection, transaction
 from django.db.models import Case, Value, When
+from django.utils.translation import gettext as _
 
 from accounts import restrictions
 from accounts.models import User
 from bots import services as bots
 from games import services as game_services
 from games.engine import normalized_options
+from games.messages import translated
 from games.models import Game
 from games.rules import InvalidOptions
 from lobby import matching, protocol
@@ -44,19 +46,22 @@ def check_games(games: Any) -> list[dict[str, Any]]:
     if not isinstance(games, list) or not games or len(games) > MAX_GAMES_PER_SEEK:
         raise ServiceError(
             "bad_message",
-            f'A seek needs "games": 1 to {MAX_GAMES_PER_SEEK} of {{"slug": ..., "options": {{}}}}.',
+            _('A seek needs "games": 1 to %(most)s of {"slug": ..., "options": {}}.')
+            % {"most": MAX_GAMES_PER_SEEK},
         )
     checked = []
     for entry in games:
         if not isinstance(entry, dict) or not isinstance(entry.get("slug"), str):
-            raise ServiceError("bad_message", 'Each game needs a "slug" (and may have "options").')
+            raise ServiceError(
+                "bad_message", _('Each game needs a "slug" (and may have "options").')
+            )
         options = entry.get("options") or {}
         if not isinstance(options, dict):
-            raise ServiceError("bad_message", '"options" must be an object.')
+            raise ServiceError("bad_message", _('"options" must be an object.'))
         try:
             full = normalized_options(entry["slug"], options)
         except InvalidOptions as error:
-            raise ServiceError("invalid_options", str(error)) from None
+            raise ServiceError("invalid_options", translated(error)) from None
         choice = {"slug": entry["slug"], "options": full}
         if choice not in checked:
             checked.append(choice)
@@ -95,7 +100,7 @@ def check_rating_range(value: Any) -> list[int] | None:
     ):
         raise ServiceError(
             "bad_rating_range",
-            "rating_range is [lowest, highest], whole numbers from 0 to 4000, lowest first.",
+            _("rating_range is [lowest, highest], whole numbers from 0 to 4000, lowest first."),
         )
     return [value[0], value[1]]
 
@@ -113,14 +118,14 @@ def create_seek(
     """Open a seek; with pair_now, pair it at once if a compatible one is waiting (else the
     lobby's matchmaker pairs it moments later)."""
     if not user.is_authenticated:
-        raise ServiceError("not_logged_in", "Log in or play as a guest to seek a game.")
+        raise ServiceError("not_logged_in", _("Log in or play as a guest to seek a game."))
     checked = check_games(games)
     control = game_services.check_time_control(time_control)
     span = check_rating_range(rating_range)
     computer_level = None if computer is None else bots.check_level(computer)
     if rated and user.is_guest:
         raise ServiceError(
-            "guests_play_casual", "Guests play casual games only: sign up to play rated."
+            "guests_play_casual", _("Guests play casual games only: sign up to play rated.")
         )
     if rated:
         restrictions.check_may_play_rated(user)
@@ -129,7 +134,8 @@ def create_seek(
         User.objects.select_for_update().filter(pk=user.pk).first()
         if Seek.objects.filter(user=user, status=Seek.Status.OPEN).count() >= MAX_OPEN_SEEKS:
             raise ServiceError(
-                "too_many_seeks", f"You can have at most {MAX_OPEN_SEEKS} open seeks."
+                "too_many_seeks",
+                _("You can have at most %(most)s open seeks.") % {"most": MAX_OPEN_SEEKS},
             )
         # Announced by pair() only if it has to wait: a seek paired at once never shows.
         # A correspondence seek waits for a partner after its owner leaves the lobby.
@@ -199,7 +205,7 @@ def _pair_queue() -> dict[int, Game]:
     )
     events: list[protocol.FeedEvent] = []
     paired: dict[int, Game] = {}
-    for (a, b, _), game in zip(pairs, games, strict=True):
+    for (a, b, _choice), game in zip(pairs, games, strict=True):
         paired[a.pk] = paired[b.pk] = game
         events += [_removed(s) for s in (a, b) if s.announced]
     if paired:
@@ -263,13 +269,19 @@ def announce_end(game: Game, **_: Any) -> None:
 
 def cancel_seek(*, user: User, seek_id: int) -> None:
     if not isinstance(seek_id, int) or isinstance(seek_id, bool):
-        raise ServiceError("bad_message", 'cancel_seek needs "seek_id", a number.')
+        raise ServiceError("bad_message", _('cancel_seek needs "seek_id", a number.'))
     with transaction.atomic():
         seek = Seek.objects.select_for_update().filter(pk=seek_id, user_id=user.pk).first()
         if seek is None:
-            raise ServiceError("no_such_seek", "You have no such seek.")
+            raise ServiceError("no_such_seek", _("You have no such seek."))
         if seek.status != Seek.Status.OPEN:
-            raise ServiceError("seek_closed", f"That seek is already {seek.status}.")
+            closed = {
+                Seek.Status.PAIRED: _("That seek is already paired."),
+                Seek.Status.CANCELLED: _("That seek is already cancelled."),
+            }
+            raise ServiceError(
+                "seek_closed", closed.get(seek.status, f"That seek is already {seek.status}.")
+            )
         seek.status = Seek.Status.CANCELLED
         seek.save(update_fields=["status"])
         if seek.announced:

@@ -1,6 +1,7 @@
 // The analysis board: the server keeps the tree and judges every move (docs/PROTOCOL.md,
 // "Analysis"); this page draws the position of the node shown and the tree, and sends what
 // the user does. No rules here.
+/* global gettext, ngettext, interpolate */
 import { renderChess } from "./boards/chess.js";
 import { renderMancala } from "./boards/mancala.js";
 
@@ -9,6 +10,7 @@ const root = $("analysis");
 const key = root.dataset.key;
 const mine = root.dataset.mine === "true";
 const page = { analysis: null, flipped: false, computer: null };
+const lang = document.documentElement.lang || undefined;
 
 function csrf() {
   const part = document.cookie.split("; ").find((item) => item.startsWith("csrftoken="));
@@ -59,7 +61,9 @@ function show(analysis) {
   const result = node.result;
   $("result").hidden = !result;
   $("result").textContent = result
-    ? (result.winner ? `Player ${result.winner} wins: ${result.reason}` : `A draw: ${result.reason}`)
+    ? interpolate(result.winner ? gettext("Player %(n)s wins: %(reason)s") : gettext("A draw: %(reason)s"), {
+      n: result.winner, reason: result.reason,
+    }, true)
     : "";
   root.dataset.node = String(node.id);
   askComputer();
@@ -73,7 +77,7 @@ async function askComputer() {
   $("computer-view").hidden = !(on && on.checked);
   if (!on || !on.checked || page.computer === node) return;
   page.computer = node;
-  $("computer-win").textContent = "thinking…";
+  $("computer-win").textContent = gettext("thinking…");
   $("computer-progress").textContent = "";
   $("computer-line").textContent = "";
   $("win-bar").style.width = "50%";
@@ -99,22 +103,34 @@ async function askComputer() {
 
 function drawComputer(search) {
   const result = search.result;
-  const side = page.analysis.board.renderer === "grid" ? { 1: "White", 2: "Black" } : { 1: "South", 2: "North" };
+  const side = page.analysis.board.renderer === "grid"
+    ? { 1: gettext("White"), 2: gettext("Black") } : { 1: gettext("South"), 2: gettext("North") };
   const mover = side[page.analysis.node.to_move];
   $("computer").dataset.status = search.status;
-  $("computer-progress").textContent = `round ${search.rounds} of ${search.of}${result ? `, ${result.playouts.toLocaleString()} playouts` : ""}${search.status === "done" ? "" : "…"}`;
+  const progress = [interpolate(gettext("round %(round)s of %(of)s"), { round: search.rounds, of: search.of }, true)];
+  if (result) {
+    // The English singular is the plural, as it always was; other languages give both forms.
+    progress.push(interpolate(ngettext("%(n)s playouts", "%(n)s playouts", result.playouts), {
+      n: result.playouts.toLocaleString(lang),
+    }, true));
+  }
+  $("computer-progress").textContent = `${progress.join(", ")}${search.status === "done" ? "" : "…"}`;
   if (!result) return;
   const over = page.analysis.node.result;
   if (over) {
-    $("computer-win").textContent = `The game is over: ${over.winner ? `${side[over.winner]} won` : "a draw"}.`;
+    $("computer-win").textContent = over.winner
+      ? interpolate(gettext("The game is over: %(side)s won."), { side: side[over.winner] }, true)
+      : gettext("The game is over: a draw.");
     $("win-bar").style.width = over.winner === page.analysis.node.to_move ? "100%" : over.winner ? "0%" : "50%";
     $("computer-line").textContent = "";
     return;
   }
   const percent = Math.round(result.win * 100);
-  $("computer-win").textContent = `${mover} wins ${percent}% (the side to move)`;
+  $("computer-win").textContent = interpolate(gettext("%(side)s wins %(percent)s (the side to move)"), {
+    side: mover, percent: new Intl.NumberFormat(lang, { style: "percent" }).format(percent / 100),
+  }, true);
   $("win-bar").style.width = `${percent}%`;
-  $("computer-line").textContent = result.line.join(" ") || "(the game is over)";
+  $("computer-line").textContent = result.line.join(" ") || gettext("(the game is over)");
 }
 
 function drawBoard(analysis) {
@@ -134,8 +150,8 @@ function drawBoard(analysis) {
     onMove: play,
     onDraft: (move) => { $("move-input").value = move; },
     onRefused: (move) => {
-      if (!mine) say("Copy this analysis to play moves on it.", "error");
-      else if (node.result) say("The game is over in this position.", "error");
+      if (!mine) say(gettext("Copy this analysis to play moves on it."), "error");
+      else if (node.result) say(gettext("The game is over in this position."), "error");
       else if (move) play(move);
     },
     onExplain: (text) => say(text, "error"),
@@ -146,7 +162,7 @@ function drawBoard(analysis) {
     $("echo-button").hidden = !(mine && node.legal && node.legal.echo);
   } else {
     renderMancala($("board"), view);
-    $("turn-info").textContent = node.result ? "" : `Player ${node.to_move} to move`;
+    $("turn-info").textContent = node.result ? "" : interpolate(gettext("Player %(n)s to move"), { n: node.to_move }, true);
   }
 }
 
@@ -235,7 +251,7 @@ $("move-form").addEventListener("submit", (event) => {
 $("echo-button").addEventListener("click", () => play("echo"));
 $("promote-button").addEventListener("click", () => call("/promote", { node: page.analysis.node.id }));
 $("delete-button").addEventListener("click", () => {
-  if (page.analysis.node.id === 0) say("The starting position stays.", "error");
+  if (page.analysis.node.id === 0) say(gettext("The starting position stays."), "error");
   else call("/delete", { node: page.analysis.node.id });
 });
 $("flip-button").addEventListener("click", () => {
@@ -246,9 +262,9 @@ $("copy-position").addEventListener("click", async () => {
   $("position-text").select();
   try {
     await navigator.clipboard.writeText($("position-text").value);
-    say("Position copied.");
+    say(gettext("Position copied."));
   } catch {
-    say("Select the text and copy it.");
+    say(gettext("Select the text and copy it."));
   }
 });
 
@@ -260,7 +276,9 @@ $("computer-on")?.addEventListener("change", () => {
 const hint = new URLSearchParams(location.search);
 if (hint.get("suggest")) {
   $("suggestion").hidden = false;
-  $("suggestion").textContent = `The review: ${hint.get("played")} was played here; the computer preferred ${hint.get("suggest")}.`;
+  $("suggestion").textContent = interpolate(gettext("The review: %(played)s was played here; the computer preferred %(suggest)s."), {
+    played: hint.get("played"), suggest: hint.get("suggest"),
+  }, true);
 }
 
 call("");

@@ -2,13 +2,18 @@
 // board, written into the position's text (docs/NOTATION.md) as they are set. Whether the
 // position could happen is the server's to say: "Analyse" sends the text, and the rules
 // engine checks it (an impossible one comes back with the reason). No rules here.
+/* global gettext */
 const $ = (id) => document.getElementById(id);
 const form = $("new-analysis");
 const box = $("editor");
 const text = $("analysis-position");
 const CYCLE = [".", "O", "X", "K", "k"];
-const MEN = { ".": "empty", O: "a white stone", X: "a black stone", K: "White's king", k: "Black's king" };
+const MEN = {
+  ".": gettext("empty"), O: gettext("a white stone"), X: gettext("a black stone"),
+  K: gettext("White's king"), k: gettext("Black's king"),
+};
 let current = null; // {slug, board, fields}
+let loads = 0; // only the latest load draws: an earlier answer arriving late is dropped
 
 function query() {
   const params = new URLSearchParams({ slug: $("analysis-slug").value });
@@ -21,7 +26,11 @@ function query() {
 }
 
 async function load(fromStart) {
+  const mine = ++loads;
+  box.setAttribute("aria-busy", "true");
   const answer = await fetch(`/api/analysis/board?${query()}`).then((response) => response.json());
+  if (mine !== loads) return;
+  box.removeAttribute("aria-busy");
   if (answer.error) {
     $("editor-note").textContent = answer.error.message;
     return;
@@ -58,13 +67,14 @@ function drawPits(position, board) {
     });
   });
   const stores = document.createElement("p");
-  const names = zigzag ? ["South has captured", "North has captured"] : ["Left store", "Right store"];
+  const names = zigzag ? [gettext("South has captured"), gettext("North has captured")]
+    : [gettext("Left store"), gettext("Right store")];
   stores.append(labelled(names[0], number("store-0", first)), " ", labelled(names[1], number("store-1", second)));
-  const side = select("editor-side", [["1", "South (player 1)"], ["2", "North (player 2)"]], fields[2] || "1");
-  const extra = [labelled("To move", side)];
+  const side = select("editor-side", [["1", gettext("South (player 1)")], ["2", gettext("North (player 2)")]], fields[2] || "1");
+  const extra = [labelled(gettext("To move"), side)];
   if (zigzag) {
-    const last = select("editor-last", [["0", "nobody yet"], ["1", "South"], ["2", "North"]], fields[4] || "0");
-    extra.push(" ", labelled("Last to capture", last));
+    const last = select("editor-last", [["0", gettext("nobody yet")], ["1", gettext("South")], ["2", gettext("North")]], fields[4] || "0");
+    extra.push(" ", labelled(gettext("Last to capture"), last));
   }
   const more = document.createElement("p");
   more.append(...extra);
@@ -116,16 +126,16 @@ function drawGrid(position) {
       grid.append(button);
     }
   });
-  const side = select("editor-side", [["w", "White"], ["b", "Black"]], fields[1] || "w");
+  const side = select("editor-side", [["w", gettext("White")], ["b", gettext("Black")]], fields[1] || "w");
   const turn = number("editor-turn", Number(fields[2] || 1));
   turn.min = "1";
   const left = number("editor-left", Number(fields[3] || 4));
   left.max = "5";
   const more = document.createElement("p");
-  more.append(labelled("To move", side), " ", labelled("Turn", turn), " ", labelled("Moves left", left));
+  more.append(labelled(gettext("To move"), side), " ", labelled(gettext("Turn"), turn), " ", labelled(gettext("Moves left"), left));
   const hint = document.createElement("p");
   hint.className = "hint";
-  hint.textContent = "Click a cell to change it: empty, white stone, black stone, White's king, Black's king.";
+  hint.textContent = gettext("Click a cell to change it: empty, white stone, black stone, White's king, Black's king.");
   box.replaceChildren(hint, grid, more);
 }
 

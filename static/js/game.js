@@ -1,14 +1,18 @@
 // The game page: draws what the server says and sends what the player clicks.
 // The server decides everything (legal moves, results); this file holds no rules.
+/* global gettext, ngettext, interpolate */
 import { renderChess } from "./boards/chess.js";
 import { renderMancala } from "./boards/mancala.js";
 import { renderMoves } from "./game/moves.js";
 import { announce, describe, resultText } from "./game/words.js";
 import { CLOSE, isNavigating, openSocket } from "./socket.js";
+import { timeControlLabel } from "./time_control.js";
 
 const root = document.getElementById("game");
 const gameId = Number(root.dataset.gameId);
 const $ = (id) => document.getElementById(id);
+// Dates as the page's language writes them.
+const lang = document.documentElement.lang || undefined;
 // The clocks are redrawn ten times a second: a write that changes nothing still costs the
 // page a style pass, so only changes are written (a page at rest then does no work).
 function setText(node, text) {
@@ -50,14 +54,14 @@ const socket = openSocket(`/ws/games/${gameId}/`, {
   onMessage: receive,
   // A page that has drawn the game asks only for the events and chat lines it missed.
   resync: () => (live.game ? { v: live.v, chat: live.chatId } : null),
-  onConnecting: () => setConnection("connecting", "connecting…"),
-  onOpen: () => setConnection("open", "live"),
-  onRetry: () => setConnection("closed", "reconnecting…"),
-  stopOn: { [CLOSE.NO_SUCH_GAME]: () => setConnection("closed", "no such game") },
+  onConnecting: () => setConnection("connecting", gettext("connecting…")),
+  onOpen: () => setConnection("open", gettext("live")),
+  onRetry: () => setConnection("closed", gettext("reconnecting…")),
+  stopOn: { [CLOSE.NO_SUCH_GAME]: () => setConnection("closed", gettext("no such game")) },
 });
 
 function send(message) {
-  if (!socket.send(message)) say("Not connected: wait a moment.");
+  if (!socket.send(message)) say(gettext("Not connected: wait a moment."));
 }
 
 function setConnection(state, text) {
@@ -73,7 +77,7 @@ function drawConnection() {
   const node = $("connection");
   const over = Boolean(live.game) && live.game.status !== "active";
   node.dataset.game = over ? "over" : "active";
-  if (node.dataset.state === "open") node.textContent = over ? "connected" : "live";
+  if (node.dataset.state === "open") node.textContent = over ? gettext("connected") : gettext("live");
 }
 
 // A move for the game as the page shows it now; the id's letter says which control sent it
@@ -134,7 +138,7 @@ function receiveState(message) {
 
 function receiveQueue(message) {
   live.queue = message.moves;
-  say(message.moves.length ? "Queued." : "Queue cleared.");
+  say(message.moves.length ? gettext("Queued.") : gettext("Queue cleared."));
   draw();
 }
 
@@ -169,8 +173,8 @@ const EVENTS = {
   takeback: applyTakeback,
   takeback_offer: (game, event) => applyOffer(game, event, "takeback"),
   draw_offer: (game, event) => applyOffer(game, event, "draw"),
-  takeback_declined: (game, event) => applyDeclined(game, event, "takeback", "takeback"),
-  draw_declined: (game, event) => applyDeclined(game, event, "draw", "draw offer"),
+  takeback_declined: (game, event) => applyDeclined(game, event, "takeback", gettext("%(name)s declined the takeback.")),
+  draw_declined: (game, event) => applyDeclined(game, event, "draw", gettext("%(name)s declined the draw offer.")),
   away: (game, event) => {
     game.away = { ...game.away, [String(event.player)]: event.claim_at };
   },
@@ -222,15 +226,17 @@ function applyMove(game, event) {
   if (byOpponent(event.player)) chime();
   if (event.path && live.viewing === null) animate(live.previous, event.path);
   say("");
-  const who = event.player === live.you ? "You" : game.players[String(event.player)].username;
-  const next = game.status !== "active" ? "" : game.to_move === live.you ? " Your move." : "";
-  announce(`${who} played ${event.move}.${next}`);
+  const played = event.player === live.you
+    ? interpolate(gettext("You played %(move)s."), { move: event.move }, true)
+    : interpolate(gettext("%(name)s played %(move)s."), { name: game.players[String(event.player)].username, move: event.move }, true);
+  const next = game.status !== "active" ? "" : game.to_move === live.you ? ` ${gettext("Your move.")}` : "";
+  announce(`${played}${next}`);
 }
 
 function applyEnd(game, event) {
   game.status = event.status;
   game.result = event.result;
-  if (event.result) announce(`Game over: ${resultText(event.result, game.players)}.`);
+  if (event.result) announce(interpolate(gettext("Game over: %(result)s."), { result: resultText(event.result, game.players) }, true));
   game.legal_moves = [];
   game.away = {};
   game.offers = {};
@@ -246,8 +252,9 @@ function applyTakeback(game, event) {
   live.lastMove = lastNotation(game.moves);
   if (live.positions) live.positions.splice(event.ply + 1);
   if (live.viewing !== null && live.viewing > event.ply) live.viewing = null;
-  const what = event.undone === 1 ? "one move" : `${event.undone} moves`;
-  say(`${game.players[String(event.by)].username} accepted: ${what} taken back.`);
+  say(interpolate(ngettext("%(name)s accepted: one move taken back.", "%(name)s accepted: %(n)s moves taken back.", event.undone), {
+    name: game.players[String(event.by)].username, n: event.undone,
+  }, true));
 }
 
 function applyOffer(game, event, kind) {
@@ -256,9 +263,10 @@ function applyOffer(game, event, kind) {
   if (byOpponent(event.by)) chime();
 }
 
-function applyDeclined(game, event, kind, what) {
+// `words`: the sentence, with the name of who declined as %(name)s.
+function applyDeclined(game, event, kind, words) {
   game.offers = without(game.offers, kind);
-  say(`${game.players[String(event.by)].username} declined the ${what}.`);
+  say(interpolate(words, { name: game.players[String(event.by)].username }, true));
 }
 
 function drawCrowd(crowd) {
@@ -271,7 +279,7 @@ function drawCrowd(crowd) {
     const node = $(`player-${seat}`);
     node.classList.toggle("online", here);
     const dot = node.querySelector(".dot");
-    dot.title = here ? "online" : "offline";
+    dot.title = here ? gettext("online") : gettext("offline");
     dot.setAttribute("aria-label", dot.title);
   }
 }
@@ -287,8 +295,16 @@ function setClock(clock) {
 function format(ms) {
   if (ms < 10000) return `0:0${(Math.max(0, ms) / 1000).toFixed(1)}`; // tenths when it counts
   const seconds = Math.max(0, Math.ceil(ms / 1000));
-  if (seconds >= 86400) return `${Math.floor(seconds / 86400)} d ${Math.floor((seconds % 86400) / 3600)} h`;
-  if (seconds >= 3600) return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
+  if (seconds >= 86400) {
+    return interpolate(gettext("%(days)s d %(hours)s h"), {
+      days: Math.floor(seconds / 86400), hours: Math.floor((seconds % 86400) / 3600),
+    }, true);
+  }
+  if (seconds >= 3600) {
+    return interpolate(gettext("%(hours)s h %(minutes)s min"), {
+      hours: Math.floor(seconds / 3600), minutes: Math.floor((seconds % 3600) / 60),
+    }, true);
+  }
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
 }
 
@@ -303,9 +319,10 @@ function drawClocks() {
 }
 
 function drawTimeControl(game, clock) {
-  let text = game && game.time_control ? game.time_control.label : "";
+  let text = game && game.time_control ? timeControlLabel(game.time_control.code) : "";
   if (clock && clock.paused_until && clock.paused_until > serverNow(clock)) {
-    text += ` · clocks paused (vacation) until ${new Date(clock.paused_until).toLocaleString()}`;
+    const until = new Date(clock.paused_until).toLocaleString(lang);
+    text += ` · ${interpolate(gettext("clocks paused (vacation) until %(date)s"), { date: until }, true)}`;
   }
   setText($("time-control"), text);
 }
@@ -320,7 +337,7 @@ function drawClock(seat, clock) {
   // Until a player's first move of a real-time game, the countdown is to its deadline.
   const firstMoveLeft = clock.first_move_by ? clock.first_move_by - clock.server_time - passed : null;
   setText(node, running && firstMoveLeft !== null
-    ? `first move: ${Math.max(0, Math.ceil(firstMoveLeft / 1000))} s`
+    ? interpolate(gettext("first move: %(seconds)s s"), { seconds: Math.max(0, Math.ceil(firstMoveLeft / 1000)) }, true)
     : format(remaining));
   if (running) askIfOverdue(firstMoveLeft ?? remaining);
   if (running && seat === live.you && firstMoveLeft === null) warnIfLow(seat, remaining);
@@ -337,7 +354,10 @@ function warnIfLow(seat, remaining) {
   if (before === undefined) return;
   // The lowest mark passed (a page asleep for a while may pass two at once).
   const mark = [...WARNINGS].reverse().find((at) => before >= at && remaining < at);
-  if (mark) announce(`${mark / 1000} seconds left on your clock.`, true);
+  if (mark) {
+    const seconds = mark / 1000;
+    announce(interpolate(ngettext("%(n)s second left on your clock.", "%(n)s seconds left on your clock.", seconds), { n: seconds }, true), true);
+  }
 }
 
 // How long the running clock has run since the server's numbers came.
@@ -365,9 +385,10 @@ function drawAway() {
   const name = game.players[seat].username;
   const left = Math.ceil((away[seat] - (live.clock ? serverNow(live.clock) : Date.now())) / 1000);
   const canClaim = live.you !== null && String(live.you) !== seat;
-  setText($("away-text"), left > 0
-    ? `${name} has left the game: ${canClaim ? "you can claim the win" : "the win can be claimed"} in ${left} s.`
-    : `${name} has left the game.`);
+  const words = left <= 0 ? gettext("%(name)s has left the game.")
+    : canClaim ? gettext("%(name)s has left the game: you can claim the win in %(seconds)s s.")
+      : gettext("%(name)s has left the game: the win can be claimed in %(seconds)s s.");
+  setText($("away-text"), interpolate(words, { name, seconds: left }, true));
   setHidden($("claim-button"), !(canClaim && left <= 0));
 }
 
@@ -426,8 +447,11 @@ function drawPlayers(game, active) {
     const node = $(`player-${seat}`);
     const player = game.players[seat];
     const name = node.querySelector(".name");
-    name.textContent =
-      `${player.username}${player.is_guest ? " (guest)" : ""}${player.is_bot ? " (computer)" : ""}${live.you === Number(seat) ? " — you" : ""}`;
+    let words = player.username;
+    if (player.is_guest) words = interpolate(gettext("%(name)s (guest)"), { name: words }, true);
+    if (player.is_bot) words = interpolate(gettext("%(name)s (computer)"), { name: words }, true);
+    if (live.you === Number(seat)) words = interpolate(gettext("%(name)s — you"), { name: words }, true);
+    name.textContent = words;
     name.href = `/@${encodeURIComponent(player.username)}/`; // the player's profile
     node.classList.toggle("to-move", active && game.to_move === Number(seat));
   }
@@ -446,7 +470,8 @@ function drawBoard(game, shown) {
   if (game.board.renderer === "grid") {
     renderChess($("board"), view);
     $("echo-button").hidden = !(shown.myTurn && game.legal_moves && game.legal_moves.echo);
-    $("move-input").placeholder = "e.g. j3-j4 or echo";
+    // Translators: "j3-j4" and "echo" are moves as typed in the box: keep them as they are.
+    $("move-input").placeholder = gettext("e.g. j3-j4 or echo");
   } else {
     renderMancala($("board"), view);
     $("turn-info").replaceChildren();
@@ -485,17 +510,18 @@ function refusedClick(game, shown, move) {
     if (move) sendMove(move, "m");
     return;
   }
-  if (shown.viewingOld) say("You are looking at an earlier position: press Live to play.", "error");
-  else if (!shown.active) say("The game is over.", "error");
-  else if (live.you === null) say("You are watching this game.", "error");
-  else if (!shown.myTurn) say(`It is ${game.players[String(game.to_move)].username}'s turn.`, "error");
+  if (shown.viewingOld) say(gettext("You are looking at an earlier position: press Live to play."), "error");
+  else if (!shown.active) say(gettext("The game is over."), "error");
+  else if (live.you === null) say(gettext("You are watching this game."), "error");
+  else if (!shown.myTurn) say(interpolate(gettext("It is %(name)s's turn."), { name: game.players[String(game.to_move)].username }, true), "error");
   else if (move) sendMove(move, "r");
 }
 
 // The buttons that step through the game's earlier positions.
 function drawBrowsing(game, viewingOld) {
   $("live-button").hidden = !viewingOld;
-  $("live-button").textContent = live.pending ? `Live (${live.pending} new)` : "Live";
+  $("live-button").textContent = live.pending
+    ? interpolate(gettext("Live (%(n)s new)"), { n: live.pending }, true) : gettext("Live");
   const at = viewingOld ? live.viewing : game.ply;
   $("first-button").disabled = at === 0;
   $("prev-button").disabled = at === 0;
@@ -529,7 +555,7 @@ function drawActions(game, player, active) {
   $("abort-button").hidden = !player || !active || !game.abortable;
   $("rematch-button").hidden = !player || active || Boolean(game.rematch_id);
   $("rematch-button").textContent = game.rematch_offers.includes(live.you)
-    ? "Rematch offered" : game.rematch_offers.length ? "Accept rematch" : "Rematch";
+    ? gettext("Rematch offered") : game.rematch_offers.length ? gettext("Accept rematch") : gettext("Rematch");
 }
 
 function drawRematchLink(rematchId) {
@@ -541,7 +567,7 @@ function drawRematchLink(rematchId) {
 async function viewPosition(ply) {
   if (!live.positions) {
     const response = await fetch(`/api/games/${gameId}/positions`);
-    if (!response.ok) return say("Could not load the positions.", "error");
+    if (!response.ok) return say(gettext("Could not load the positions."), "error");
     live.positions = (await response.json()).positions;
   }
   live.viewing = ply >= live.game.ply ? null : Math.max(0, ply);
@@ -563,17 +589,17 @@ function drawOffers(game, player, active) {
   // Where the rules allow no draw, say so rather than offer a button that can only fail.
   const noDraws = $("no-draws");
   noDraws.hidden = game.draws !== false || !active;
-  noDraws.textContent = "No draws in this game: every game of Diffusion ends with a winner.";
+  noDraws.textContent = gettext("No draws in this game: every game of Diffusion ends with a winner.");
   drawPendingOffer(game, offers, player);
 }
 
 function drawOfferButtons(game, offers, playing) {
   $("takeback-button").hidden = !playing || !canTakeBack(game);
   $("takeback-button").disabled = offers.takeback === live.you;
-  $("takeback-button").textContent = offers.takeback === live.you ? "Takeback asked" : "Take back";
+  $("takeback-button").textContent = offers.takeback === live.you ? gettext("Takeback asked") : gettext("Take back");
   $("draw-button").hidden = !playing || !game.draws;
   $("draw-button").disabled = offers.draw === live.you;
-  $("draw-button").textContent = offers.draw === live.you ? "Draw offered" : "Offer a draw";
+  $("draw-button").textContent = offers.draw === live.you ? gettext("Draw offered") : gettext("Offer a draw");
 }
 
 // Your own last move can be taken back until your opponent answers it; the computer's
@@ -603,10 +629,11 @@ function drawPendingOffer(game, offers, player) {
 function offerText(kind, name) {
   if (kind === "takeback") {
     return name === null
-      ? "You asked to take back your last move: waiting for an answer."
-      : `${name} asks to take back their last move.`;
+      ? gettext("You asked to take back your last move: waiting for an answer.")
+      : interpolate(gettext("%(name)s asks to take back their last move."), { name }, true);
   }
-  return name === null ? "You offered a draw: waiting for an answer." : `${name} offers a draw.`;
+  return name === null
+    ? gettext("You offered a draw: waiting for an answer.") : interpolate(gettext("%(name)s offers a draw."), { name }, true);
 }
 
 function answerOffer(accept) {
@@ -621,8 +648,11 @@ function drawQueue(game, player, active) {
   const correspondence = !game.time_control || game.time_control.kind !== "realtime";
   $("queue-form").hidden = !player || !active || !correspondence || game.to_move === live.you;
   const pairs = [];
-  for (let i = 0; i + 1 < live.queue.length; i += 2) pairs.push(`if ${live.queue[i]}, then ${live.queue[i + 1]}`);
-  $("queue-now").textContent = pairs.length ? `Queued: ${pairs.join("; ")}.` : "Nothing queued.";
+  for (let i = 0; i + 1 < live.queue.length; i += 2) {
+    pairs.push(interpolate(gettext("if %(move)s, then %(answer)s"), { move: live.queue[i], answer: live.queue[i + 1] }, true));
+  }
+  $("queue-now").textContent = pairs.length
+    ? interpolate(gettext("Queued: %(pairs)s."), { pairs: pairs.join("; ") }, true) : gettext("Nothing queued.");
   $("queue-clear").hidden = !live.queue.length;
 }
 
@@ -657,11 +687,11 @@ function addChat(lines) {
       report.href = `/report/?chat=${line.id}`;
       report.target = "_blank";
       report.rel = "noopener nofollow";
-      report.textContent = "report";
-      report.setAttribute("aria-label", `report this line of ${line.user}`);
+      report.textContent = gettext("report");
+      report.setAttribute("aria-label", interpolate(gettext("report this line of %(name)s"), { name: line.user }, true));
       item.append(" ", report);
     }
-    item.title = new Date(line.at).toLocaleString();
+    item.title = new Date(line.at).toLocaleString(lang);
     list.append(item);
   }
   while (list.children.length > 100) list.firstElementChild.remove();
@@ -672,12 +702,13 @@ const signedIn = Boolean(document.body.dataset.username);
 
 function drawChatControls() {
   const room = live.chat ? live.chat.room : live.you ? "players" : "spectators";
-  $("chat-room").textContent = room === "players" ? "Chat with your opponent" : "Spectators' chat";
+  $("chat-room").textContent = room === "players" ? gettext("Chat with your opponent") : gettext("Spectators' chat");
   // The server refuses a muted player's lines (`chat_muted`); the page says so beforehand.
   const until = live.chat && live.chat.mutedUntil ? new Date(live.chat.mutedUntil) : null;
   const muted = until !== null && until > new Date();
   $("chat-muted").hidden = !muted;
-  $("chat-muted").textContent = muted ? `A moderator muted your chat until ${until.toLocaleString()}.` : "";
+  $("chat-muted").textContent = muted
+    ? interpolate(gettext("A moderator muted your chat until %(date)s."), { date: until.toLocaleString(lang) }, true) : "";
   $("chat-input").disabled = muted;
   $("chat-form").querySelector("button").disabled = muted;
   $("chat-form").hidden = !signedIn;
@@ -718,7 +749,7 @@ function showRatings(game, changes) {
     const mark = change.provisional ? "?" : "";
     return `${game.players[seat].username} ${Math.round(change.after)}${mark} (${diff})`;
   });
-  box.textContent = `Ratings: ${parts.join(", ")}`;
+  box.textContent = interpolate(gettext("Ratings: %(changes)s"), { changes: parts.join(", ") }, true);
   box.hidden = parts.length === 0;
 }
 
@@ -780,7 +811,7 @@ const icon = document.querySelector("link[rel=icon]");
 const plainIcon = icon ? icon.href : null;
 
 function drawTurnSignals(myTurn) {
-  document.title = myTurn ? `● Your move · ${baseTitle}` : baseTitle;
+  document.title = myTurn ? `● ${interpolate(gettext("Your move · %(title)s"), { title: baseTitle }, true)}` : baseTitle;
   if (icon && plainIcon) icon.href = myTurn ? icon.dataset.turn : plainIcon;
 }
 
@@ -789,7 +820,7 @@ function soundOn() {
   return localStorage.getItem("sound") === "on";
 }
 function drawSoundButton() {
-  $("sound-button").textContent = soundOn() ? "Sound on" : "Sound off";
+  $("sound-button").textContent = soundOn() ? gettext("Sound on") : gettext("Sound off");
   $("sound-button").setAttribute("aria-pressed", String(soundOn()));
 }
 function chime() {
@@ -814,7 +845,7 @@ function chime() {
 const CLICKS = {
   "echo-button": () => sendMove("echo", "e"),
   "resign-button": () => {
-    if (confirm("Resign this game?")) send({ type: "resign" });
+    if (confirm(gettext("Resign this game?"))) send({ type: "resign" });
   },
   "abort-button": () => send({ type: "abort" }),
   "claim-button": () => send({ type: "claim" }),

@@ -25,8 +25,10 @@
 //   #my-games li[data-game-id] a         your games in progress
 //   #live-games li[data-game-id] a       games in progress; .spectators[data-count]
 // Anonymous visitors get the lists but no forms (#sign-in-first instead).
+/* global gettext, ngettext, interpolate */
 import { followedNotice, notice } from "./notices.js";
 import { isNavigating, openSocket } from "./socket.js";
+import { timeControlLabel } from "./time_control.js";
 
 const $ = (id) => document.getElementById(id);
 const root = $("lobby");
@@ -65,7 +67,7 @@ const socket = openSocket("/ws/lobby/", {
   resync: () => (lobby.v === null ? null : { v: lobby.v }),
   onConnecting: (resumed) => {
     lobby.syncing = false;
-    setConnection("connecting", resumed ? "Reconnecting to the lobby…" : "Connecting to the lobby…");
+    setConnection("connecting", resumed ? gettext("Reconnecting to the lobby…") : gettext("Connecting to the lobby…"));
   },
   onOpen: (resumed) => {
     if (!resumed) return; // the snapshot that follows says who is connected
@@ -74,19 +76,21 @@ const socket = openSocket("/ws/lobby/", {
     connected();
     refresh();
   },
-  onRetry: () => setConnection("closed", "Disconnected from the lobby; reconnecting…"),
+  onRetry: () => setConnection("closed", gettext("Disconnected from the lobby; reconnecting…")),
   longestRetry: 15000,
 });
 
 function connected() {
   const who = me();
-  setConnection("open", who ? `Connected to the lobby as ${who}.` : "Connected to the lobby (watching).");
+  setConnection("open", who
+    ? interpolate(gettext("Connected to the lobby as %(name)s."), { name: who }, true)
+    : gettext("Connected to the lobby (watching)."));
 }
 
 // Sends a request with an id; the `ok` or `error` that answers it repeats the id.
 function request(message, meta = {}) {
   if (!socket.isOpen()) {
-    showError("Not connected to the lobby: try again in a moment.");
+    showError(gettext("Not connected to the lobby: try again in a moment."));
     return null;
   }
   hideAlert("lobby-error");
@@ -193,7 +197,11 @@ function applyPersonal(snapshot, waiting) {
   const gone = waiting.challenges.some((id) => !lobby.outgoing.has(id))
     || waiting.seeks.some((id) => !lobby.seeks.has(id));
   if (gone) gameStarted(fresh[0]);
-  else showNotice("A game of yours has started: ", { href: `/games/${fresh[0]}/`, text: `go to game ${fresh[0]}` });
+  else {
+    showNotice(`${gettext("A game of yours has started:")} `, {
+      href: `/games/${fresh[0]}/`, text: interpolate(gettext("go to game %(id)s"), { id: fresh[0] }, true),
+    });
+  }
 }
 
 // Public feed events: in version order, each applied once (and idempotently by id).
@@ -231,20 +239,22 @@ function applyChallenge(challenge) {
   if (challenge.status === "pending") {
     list.set(challenge.id, challenge);
     if (!mine) {
-      showNotice(`${challenge.challenger} challenges you to ${gameTitle(challenge.slug, challenge.options)}.`,
-        null, challenge);
+      showNotice(interpolate(gettext("%(name)s challenges you to %(game)s."), {
+        name: challenge.challenger, game: gameTitle(challenge.slug, challenge.options),
+      }, true), null, challenge);
     }
     return;
   }
   const known = list.delete(challenge.id);
   challengeGone(challenge.id);
   if (challenge.status === "declined" && mine) {
-    const reason = challenge.decline_reason ? `: “${challenge.decline_reason}”` : ".";
-    showNotice(`${challenge.challenged} declined your challenge${reason}`);
+    const words = challenge.decline_reason
+      ? gettext("%(name)s declined your challenge: “%(reason)s”") : gettext("%(name)s declined your challenge.");
+    showNotice(interpolate(words, { name: challenge.challenged, reason: challenge.decline_reason }, true));
   } else if (challenge.status === "cancelled" && !mine && known) {
-    showNotice(`${challenge.challenger} cancelled their challenge.`);
+    showNotice(interpolate(gettext("%(name)s cancelled their challenge."), { name: challenge.challenger }, true));
   } else if (challenge.status === "expired" && known) {
-    showNotice("A challenge expired.");
+    showNotice(gettext("A challenge expired."));
   }
 }
 
@@ -253,7 +263,7 @@ function gameStarted(gameId) {
   if (lobby.leaving) return;
   lobby.leaving = true;
   socket.stop();
-  showNotice("Your game is starting…", { href: `/games/${gameId}/`, text: "open it" });
+  showNotice(gettext("Your game is starting…"), { href: `/games/${gameId}/`, text: gettext("open it") });
   location.assign(`/games/${gameId}/`);
 }
 
@@ -263,14 +273,14 @@ function answered(message) {
   if (!asked) return;
   if (asked.type === "seek") {
     showNotice(asked.joining
-      ? "Joining… you will be taken to the game."
-      : "Looking for an opponent: you will be taken to the game as soon as someone joins.");
+      ? gettext("Joining… you will be taken to the game.")
+      : gettext("Looking for an opponent: you will be taken to the game as soon as someone joins."));
   } else if (asked.type === "challenge") {
     if (asked.open) {
       const href = `${location.origin}/challenge/${message.token}/`;
-      showNotice("Open challenge created. Share this link: ", { href, text: href });
+      showNotice(`${gettext("Open challenge created. Share this link:")} `, { href, text: href });
     } else {
-      showNotice(`Challenge sent to ${asked.user}.`);
+      showNotice(interpolate(gettext("Challenge sent to %(name)s."), { name: asked.user }, true));
       const input = $("challenge-user");
       if (input) input.value = "";
     }
@@ -298,7 +308,8 @@ function refused(message) {
     challengeGone(asked.challengeId);
     draw();
   }
-  showError(message.message || message.code || "The server refused that.");
+  // The server's message is in the user's language already; the code is a last resort.
+  showError(message.message || message.code || gettext("The server refused that."));
 }
 
 // Re-reads the snapshot over HTTP: after a reconnect (personal news is not replayed) and
@@ -399,25 +410,25 @@ function drawSeeks() {
   const canPlay = Boolean(lobby.user) && signedIn();
   const rows = [...lobby.seeks.values()].map((seek) => keyed(JSON.stringify([seek, name, canPlay]), () => {
     const mine = seek.user === name;
-    const what = seek.games.map((g) => gameTitle(g.slug, g.options)).join(" or ") + timeText(seek)
-      + (seek.rated ? " · rated" : " · casual")
+    const what = seek.games.map((g) => gameTitle(g.slug, g.options)).join(` ${gettext("or")} `) + timeText(seek)
+      + (seek.rated ? ` · ${gettext("rated")}` : ` · ${gettext("casual")}`)
       + (seek.rating_range ? ` · ${seek.rating_range[0]}–${seek.rating_range[1]}` : "");
     const actions = [];
     if (mine) {
       actions.push(el("button", {
         type: "button", class: "cancel",
         onclick: () => request({ type: "cancel_seek", seek_id: seek.id }, { seekId: seek.id }),
-      }, "Cancel"));
+      }, gettext("Cancel")));
     } else if (canPlay) {
       for (const game of seek.games) {
         actions.push(el("button", {
           type: "button", class: "join primary", dataset: { slug: game.slug },
-          title: `Play ${seek.user}: ${gameTitle(game.slug, game.options)}`,
+          title: interpolate(gettext("Play %(name)s: %(game)s"), { name: seek.user, game: gameTitle(game.slug, game.options) }, true),
           onclick: (event) => {
             event.stopPropagation();
             join(seek, game);
           },
-        }, seek.games.length > 1 ? `Play ${gameName(game.slug)}` : "Play"));
+        }, seek.games.length > 1 ? interpolate(gettext("Play %(game)s"), { game: gameName(game.slug) }, true) : gettext("Play")));
       }
     }
     return el("li", {
@@ -427,7 +438,7 @@ function drawSeeks() {
         if (!mine && canPlay && !event.target.closest("a, button")) join(seek, seek.games[0]);
       },
     },
-    el("span", { class: "who" }, mine ? el("strong", {}, "You") : userLink(seek.user),
+    el("span", { class: "who" }, mine ? el("strong", {}, gettext("You")) : userLink(seek.user),
       el("small", { class: "seek-rating" }, ` ${seek.rating}${seek.provisional ? "?" : ""}`)),
     el("span", { class: "what" }, what),
     el("span", { class: "actions" }, ...actions));
@@ -455,21 +466,24 @@ function setUpTimeControl(prefix) {
 }
 
 function timeText(item) {
-  return item.time_label && item.time_label !== "untimed" ? ` · ${item.time_label}` : "";
+  return item.time_control ? ` · ${timeControlLabel(item.time_control)}` : "";
 }
 
 function sideText(challenge, mine) {
-  if (challenge.side === "random") return "sides drawn at random";
+  if (challenge.side === "random") return gettext("sides drawn at random");
   const challengerFirst = challenge.side === "first";
-  if (mine) return challengerFirst ? "you move first" : "they move first";
-  return challengerFirst ? `${challenge.challenger} moves first` : "you move first";
+  if (mine) return challengerFirst ? gettext("you move first") : gettext("they move first");
+  return challengerFirst
+    ? interpolate(gettext("%(name)s moves first"), { name: challenge.challenger }, true) : gettext("you move first");
 }
 
 function expiresText(challenge) {
   const left = Date.parse(challenge.expires_at) - Date.now();
   if (!Number.isFinite(left)) return "";
   const hours = Math.floor(left / 3600000);
-  return hours >= 1 ? `expires in ${hours} h` : `expires in ${Math.max(1, Math.ceil(left / 60000))} min`;
+  return hours >= 1
+    ? interpolate(gettext("expires in %(hours)s h"), { hours }, true)
+    : interpolate(gettext("expires in %(minutes)s min"), { minutes: Math.max(1, Math.ceil(left / 60000)) }, true);
 }
 
 function live(challenge) {
@@ -489,7 +503,7 @@ function answerButtons(challenge, reason = null) {
     el("button", {
       type: "button", class: "accept primary",
       onclick: () => request({ type: "accept", challenge_id: challenge.id }, { challengeId: challenge.id }),
-    }, "Accept"),
+    }, gettext("Accept")),
     reason,
     el("button", {
       type: "button", class: "decline",
@@ -497,19 +511,20 @@ function answerButtons(challenge, reason = null) {
         { type: "decline", challenge_id: challenge.id, reason: reason ? reason.value.trim() : "" },
         { challengeId: challenge.id },
       ),
-    }, "Decline"),
+    }, gettext("Decline")),
   ];
 }
 
 function drawChallenges() {
   if (!$("challenges-in")) return;
   const waiting = [...lobby.incoming.values()].filter(live);
-  document.title = waiting.length ? `(${waiting.length}) Challenged · ${baseTitle}` : baseTitle;
+  document.title = waiting.length
+    ? interpolate(gettext("(%(n)s) Challenged · %(title)s"), { n: waiting.length, title: baseTitle }, true) : baseTitle;
   const incoming = waiting.map((challenge) => keyed(JSON.stringify([challenge, expiresText(challenge)]), () => {
-    const reason = el("input", { class: "reason", type: "text", maxlength: "100", placeholder: "reason (optional)", "aria-label": "reason for declining" });
+    const reason = el("input", { class: "reason", type: "text", maxlength: "100", placeholder: gettext("reason (optional)"), "aria-label": gettext("reason for declining") });
     return el("li", { dataset: { challengeId: challenge.id, user: challenge.challenger } },
       el("span", { class: "who" }, userLink(challenge.challenger)),
-      el("span", { class: "what" }, gameTitle(challenge.slug, challenge.options) + timeText(challenge) + (challenge.rated ? " · rated" : "")),
+      el("span", { class: "what" }, gameTitle(challenge.slug, challenge.options) + timeText(challenge) + (challenge.rated ? ` · ${gettext("rated")}` : "")),
       el("span", { class: "detail" }, `${sideText(challenge, false)} · ${expiresText(challenge)}`),
       el("span", { class: "actions" }, ...answerButtons(challenge, reason)));
   }));
@@ -519,15 +534,15 @@ function drawChallenges() {
     const open = !challenge.challenged;
     const href = `${location.origin}/challenge/${challenge.token}/`;
     return el("li", { class: open ? "open" : "", dataset: { challengeId: challenge.id, user: challenge.challenged || "" } },
-      el("span", { class: "who" }, open ? "Open challenge" : userLink(challenge.challenged)),
-      el("span", { class: "what" }, gameTitle(challenge.slug, challenge.options) + timeText(challenge) + (challenge.rated ? " · rated" : "")),
+      el("span", { class: "who" }, open ? gettext("Open challenge") : userLink(challenge.challenged)),
+      el("span", { class: "what" }, gameTitle(challenge.slug, challenge.options) + timeText(challenge) + (challenge.rated ? ` · ${gettext("rated")}` : "")),
       el("span", { class: "detail" }, `${sideText(challenge, true)} · ${expiresText(challenge)}`),
       open ? el("span", { class: "share" }, el("a", { class: "challenge-link", href }, href), " ", copyButton(href)) : null,
       el("span", { class: "actions" },
         el("button", {
           type: "button", class: "cancel",
           onclick: () => request({ type: "cancel_challenge", challenge_id: challenge.id }, { challengeId: challenge.id }),
-        }, "Cancel")));
+        }, gettext("Cancel"))));
   }));
   fill("challenges-out", outgoing);
 }
@@ -538,10 +553,10 @@ function drawMyGames() {
   const name = me();
   fill("my-games", lobby.myGames.map((id) => {
     const game = byId.get(id);
-    let label = `Game ${id}`;
+    let label = interpolate(gettext("Game %(id)s"), { id }, true);
     if (game) {
       const opponent = game.players["1"] === name ? game.players["2"] : game.players["1"];
-      label = `${gameName(game.slug)} against ${opponent}`;
+      label = interpolate(gettext("%(game)s against %(opponent)s"), { game: gameName(game.slug), opponent }, true);
     }
     return keyed(JSON.stringify([id, label]), () => el("li", { dataset: { gameId: id } }, el("a", { href: `/games/${id}/` }, label)));
   }));
@@ -555,11 +570,12 @@ function drawLiveGames() {
     const spectators = game.spectators || 0;
     return el("li", { class: mine ? "mine" : "", dataset: { gameId: game.id } },
       el("a", { href: `/games/${game.id}/`, class: "watch" },
-        el("span", { class: "players" }, `${players["1"]} vs ${players["2"]}`),
+        el("span", { class: "players" }, interpolate(gettext("%(first)s vs %(second)s"), { first: players["1"], second: players["2"] }, true)),
         el("span", { class: "what" }, gameTitle(game.slug, game.options))),
       el("span", { class: "detail" },
-        el("span", { class: "ply" }, game.ply ? `move ${game.ply}` : "new game"), " · ",
-        el("span", { class: "spectators", dataset: { count: spectators } }, `${spectators} watching`)));
+        el("span", { class: "ply" }, game.ply ? interpolate(gettext("move %(n)s"), { n: game.ply }, true) : gettext("new game")), " · ",
+        el("span", { class: "spectators", dataset: { count: spectators } },
+          interpolate(ngettext("%(n)s watching", "%(n)s watching", spectators), { n: spectators }, true))));
   })));
 }
 
@@ -589,13 +605,13 @@ function challengeGone(challengeId) {
 
 // A button that copies a link (an open challenge's) to the clipboard.
 function copyButton(href) {
-  const button = el("button", { type: "button", class: "copy" }, "Copy link");
+  const button = el("button", { type: "button", class: "copy" }, gettext("Copy link"));
   button.addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText(href);
-      button.textContent = "Copied";
+      button.textContent = gettext("Copied");
     } catch {
-      button.textContent = "Select the link to copy it";
+      button.textContent = gettext("Select the link to copy it");
     }
   });
   return button;
@@ -633,7 +649,7 @@ function drawOptions(select, fieldset) {
     if (option.constraint === "odd" && min % 2 === 0) min += 1;
     const id = `${fieldset.id}-${option.name}`;
     inputs.push(el("div", { class: "option" },
-      el("label", { for: id }, option.name),
+      el("label", { for: id }, option.label || option.name),
       el("input", {
         id, type: "number", name: option.name, required: true, inputmode: "numeric",
         min, max: option.max, step: option.constraint ? 2 : 1, value: option.default,

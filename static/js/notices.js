@@ -1,4 +1,5 @@
 // The news bar (#notices, on every page): a line of text with its buttons and links.
+/* global gettext, interpolate */
 export function notice(text, controls, challengeId) {
   const box = document.getElementById("notices");
   if (!box) return;
@@ -10,7 +11,7 @@ export function notice(text, controls, challengeId) {
   words.textContent = text; // text, never HTML
   const close = action("×", () => item.remove());
   close.classList.add("dismiss");
-  close.setAttribute("aria-label", "Dismiss");
+  close.setAttribute("aria-label", gettext("Dismiss"));
   item.append(words, ...controls, close);
   box.append(item);
 }
@@ -35,12 +36,18 @@ export function followedNotice(message) {
   const game = message.game;
   const href = `/games/${game.id}/`;
   if (message.news === "game_started") {
-    notice(`${message.player} started ${game.name}: ${game.players["1"]} vs ${game.players["2"]}.`, [link("Watch", href)]);
+    const words = interpolate(gettext("%(player)s started %(game)s: %(first)s vs %(second)s."), {
+      player: message.player, game: game.name, first: game.players["1"], second: game.players["2"],
+    }, true);
+    notice(words, [link(gettext("Watch"), href)]);
   } else {
     const result = message.result;
-    const how = !result ? "it is over"
-      : result.winner ? `${game.players[String(result.winner)]} won (${result.reason})`
-        : result.termination === "abort" ? `aborted (${result.reason})` : `a draw (${result.reason})`;
-    notice(`${game.name} #${game.id} is over: ${how}.`, [link("See the game", href)]);
+    const values = { game: game.name, id: game.id, reason: result?.reason };
+    const over = !result ? gettext("%(game)s #%(id)s is over: it is over.")
+      : result.winner ? gettext("%(game)s #%(id)s is over: %(winner)s won (%(reason)s).")
+        : result.termination === "abort" ? gettext("%(game)s #%(id)s is over: aborted (%(reason)s).")
+          : gettext("%(game)s #%(id)s is over: a draw (%(reason)s).");
+    if (result?.winner) values.winner = game.players[String(result.winner)];
+    notice(interpolate(over, values, true), [link(gettext("See the game"), href)]);
   }
 }

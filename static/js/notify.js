@@ -1,6 +1,7 @@
 // News for the signed-in user on every page but the lobby (which has its own socket): a
 // challenge to answer, a seek that paired, a challenge accepted. The server sends the same
 // personal messages as on the lobby socket (docs/PROTOCOL.md, "The notification socket").
+/* global gettext, interpolate */
 import { action, followedNotice, link, notice } from "./notices.js";
 import { CLOSE, openSocket } from "./socket.js";
 
@@ -24,16 +25,17 @@ function receive(message) {
       location.assign(href);
       return;
     }
-    notice(`Your game ${message.game_id} has started.`, [link("Go to the game", href)]);
+    notice(interpolate(gettext("Your game %(id)s has started."), { id: message.game_id }, true),
+      [link(gettext("Go to the game"), href)]);
   } else if (message.type === "challenge") {
     const challenge = message.challenge;
     if (challenge.status !== "pending" || challenge.challenged === null) return;
     if (challenge.challenger === document.body.dataset.username) return; // sent from another tab
     const what = challenge.slug.replaceAll("-", " ");
-    notice(`${challenge.challenger} challenges you to ${what}.`, [
-      action("Accept", () => answer(challenge.id, "accept")),
-      action("Decline", () => answer(challenge.id, "decline")),
-      link("Lobby", "/"),
+    notice(interpolate(gettext("%(name)s challenges you to %(game)s."), { name: challenge.challenger, game: what }, true), [
+      action(gettext("Accept"), () => answer(challenge.id, "accept")),
+      action(gettext("Decline"), () => answer(challenge.id, "decline")),
+      link(gettext("Lobby"), "/"),
     ], challenge.id);
   } else if (message.type === "account_notice") {
     notice(message.text, []); // what a moderator did (docs/MODERATION.md)
@@ -57,7 +59,7 @@ async function answer(id, verb) {
   const body = await response.json().catch(() => ({}));
   box.querySelector(`[data-challenge-id="${id}"]`)?.remove();
   if (!response.ok) {
-    notice(body.error ? body.error.message : "That did not work.", []);
+    notice(body.error ? body.error.message : gettext("That did not work."), []);
   } else if (body.game_id) {
     location.assign(`/games/${body.game_id}/`);
   }

@@ -2,6 +2,7 @@
 // "Analysis"): asked for with a button, computed in the background, then drawn as player 1's
 // win chance after every move, with the moves that threw most away listed. Each opens the
 // analysis board before the move, with the move the search preferred.
+/* global gettext, interpolate */
 import { el, svg } from "./boards/svg.js";
 
 const $ = (id) => document.getElementById(id);
@@ -10,6 +11,12 @@ const gameId = document.getElementById("game").dataset.gameId;
 const WIDTH = 600;
 const HEIGHT = 120;
 let polling = null;
+// The marks the server gives (analysis/reviews.py), in words; the mark itself is a CSS class.
+const MARKS = { blunder: gettext("blunder"), mistake: gettext("mistake"), inaccuracy: gettext("inaccuracy") };
+const markWord = (mark) => MARKS[mark] ?? mark;
+// A fraction as the page's language writes a percentage ("12%", "12 %").
+const percent = (fraction) => new Intl.NumberFormat(document.documentElement.lang || undefined, { style: "percent" })
+  .format(Math.round(fraction * 100) / 100);
 
 function csrf() {
   const part = document.cookie.split("; ").find((item) => item.startsWith("csrftoken="));
@@ -36,15 +43,17 @@ function show(review) {
   if (button) button.hidden = Boolean(review) && review.status !== "failed";
   if (!review) return;
   if (review.status === "running") {
-    $("review-status").textContent = `The computer is reviewing the game: ${review.done} of ${review.of} positions…`;
+    $("review-status").textContent = interpolate(gettext("The computer is reviewing the game: %(done)s of %(of)s positions…"), {
+      done: review.done, of: review.of,
+    }, true);
     if (!polling) polling = setTimeout(refresh, 1000);
     return;
   }
   if (review.status === "failed") {
-    $("review-status").textContent = "The review could not be finished: ask again.";
+    $("review-status").textContent = gettext("The review could not be finished: ask again.");
     return;
   }
-  $("review-status").textContent = `Reviewed: ${review.ms} ms of search a position.`;
+  $("review-status").textContent = interpolate(gettext("Reviewed: %(ms)s ms of search a position."), { ms: review.ms }, true);
   drawChart(review.plies);
   drawMarks(review.plies);
   box.dataset.state = "done";
@@ -59,7 +68,7 @@ function drawChart(plies) {
   const last = Math.max(1, plies.length - 1);
   const x = (ply) => (ply / last) * WIDTH;
   const y = (win) => HEIGHT - win * HEIGHT;
-  const chart = svg(WIDTH, HEIGHT, "player 1's chance to win after each move", "img");
+  const chart = svg(WIDTH, HEIGHT, gettext("player 1's chance to win after each move"), "img");
   chart.classList.add("review-chart");
   chart.append(el("rect", { x: 0, y: 0, width: WIDTH, height: HEIGHT, class: "review-back" }));
   chart.append(el("line", { x1: 0, y1: HEIGHT / 2, x2: WIDTH, y2: HEIGHT / 2, class: "review-even" }));
@@ -67,7 +76,7 @@ function drawChart(plies) {
   chart.append(el("polyline", { points, class: "review-line" }));
   for (const ply of plies.filter((item) => item.mark)) {
     const dot = el("circle", { cx: x(ply.ply), cy: y(ply.win), r: 4, class: `review-${ply.mark}` });
-    dot.append(el("title", {}, `${ply.ply}. ${ply.move}: ${ply.mark}`));
+    dot.append(el("title", {}, `${ply.ply}. ${ply.move}: ${markWord(ply.mark)}`));
     chart.append(dot);
   }
   $("review-chart").replaceChildren(chart);
@@ -79,7 +88,7 @@ function drawMarks(plies) {
   const marked = plies.filter((ply) => ply.mark);
   const list = $("review-marks");
   if (!marked.length) {
-    list.replaceChildren(Object.assign(document.createElement("li"), { textContent: "No move lost much." }));
+    list.replaceChildren(Object.assign(document.createElement("li"), { textContent: gettext("No move lost much.") }));
     return;
   }
   const form = $("review-open");
@@ -89,7 +98,9 @@ function drawMarks(plies) {
     button.type = "button";
     button.className = `review-mark ${ply.mark}`;
     button.dataset.ply = String(ply.ply);
-    button.textContent = `${ply.ply}. ${ply.move}: ${ply.mark} (−${Math.round(ply.drop * 100)}%), better ${ply.best}`;
+    button.textContent = interpolate(gettext("%(ply)s. %(move)s: %(mark)s (−%(drop)s), better %(best)s"), {
+      ply: ply.ply, move: ply.move, mark: markWord(ply.mark), drop: percent(ply.drop), best: ply.best,
+    }, true);
     button.addEventListener("click", () => {
       form.elements.ply.value = String(ply.ply - 1);
       form.elements.suggest.value = ply.best;

@@ -11,6 +11,7 @@
 //   #standings tbody tr[data-name]           one line per player, best first; .points
 //   #your-line                               the viewer's own line when not in the top
 //   #pairings li[data-game-id]               games in play (a link to watch) and results
+/* global gettext, ngettext, interpolate */
 import { openSocket } from "./socket.js";
 
 const $ = (id) => document.getElementById(id);
@@ -33,22 +34,23 @@ function drawRows(rows) {
       const tr = document.createElement("tr");
       tr.dataset.name = row.name;
       if (row.name === document.body.dataset.username) tr.classList.add("mine");
-      const name = text("td", "", { "data-label": "Player" });
+      // data-label: the column's name, shown before each cell on a narrow screen (CSS).
+      const name = text("td", "", { "data-label": gettext("Player") });
       const link = text("a", row.name, { href: `/@${encodeURIComponent(row.name)}/` });
       name.append(link);
-      if (row.fire) name.append(text("span", " 🔥", { title: "on fire: the next win counts double" }));
-      if (row.withdrawn) name.append(text("small", " (withdrawn)"));
-      if (row.playing) name.append(text("small", " (playing)"));
+      if (row.fire) name.append(text("span", " 🔥", { title: gettext("on fire: the next win counts double") }));
+      if (row.withdrawn) name.append(text("small", ` ${gettext("(withdrawn)")}`));
+      if (row.playing) name.append(text("small", ` ${gettext("(playing)")}`));
       tr.append(
         text("td", String(row.rank), { class: "number", "data-label": "#" }),
         name,
-        text("td", String(row.rating), { class: "number", "data-label": "Rating" }),
+        text("td", String(row.rating), { class: "number", "data-label": gettext("Rating") }),
         text("td", arena ? String(row.points) : String(row.points / 2), {
-          class: "number points", "data-label": "Points",
+          class: "number points", "data-label": gettext("Points"),
         }),
-        text("td", row.sheet || "—", { class: "sheet", "data-label": "Games" }),
+        text("td", row.sheet || "—", { class: "sheet", "data-label": gettext("Games") }),
       );
-      if (!arena) tr.append(text("td", String(row.tiebreak), { class: "number", "data-label": "Tie-break" }));
+      if (!arena) tr.append(text("td", String(row.tiebreak), { class: "number", "data-label": gettext("Tie-break") }));
       return tr;
     }),
   );
@@ -61,10 +63,16 @@ function drawYou(row, top) {
     return;
   }
   line.hidden = false;
-  line.textContent = `You: #${row.rank}, ${arena ? row.points : row.points / 2} points after ${row.games} games.`;
+  // The English singular is the plural, as it always was; other languages give both forms.
+  line.textContent = interpolate(ngettext("You: #%(rank)s, %(points)s points after %(games)s games.",
+    "You: #%(rank)s, %(points)s points after %(games)s games.", row.games), {
+    rank: row.rank, points: arena ? row.points : row.points / 2, games: row.games,
+  }, true);
 }
 
-const RESULTS = { "1": "1–0", "2": "0–1", draw: "½–½", bye: "bye", void: "not counted", "": "playing" };
+const RESULTS = {
+  "1": "1–0", "2": "0–1", draw: "½–½", bye: gettext("bye"), void: gettext("not counted"), "": gettext("playing"),
+};
 
 function drawPairings() {
   const list = $("pairings");
@@ -75,7 +83,8 @@ function drawPairings() {
       const li = document.createElement("li");
       if (p.game_id) li.dataset.gameId = p.game_id;
       li.dataset.result = p.result;
-      const label = `${arena ? "" : `Round ${p.round}: `}${p.first}${p.second ? ` – ${p.second}` : ""} (${RESULTS[p.result] ?? p.result})`;
+      const game = `${p.first}${p.second ? ` – ${p.second}` : ""} (${RESULTS[p.result] ?? p.result})`;
+      const label = arena ? game : interpolate(gettext("Round %(round)s: %(game)s"), { round: p.round, game }, true);
       if (p.game_id) {
         li.append(text("a", label, { href: `/games/${p.game_id}/` }));
       } else {
@@ -89,8 +98,12 @@ function drawPairings() {
 function drawStatus() {
   const status = $("tournament-status");
   status.dataset.status = page.status;
-  const words = { upcoming: "Starts soon", running: "Running", finished: "Finished", cancelled: "Cancelled: too few players" };
-  const said = `${words[page.status] || page.status}${page.winner ? ` · winner: ${page.winner}` : ""}`;
+  const words = {
+    upcoming: gettext("Starts soon"), running: gettext("Running"), finished: gettext("Finished"),
+    cancelled: gettext("Cancelled: too few players"),
+  };
+  const winner = page.winner ? ` · ${interpolate(gettext("winner: %(name)s"), { name: page.winner }, true)}` : "";
+  const said = `${words[page.status] || page.status}${winner}`;
   // A live region: written only when it changes, or a screen reader says it again at every
   // game's result.
   if (status.textContent !== said) status.textContent = said;
@@ -105,7 +118,7 @@ function tick() {
   }
   const seconds = Math.max(0, Math.round((Date.parse(target) - Date.now()) / 1000));
   const clock = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
-  node.textContent = page.status === "upcoming" ? `Starts in ${clock}` : `Ends in ${clock}`;
+  node.textContent = interpolate(page.status === "upcoming" ? gettext("Starts in %(time)s") : gettext("Ends in %(time)s"), { time: clock }, true);
 }
 
 function snapshot(frame) {
@@ -119,10 +132,15 @@ function snapshot(frame) {
   drawYou(frame.you, frame.standings);
   drawPairings();
   drawStatus();
-  $("players-count").textContent = `(${frame.tournament.players} players)`;
+  $("players-count").textContent = playersCount(frame.tournament.players);
   setJoined(frame.joined);
   root.dataset.v = frame.v;
   root.dataset.ready = "true";
+}
+
+// The English singular is the plural, as it always was; other languages give both forms.
+function playersCount(count) {
+  return interpolate(ngettext("(%(n)s players)", "(%(n)s players)", count), { n: count }, true);
 }
 
 function key(pairing) {
@@ -148,7 +166,7 @@ function update(frame) {
   if (mine) drawYou(mine, frame.standings);
   drawPairings();
   drawStatus();
-  $("players-count").textContent = `(${frame.players} players)`;
+  $("players-count").textContent = playersCount(frame.players);
   root.dataset.v = frame.v;
 }
 
@@ -176,7 +194,7 @@ async function post(path, body) {
     body: JSON.stringify(body),
   });
   const answer = await response.json().catch(() => ({}));
-  $("entry-error").textContent = response.ok ? "" : answer.error?.message || "That did not work.";
+  $("entry-error").textContent = response.ok ? "" : answer.error?.message || gettext("That did not work.");
   if (response.ok) setJoined(answer.joined);
 }
 

@@ -1,4 +1,5 @@
 // The tournaments list: the form that creates one (POST /api/tournaments), then its page.
+/* global gettext */
 const form = document.getElementById("create-tournament");
 
 form?.addEventListener("submit", async (event) => {
@@ -27,7 +28,7 @@ form?.addEventListener("submit", async (event) => {
   });
   const answer = await response.json().catch(() => ({}));
   if (!response.ok) {
-    document.getElementById("create-error").textContent = answer.error?.message || "That did not work.";
+    document.getElementById("create-error").textContent = answer.error?.message || gettext("That did not work.");
     return;
   }
   location.assign(answer.invite || answer.url);

@@ -8,10 +8,12 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from games import services as game_services
 from games.engine import normalized_options
+from games.messages import translated
 from games.rules import InvalidOptions
 from realtime.errors import ServiceError
 from tournaments.models import Schedule, Tournament
@@ -31,7 +33,9 @@ DEFAULT_MAX_PLAYERS = {"arena": 1_000, "swiss": 200, "round_robin": 10}
 def _whole(value: Any, name: str, low: int, high: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
         raise ServiceError(
-            "invalid_tournament", f"{name} must be a whole number from {low} to {high}."
+            "invalid_tournament",
+            _("%(name)s must be a whole number from %(low)s to %(high)s.")
+            % {"name": name, "low": low, "high": high},
         )
     return value
 
@@ -49,16 +53,17 @@ def check_format(
     """The checked fields of a tournament (ServiceError saying what is wrong)."""
     if kind not in Tournament.Kind.values:
         raise ServiceError(
-            "invalid_tournament", f"kind must be one of {', '.join(Tournament.Kind.values)}."
+            "invalid_tournament",
+            _("kind must be one of %(choices)s.") % {"choices": ", ".join(Tournament.Kind.values)},
         )
     if not isinstance(slug, str):
-        raise ServiceError("bad_message", 'A tournament needs "slug", the game.')
+        raise ServiceError("bad_message", _('A tournament needs "slug", the game.'))
     if not isinstance(options, dict):
-        raise ServiceError("bad_message", '"options" must be an object.')
+        raise ServiceError("bad_message", _('"options" must be an object.'))
     try:
         full = normalized_options(slug, options)
     except InvalidOptions as error:
-        raise ServiceError("invalid_options", str(error)) from None
+        raise ServiceError("invalid_options", translated(error)) from None
     control = game_services.check_time_control(time_control)
     fields: dict[str, Any] = {
         "kind": kind,
@@ -69,14 +74,16 @@ def check_format(
     if kind == Tournament.Kind.ARENA:
         if not control.realtime:
             raise ServiceError(
-                "invalid_time_control", "An arena is played in real time: give a clock such as 3+2."
+                "invalid_time_control",
+                _("An arena is played in real time: give a clock such as 3+2."),
             )
         fields["minutes"] = _whole(minutes, "minutes", *ARENA_MINUTES)
     elif kind == Tournament.Kind.SWISS:
         fields["rounds"] = _whole(rounds, "rounds", *SWISS_ROUNDS)
     if control.kind == "untimed" and kind != Tournament.Kind.ROUND_ROBIN:
         raise ServiceError(
-            "invalid_time_control", "A tournament's games need a clock: real time or days a move."
+            "invalid_time_control",
+            _("A tournament's games need a clock: real time or days a move."),
         )
     most = MAX_PLAYERS[kind]
     fields["max_players"] = (
@@ -85,6 +92,16 @@ def check_format(
         else _whole(max_players, "max_players", 2, most)
     )
     return fields
+
+
+def _default_name(creator: User, kind: str) -> str:
+    """ "alice's arena": a name kept as written, in its creator's language."""
+    names = {
+        Tournament.Kind.ARENA: _("%(name)s's arena"),
+        Tournament.Kind.SWISS: _("%(name)s's swiss"),
+        Tournament.Kind.ROUND_ROBIN: _("%(name)s's round robin"),
+    }
+    return names[Tournament.Kind(kind)] % {"name": creator.username}
 
 
 def create_tournament(
@@ -105,11 +122,11 @@ def create_tournament(
 ) -> Tournament:
     """A player's tournament: it starts `starts_in_minutes` from now."""
     if not creator.is_authenticated:
-        raise ServiceError("not_logged_in", "Log in to create a tournament.")
+        raise ServiceError("not_logged_in", _("Log in to create a tournament."))
     if creator.is_guest and rated is True:
         # A guest's tournament is casual, as a guest's games are.
         raise ServiceError(
-            "guests_play_casual", "Guests make casual tournaments only: sign up for a rated one."
+            "guests_play_casual", _("Guests make casual tournaments only: sign up for a rated one.")
         )
     fields = check_format(
         kind=kind,
@@ -126,8 +143,8 @@ def create_tournament(
         or not isinstance(double, bool)
         or not isinstance(invite_only, bool)
     ):
-        raise ServiceError("bad_message", "rated, double and invite_only are true or false.")
-    name = (name or "").strip() or f"{creator.username}'s {Tournament.Kind(kind).label.lower()}"
+        raise ServiceError("bad_message", _("rated, double and invite_only are true or false."))
+    name = (name or "").strip() or _default_name(creator, kind)
     now = timezone.now()
     with transaction.atomic():
         # The creator's row, locked: two requests at once cannot both pass the limits.
@@ -139,14 +156,14 @@ def create_tournament(
         ):
             raise ServiceError(
                 "too_many_tournaments",
-                f"You have {MAX_OPEN_PER_CREATOR} tournaments waiting or running: "
-                "let one finish first.",
+                _("You have %(count)s tournaments waiting or running: let one finish first.")
+                % {"count": MAX_OPEN_PER_CREATOR},
             )
         if mine.filter(created_at__gte=now - timedelta(days=1)).count() >= MAX_PER_CREATOR_PER_DAY:
             raise ServiceError(
                 "too_many_tournaments",
-                f"You created {MAX_PER_CREATOR_PER_DAY} tournaments in the last day: "
-                "try again tomorrow.",
+                _("You created %(count)s tournaments in the last day: try again tomorrow.")
+                % {"count": MAX_PER_CREATOR_PER_DAY},
             )
         tournament = Tournament.objects.create(
             name=name,

@@ -7,6 +7,7 @@ import secrets
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from ratings.models import Speed
@@ -24,7 +25,7 @@ def speed(tournament: Tournament) -> str:
 def join(*, user: User, tournament_id: int, token: str = "") -> Entry:
     """Enter a tournament (or come back to one after withdrawing)."""
     if not user.is_authenticated:
-        raise ServiceError("not_logged_in", "Log in or play as a guest to join a tournament.")
+        raise ServiceError("not_logged_in", _("Log in or play as a guest to join a tournament."))
     with transaction.atomic():
         tournament = locked(tournament_id)
         if (
@@ -33,38 +34,40 @@ def join(*, user: User, tournament_id: int, token: str = "") -> Entry:
             and not Entry.objects.filter(tournament=tournament, user=user).exists()
         ):
             raise ServiceError(
-                "not_invited", "This tournament is by invitation: open the link you were sent."
+                "not_invited", _("This tournament is by invitation: open the link you were sent.")
             )
         if tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
-            raise ServiceError("tournament_over", "This tournament is over.")
+            raise ServiceError("tournament_over", _("This tournament is over."))
         if (
             tournament.status == Tournament.Status.RUNNING
             and tournament.kind == Tournament.Kind.ROUND_ROBIN
         ):
             raise ServiceError(
-                "tournament_started", "A round robin cannot be joined once it has started."
+                "tournament_started", _("A round robin cannot be joined once it has started.")
             )
         if tournament.rated and user.is_guest:
             raise ServiceError(
                 "guests_play_casual",
-                "Guests play casual games only: sign up to join a rated tournament.",
+                _("Guests play casual games only: sign up to join a rated tournament."),
             )
         if tournament.rated and user.rated_forbidden:
             raise ServiceError(
-                "rated_forbidden", "A moderator has barred you from rated games: join a casual one."
+                "rated_forbidden",
+                _("A moderator has barred you from rated games: join a casual one."),
             )
         if user.is_bot:
-            raise ServiceError("bots_play_casual", "The computer does not play in tournaments.")
+            raise ServiceError("bots_play_casual", _("The computer does not play in tournaments."))
         entry = Entry.objects.filter(tournament=tournament, user=user).first()
         if entry is not None and not entry.withdrawn:
-            raise ServiceError("already_joined", "You are in this tournament already.")
+            raise ServiceError("already_joined", _("You are in this tournament already."))
         active = Entry.objects.filter(tournament=tournament, withdrawn=False).count()
         if active >= tournament.max_players:
             raise ServiceError(
-                "tournament_full", f"This tournament is full ({tournament.max_players} players)."
+                "tournament_full",
+                _("This tournament is full (%(most)s players).") % {"most": tournament.max_players},
             )
         if entry is None:
-            rating, _ = rating_of(user.pk, tournament.slug, speed(tournament))
+            rating, _provisional = rating_of(user.pk, tournament.slug, speed(tournament))
             entry = Entry.objects.create(
                 tournament=tournament,
                 user=user,
@@ -86,14 +89,14 @@ def withdraw(*, user: User, tournament_id: int) -> None:
     """Leave a tournament: before it starts the entry goes; after, the player is not paired
     again (a game in play goes on and counts) and may come back to an arena or a Swiss."""
     if not user.is_authenticated:
-        raise ServiceError("not_logged_in", "Log in to withdraw from a tournament.")
+        raise ServiceError("not_logged_in", _("Log in to withdraw from a tournament."))
     with transaction.atomic():
         tournament = locked(tournament_id)
         entry = Entry.objects.filter(tournament=tournament, user=user).first()
         if entry is None or entry.withdrawn:
-            raise ServiceError("not_joined", "You are not in this tournament.")
+            raise ServiceError("not_joined", _("You are not in this tournament."))
         if tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
-            raise ServiceError("tournament_over", "This tournament is over.")
+            raise ServiceError("tournament_over", _("This tournament is over."))
         if tournament.status == Tournament.Status.UPCOMING:
             entry.delete()
             publish.changed(tournament, entries=[])

@@ -11,6 +11,7 @@
 //     echo); the server says whether it is legal when it is played.
 // On a small screen a chosen stone brings a close-up of its neighbourhood, and a move waits
 // for "Play" so that a slip of the finger costs nothing.
+/* global gettext, ngettext, interpolate */
 import { el, svg } from "./svg.js";
 
 const CELL = 30;
@@ -26,11 +27,15 @@ const ARROWS = { ArrowUp: [0, 1], ArrowDown: [0, -1], ArrowLeft: [-1, 0], ArrowR
 
 // What a screen reader says of a cell: its name, what stands on it, what it can do now.
 function cellLabel(name, stone, king, { movable, target, last, onPath }) {
-  const words = [name, stone ? `${stone}${king ? " king" : " stone"}` : "empty"];
-  if (movable) words.push("can move");
-  if (target) words.push("a destination");
-  if (onPath) words.push("on the path");
-  if (last) words.push("last move");
+  const men = {
+    white: king ? gettext("white king") : gettext("white stone"),
+    black: king ? gettext("black king") : gettext("black stone"),
+  };
+  const words = [name, stone ? men[stone] : gettext("empty")];
+  if (movable) words.push(gettext("can move"));
+  if (target) words.push(gettext("a destination"));
+  if (onPath) words.push(gettext("on the path"));
+  if (last) words.push(gettext("last move"));
   return words.join(", ");
 }
 
@@ -85,7 +90,7 @@ export function renderChess(container, view) {
   const n = window.size;
   const margin = n < SIZE ? CLOSE_UP_MARGIN : MARGIN;
   const width = margin * 2 + n * CELL;
-  const root = svg(width, width, "Diffusion Chess board", "grid");
+  const root = svg(width, width, gettext("Diffusion Chess board"), "grid");
   root.classList.add("chessboard");
   root.setAttribute("tabindex", "-1"); // the cells take focus; Chromium would stop on the grid itself
   if (n < SIZE) root.classList.add("close-up");
@@ -136,8 +141,9 @@ export function renderChess(container, view) {
       redraw();
     } else if (view.onExplain) {
       view.onExplain(ui.selected
-        ? `${name} cannot be reached from ${ui.selected} this move.`
-        : colour.get(name) ? `The stone on ${name} cannot move now.` : "Choose one of your stones first.");
+        ? interpolate(gettext("%(cell)s cannot be reached from %(from)s this move."), { cell: name, from: ui.selected }, true)
+        : colour.get(name) ? interpolate(gettext("The stone on %(cell)s cannot move now."), { cell: name }, true)
+          : gettext("Choose one of your stones first."));
     }
   };
 
@@ -317,30 +323,36 @@ export function renderChess(container, view) {
 function turnInfo(state, groups, view, small) {
   const info = document.createElement("div");
   info.className = view.infoContainer ? "turn-lines" : "turn-info";
-  const side = state.to_move === 1 ? "White" : "Black";
+  const white = state.to_move === 1;
   const parts = [];
   if (state.result) {
-    parts.push(`Turn ${state.turn}`);
+    parts.push(interpolate(gettext("Turn %(turn)s"), { turn: state.turn }, true));
   } else {
-    parts.push(`Turn ${state.turn}: ${side} to move`);
-    parts.push(`${state.moves_left} move${state.moves_left === 1 ? "" : "s"} left in the turn`);
+    parts.push(interpolate(white ? gettext("Turn %(turn)s: White to move") : gettext("Turn %(turn)s: Black to move"), { turn: state.turn }, true));
+    parts.push(interpolate(ngettext("%(n)s move left in the turn", "%(n)s moves left in the turn", state.moves_left), { n: state.moves_left }, true));
   }
   info.append(line(parts.join(" · ")));
   if (groups && !state.result) {
     const short = groups.now < groups.needed;
-    const text = `${side}'s groups: ${groups.at_turn_start} at the start of the turn, ${groups.now} now; `
-      + `the turn must end with ${groups.needed} or more`;
     // Short of the new group is how every turn starts: only on its last move is it a warning.
     const warn = short && state.moves_left <= 1;
-    const node = line(!short ? `${text}: done.` : warn ? `${text}: this last move must make a new group!` : `${text}.`);
+    const words = !short
+      ? gettext("%(whose)s: %(start)s at the start of the turn, %(now)s now; the turn must end with %(needed)s or more: done.")
+      : warn
+        ? gettext("%(whose)s: %(start)s at the start of the turn, %(now)s now; the turn must end with %(needed)s or more: this last move must make a new group!")
+        : gettext("%(whose)s: %(start)s at the start of the turn, %(now)s now; the turn must end with %(needed)s or more.");
+    const node = line(interpolate(words, {
+      whose: white ? gettext("White's groups") : gettext("Black's groups"),
+      start: groups.at_turn_start, now: groups.now, needed: groups.needed,
+    }, true));
     node.className = warn ? "groups short" : short ? "groups" : "groups ok";
     info.append(node);
   }
   if (view.legal && view.legal.destinations && Object.keys(view.legal.destinations).length) {
     // Dragging a path is for a mouse on a board big enough; a phone's close-up is tapped.
     info.append(line(ui.selected
-      ? (small ? "Now tap where it goes, then Play." : "Now click where it goes, or drag it along the path you want.")
-      : (small ? "Your move: tap a stone." : "Your move: click a stone (or drag it along a path).")));
+      ? (small ? gettext("Now tap where it goes, then Play.") : gettext("Now click where it goes, or drag it along the path you want."))
+      : (small ? gettext("Your move: tap a stone.") : gettext("Your move: click a stone (or drag it along a path)."))));
   }
   return info;
 }
@@ -359,7 +371,7 @@ function closeUpBar(redraw, view) {
     const play = document.createElement("button");
     play.type = "button";
     play.className = "primary";
-    play.textContent = `Play ${ui.pending}`;
+    play.textContent = interpolate(gettext("Play %(move)s"), { move: ui.pending }, true);
     play.addEventListener("click", () => {
       const path = ui.pending;
       ui.pending = null;
@@ -369,7 +381,7 @@ function closeUpBar(redraw, view) {
   }
   const back = document.createElement("button");
   back.type = "button";
-  back.textContent = ui.pending ? "Cancel" : "Whole board";
+  back.textContent = ui.pending ? gettext("Cancel") : gettext("Whole board");
   back.addEventListener("click", () => {
     Object.assign(ui, { selected: null, path: [], pending: null, closeUp: null });
     redraw();

@@ -6,6 +6,7 @@
 // On a narrow screen the board stands upright (columns run down the page) so that every pit
 // stays a comfortable target for a finger; it is the same board turned a quarter. Either way
 // it fits the window, across and down.
+/* global gettext, pgettext, interpolate */
 import { el, svg } from "./svg.js";
 
 const CELL = 64;
@@ -56,7 +57,7 @@ export function renderMancala(container, view) {
   // The captured seeds' line under the board: two lines upright, where the board is narrow.
   const capturedLines = captured ? (upright ? 2 : 1) : 0;
   const height = (upright ? length : depth) + TOP + BOTTOM + capturedLines * 20;
-  const root = svg(width, height, `${slug} board`);
+  const root = svg(width, height, interpolate(gettext("%(game)s board"), { game: slug }, true));
   root.classList.add("mancala", upright ? "upright" : "flat");
   root.dataset.layout = upright ? "upright" : "flat";
   const legalSet = new Set(legal || []);
@@ -72,11 +73,12 @@ export function renderMancala(container, view) {
 
   // Whose side is where: player 1 (South) sits at the bottom, unless the board is flipped.
   const sideLabel = (player) => {
-    const name = players ? players[String(player)].username : `player ${player}`;
-    const where = player === 1 ? "South" : "North";
+    const name = players ? players[String(player)].username : interpolate(gettext("player %(n)s"), { n: player }, true);
+    const where = player === 1 ? gettext("South") : gettext("North");
+    const yours = (words) => (you === player ? interpolate(gettext("%(name)s (you)"), { name: words }, true) : words);
     // Upright, the board is too narrow for names: the list of players has them.
-    if (upright) return `${where}${you === player ? " (you)" : ""}`;
-    return `${where} · ${name}${you === player ? " (you)" : ""}`;
+    if (upright) return yours(where);
+    return `${where} · ${yours(name)}`;
   };
   const [near, far] = flipped ? [2, 1] : [1, 2];
   const bottom = (upright ? length : depth) + TOP + 19;
@@ -96,8 +98,8 @@ export function renderMancala(container, view) {
     const y = Math.min(a.y, b.y) - 3;
     const w = Math.abs(b.x - a.x) + CELL + 6;
     const h = Math.abs(b.y - a.y) + CELL + 6;
-    const owner = block.owner === you ? "yours"
-      : players ? players[String(block.owner)].username : `player ${block.owner}`;
+    const owner = block.owner === you ? gettext("yours")
+      : players ? players[String(block.owner)].username : interpolate(gettext("player %(n)s"), { n: block.owner }, true);
     root.append(el("rect", { x, y, width: w, height: h, rx: 10, class: `block owner-${block.owner}` }));
     const label = el("text", upright
       ? { x: 15, y: y + h / 2, class: "block-label", transform: `rotate(-90 15 ${y + h / 2})` }
@@ -110,10 +112,11 @@ export function renderMancala(container, view) {
     const box = upright
       ? { x: MARGIN + 8, y: side === 0 ? TOP + 4 : TOP + length - STORE + 4, width: depth, height: STORE - 8 }
       : { x: side === 0 ? 6 : width - STORE - 2, y: TOP, width: STORE - 8, height: depth };
-    const group = el("g", { class: "store-box", role: "img", "aria-label": `${side === 0 ? "left" : "right"} store: ${count}` });
+    const words = side === 0 ? gettext("left store: %(count)s") : gettext("right store: %(count)s");
+    const group = el("g", { class: "store-box", role: "img", "aria-label": interpolate(words, { count }, true) });
     group.append(el("rect", { ...box, rx: 28, class: "store" }));
     group.append(el("text", { x: box.x + box.width / 2, y: box.y + box.height / 2 + 8, class: "count store-count" }, count));
-    group.append(el("text", { x: box.x + box.width / 2, y: box.y + box.height / 2 - 16, class: "store-label" }, "store"));
+    group.append(el("text", { x: box.x + box.width / 2, y: box.y + box.height / 2 - 16, class: "store-label" }, pgettext("where a side's seeds are kept", "store")));
     root.append(group);
   });
 
@@ -129,7 +132,11 @@ export function renderMancala(container, view) {
         "data-pit": name,
         tabindex: playable ? 0 : undefined,
         role: "button",
-        "aria-label": `pit ${name}: ${count}${playable ? ", playable" : ""}${played ? ", played last" : ""}`,
+        "aria-label": [
+          interpolate(gettext("pit %(name)s: %(count)s"), { name, count }, true),
+          playable ? gettext("playable") : null,
+          played ? gettext("played last") : null,
+        ].filter(Boolean).join(", "),
       });
       // The whole cell answers a tap, not only the drawn hole.
       group.append(el("rect", { x, y, width: CELL, height: CELL, class: "hit" }));
@@ -168,8 +175,8 @@ export function renderMancala(container, view) {
   });
 
   if (captured) {
-    const tally = `South ${captured[0]} · North ${captured[1]}`;
-    const lines = upright ? ["captured:", tally] : [`captured: ${tally}`];
+    const tally = interpolate(gettext("South %(south)s · North %(north)s"), { south: captured[0], north: captured[1] }, true);
+    const lines = upright ? [gettext("captured:"), tally] : [interpolate(gettext("captured: %(tally)s"), { tally }, true)];
     lines.forEach((text, i) => {
       root.append(el("text", { x: width / 2, y: height - 6 - (lines.length - 1 - i) * 20, class: "captured" }, text));
     });
@@ -188,7 +195,7 @@ export function renderMancala(container, view) {
     const button = document.createElement("button");
     button.type = "button";
     button.className = "zoom-button";
-    button.textContent = zoomed ? "Whole board" : "Zoom in: bigger pits";
+    button.textContent = zoomed ? gettext("Whole board") : gettext("Zoom in: bigger pits");
     button.setAttribute("aria-pressed", String(zoomed));
     button.addEventListener("click", () => {
       zoomed = !zoomed;

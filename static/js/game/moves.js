@@ -1,6 +1,7 @@
 // The game page's move list: numbered moves, or, when a player makes several moves in a row
 // (a Diffusion Chess turn), one line per turn with the player's side. Each move is a button
 // that shows the position after it.
+/* global gettext, ngettext, interpolate */
 
 // `viewing` is the number of moves of the position shown (null: the game now); `onPick(ply)`
 // asks for the position after `ply` moves.
@@ -21,7 +22,7 @@ function moveButton(game, move, index, current, onPick) {
   button.type = "button";
   button.className = "move-link";
   button.textContent = move.notation;
-  button.title = `move ${index + 1}, ${game.players[String(move.player)].username}`;
+  button.title = interpolate(gettext("move %(n)s, %(player)s"), { n: index + 1, player: game.players[String(move.player)].username }, true);
   if (current) button.classList.add("viewing");
   button.addEventListener("click", () => onPick(index + 1));
   return button;
@@ -39,7 +40,8 @@ function byTurn(moves) {
 }
 
 function turnItems(game, turns, link) {
-  const side = game.board.renderer === "grid" ? { 1: "White", 2: "Black" } : { 1: "South", 2: "North" };
+  const side = game.board.renderer === "grid"
+    ? { 1: gettext("White"), 2: gettext("Black") } : { 1: gettext("South"), 2: gettext("North") };
   return turns.map((turn, number) => {
     const item = document.createElement("li");
     item.className = `turn player-${turn.player}`;
@@ -68,7 +70,8 @@ function markTakebacks(items, takebacks, itemOf) {
   for (const takeback of [...takebacks].reverse()) {
     const mark = document.createElement("li");
     mark.className = "takeback-mark";
-    mark.textContent = `↶ ${takeback.undone === 1 ? "1 move" : `${takeback.undone} moves`} taken back`;
+    const undone = interpolate(ngettext("%(n)s move taken back", "%(n)s moves taken back", takeback.undone), { n: takeback.undone }, true);
+    mark.textContent = `↶ ${undone}`;
     const at = takeback.ply === 0 ? -1 : itemOf(takeback.ply - 1);
     items.splice(at + 1, 0, mark);
   }

@@ -1,0 +1,91 @@
+"""Who is told what: the receivers of the games', lobby's and tournaments' news.
+
+Each runs after the news committed, on the path of the request that made it (a move, an
+offer, a challenge, a pairing wave), so each does as little as it can: one query for whether
+anyone concerned asked for that kind of notice (most players did not), and one INSERT of a
+Notice per reader who did. Nothing is sent here: the sweeper's pass sends (push/sending.py),
+and decides then whether the notice is still news (the player may have moved meanwhile, or
+opened the game).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.db.models import Exists, OuterRef
+
+from games.models import Game
+from lobby.models import Challenge
+from push.models import Choices, Kind, Notice, Subscription
+from tournaments.models import Pairing
+
+
+def wanting(user_ids: Iterable[int | None], kind: str) -> set[int]:
+    """Of these users, those who want `kind` and have a browser subscribed (a closed account
+    has none of its news sent)."""
+    ids = {user_id for user_id in user_ids if user_id is not None}
+    if not ids:
+        return set()
+    return set(
+        Choices.objects.filter(user_id__in=ids, user__is_active=True, **{kind: True})
+        .filter(Exists(Subscription.objects.filter(user_id=OuterRef("user_id"))))
+        .values_list("user_id", flat=True)
+    )
+
+
+def _seat(game: Game, player: int) -> int:
+    return int(game.player1_id if player == 1 else game.player2_id)
+
+
+def turn_passed(game: Game, player: int, ply: int, **_: Any) -> None:
+    """games.lifecycle.turn_passed: a move made it `player`'s turn."""
+    kind = Kind.MOVE_REALTIME if game.time_control.realtime else Kind.MOVE_CORRESPONDENCE
+    user_id = _seat(game, player)
+    if user_id in wanting([user_id], kind):
+        Notice.objects.create(user_id=user_id, kind=kind, game_id=game.pk, player=player, ply=ply)
+
+
+def offer_made(game: Game, offer: str, by: int, ply: int, **_: Any) -> None:
+    """games.lifecycle.offer_made: `by` offers a draw or asks for a takeback."""
+    player = 3 - by
+    user_id = _seat(game, player)
+    if user_id in wanting([user_id], Kind.OFFER):
+        Notice.objects.create(
+            user_id=user_id, kind=Kind.OFFER, game_id=game.pk, player=player, ply=ply, detail=offer
+        )
+
+
+def challenged(challenge: Challenge, **_: Any) -> None:
+    """lobby.services.challenges.challenge_made: a user was challenged by name."""
+    user_id = challenge.challenged_id
+    if user_id is not None and user_id in wanting([user_id], Kind.CHALLENGE):
+        Notice.objects.create(user_id=user_id, kind=Kind.CHALLENGE, challenge_id=challenge.pk)
+
+
+def games_started(games: list[Game], **_: Any) -> None:
+    """games.lifecycle.games_started: of the new games, a tournament's tell its players who
+    asked (a pairing wave starts hundreds at once: one query for all of them, and a second
+    only when some player wants these notices)."""
+    players = wanting(
+        (p for g in games for p in (g.player1_id, g.player2_id)), Kind.TOURNAMENT_GAME
+    )
+    if not players:
+        return
+    by_id = {game.pk: game for game in games if {game.player1_id, game.player2_id} & players}
+    pairings = Pairing.objects.filter(game_id__in=list(by_id)).values_list(
+        "game_id", "tournament_id"
+    )
+    Notice.objects.bulk_create(
+        Notice(
+            user_id=_seat(by_id[game_id], player),
+            kind=Kind.TOURNAMENT_GAME,
+            game_id=game_id,
+            player=player,
+            ply=0,
+            tournament_id=tournament_id,
+        )
+        for game_id, tournament_id in pairings
+        for player in (1, 2)
+        if _seat(by_id[game_id], player) in players
+    )
