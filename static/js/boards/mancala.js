@@ -7,7 +7,7 @@
 // stays a comfortable target for a finger; it is the same board turned a quarter. Either way
 // it fits the window, across and down.
 /* global gettext, pgettext, interpolate */
-import { el, svg } from "./svg.js";
+import { blockLabel, el, svg } from "./svg.js";
 
 const CELL = 64;
 const HOLE = 24; // the hole's radius: room in the cell's corner for the pit's letter
@@ -103,7 +103,7 @@ export function renderMancala(container, view) {
     root.append(el("rect", { x, y, width: w, height: h, rx: 10, class: `block owner-${block.owner}` }));
     const label = el("text", upright
       ? { x: 15, y: y + h / 2, class: "block-label", transform: `rotate(-90 15 ${y + h / 2})` }
-      : { x: x + w / 2, y: y - 8, class: "block-label" }, `${block.label} · ${owner}`);
+      : { x: x + w / 2, y: y - 8, class: "block-label" }, `${blockLabel(block.label)} · ${owner}`);
     root.append(label);
   }
 

@@ -1,4 +1,5 @@
 // Tiny helpers for drawing SVG.
+/* global gettext, interpolate */
 export const SVG_NS = "http://www.w3.org/2000/svg";
 
 export function el(name, attrs = {}, text) {
@@ -19,4 +20,10 @@ export function svg(width, height, label, role = "group") {
     "aria-label": label,
     preserveAspectRatio: "xMidYMid meet",
   });
+}
+
+// A block's label as the engine names it ("Block A", "Block a-d"), in the page's language.
+export function blockLabel(label) {
+  const found = /^Block (.+)$/.exec(label || "");
+  return found ? interpolate(gettext("Block %(name)s"), { name: found[1] }, true) : label;
 }

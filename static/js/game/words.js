@@ -3,6 +3,8 @@
 // Drawing in words, as the boards draw in pictures: no rules here, only what the server said.
 /* global gettext, ngettext, interpolate */
 
+import { blockLabel } from "../boards/svg.js";
+
 const $ = (id) => document.getElementById(id);
 
 // Said once, politely (moves, the end), or at once (the player's own clock running low).
@@ -50,7 +52,7 @@ function describePits(game, state, you) {
   for (const block of blocks) {
     const [first, last] = block.columns;
     lines.push(interpolate(gettext("%(block)s, columns %(first)s to %(last)s: %(player)s's."), {
-      block: block.label, first: first + 1, last: last + 1, player: sideName(game, block.owner, you),
+      block: blockLabel(block.label), first: first + 1, last: last + 1, player: sideName(game, block.owner, you),
     }, true));
   }
   if (state.stores) {
