@@ -1,15 +1,17 @@
 """Who is told what: the receivers of the games', lobby's and tournaments' news.
 
 Each runs after the news committed, on the path of the request that made it (a move, an
-offer, a challenge, a pairing wave), so each does as little as it can: one query for whether
-anyone concerned asked for that kind of notice (most players did not), and one INSERT of a
-Notice per reader who did. Nothing is sent here: the sweeper's pass sends (push/sending.py),
-and decides then whether the notice is still news (the player may have moved meanwhile, or
-opened the game).
+offer, a challenge, a pairing wave), so each does as little as it can: a move no query at all
+(who wants "your move" notices is known to the process, read again every few seconds), the
+rarer news one query for whether anyone concerned asked for that kind of notice (most players
+did not), and one INSERT of a Notice per reader who did. Nothing is sent here: the sweeper's
+pass sends (push/sending.py), and decides then whether the notice is still news (the player
+may have moved meanwhile, or opened the game).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -34,6 +36,35 @@ def wanting(user_ids: Iterable[int | None], kind: str) -> set[int]:
     )
 
 
+# Who wants "your move" notices, per kind, read at most every WANTING_SECONDS by each process:
+# a move must not pay a query to learn that (most players never turn notices on; the query
+# was a third of a move's server time). This process forgets at once what it changed itself
+# (push/subscriptions.py); another process learns it within the interval, so a notice for a
+# move made on it in the first seconds after turning notices on may be missed.
+WANTING_SECONDS = 5.0
+_wanting_moves: dict[str, tuple[float, frozenset[int]]] = {}
+
+
+def wanting_moves(kind: str) -> frozenset[int]:
+    """The users who want `kind` ("your move" notices) and have a browser subscribed."""
+    now = time.monotonic()
+    cached = _wanting_moves.get(kind)
+    if cached is not None and cached[0] > now:
+        return cached[1]
+    users = frozenset(
+        Choices.objects.filter(user__is_active=True, **{kind: True})
+        .filter(Exists(Subscription.objects.filter(user_id=OuterRef("user_id"))))
+        .values_list("user_id", flat=True)
+    )
+    _wanting_moves[kind] = (now + WANTING_SECONDS, users)
+    return users
+
+
+def forget_wanting() -> None:
+    """Read who wants notices again on the next move (a choice or subscription changed)."""
+    _wanting_moves.clear()
+
+
 def _seat(game: Game, player: int) -> int:
     return int(game.player1_id if player == 1 else game.player2_id)
 
@@ -42,7 +73,7 @@ def turn_passed(game: Game, player: int, ply: int, **_: Any) -> None:
     """games.lifecycle.turn_passed: a move made it `player`'s turn."""
     kind = Kind.MOVE_REALTIME if game.time_control.realtime else Kind.MOVE_CORRESPONDENCE
     user_id = _seat(game, player)
-    if user_id in wanting([user_id], kind):
+    if user_id in wanting_moves(kind):
         Notice.objects.create(user_id=user_id, kind=kind, game_id=game.pk, player=player, ply=ply)
 
 

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from accounts.models import User
+from push import notices
 from push.keys import b64url_decode
 from push.models import KINDS, Choices, Subscription
 from realtime.errors import ServiceError
@@ -96,6 +97,7 @@ def subscribe(
         if old:
             Subscription.objects.filter(pk__in=old).delete()
         choices, _created = Choices.objects.get_or_create(user=user)
+    notices.forget_wanting()
     return choices.as_dict()
 
 
@@ -103,6 +105,7 @@ def unsubscribe(*, user: Any, endpoint: str) -> bool:
     """Forget this browser's subscription; whether there was one."""
     user = _signed_in(user)
     deleted, _kinds = Subscription.objects.filter(user=user, endpoint=endpoint).delete()
+    notices.forget_wanting()
     return deleted > 0
 
 
@@ -127,6 +130,7 @@ def set_kinds(*, user: Any, changes: dict[str, bool]) -> dict[str, bool]:
         for kind, on in changes.items():
             setattr(choices, kind, bool(on))
         choices.save()
+    notices.forget_wanting()
     return choices.as_dict()
 
 
@@ -140,3 +144,4 @@ def logged_out(sender: Any, request: Any = None, user: Any = None, **_: Any) -> 
     key = getattr(session, "session_key", None)
     if user is not None and key:
         Subscription.objects.filter(user_id=user.pk, session_key=key).delete()
+        notices.forget_wanting()

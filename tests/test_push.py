@@ -16,8 +16,9 @@ from typing import Any
 import msgspec
 import pytest
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone, translation
 
 from accounts.models import User
@@ -46,6 +47,9 @@ def browser_keys() -> dict[str, str]:
 @pytest.fixture(autouse=True)
 def _local_push_service(settings: Any) -> None:
     settings.PUSH_SERVICES = [*settings.PUSH_SERVICES, "http://127.0.0.1:*"]
+    # Who wants "your move" notices is kept by the process for a few seconds: each test
+    # starts from its own database.
+    notices.forget_wanting()
 
 
 def subscribe(user: User, name: str = "phone", language: str = "") -> Subscription:
@@ -161,6 +165,19 @@ class TestWhoIsTold:
         other = game_between(alice, carol)
         move(other, alice)
         assert len(queued()) == 1
+
+    def test_a_move_asks_the_database_nothing_about_notices(self) -> None:
+        alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
+        subscribe(carol)
+        game = game_between(alice, bob)
+        move(game, alice)  # who wants notices is read once for the process
+        with CaptureQueriesContext(connection) as seen:
+            move(game, bob)
+        assert not [q["sql"] for q in seen.captured_queries if "push_" in q["sql"]]
+        # What this process changes it knows at once: bob's next turn is told.
+        subscribe(bob)
+        move(game, alice)
+        assert [row[0] for row in queued()] == ["bob"]
 
     def test_a_closed_account_is_told_nothing(self) -> None:
         alice, bob = make_user("alice"), make_user("bob")

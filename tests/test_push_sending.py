@@ -19,7 +19,7 @@ from accounts.models import User
 from games import selectors
 from games import services as game_services
 from games.models import Game
-from push import sending, subscriptions
+from push import notices, sending, subscriptions
 from push.models import Notice, Subscription
 from tests.games_helpers import make_user
 from tests.pushservice import Browser, PushService
@@ -30,6 +30,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 def service(settings: Any) -> Iterator[PushService]:
     settings.PUSH_SERVICES = ["http://127.0.0.1:*"]
+    notices.forget_wanting()  # each test's own database: who wants notices is read afresh
     settings.PUSH_RETRY_SECONDS = 0.0  # retries due at once: the test runs the passes
     settings.PUSH_ATTEMPTS = 3
     with PushService(settings.VAPID_PUBLIC_KEY) as running:
