@@ -16,7 +16,6 @@ from urllib.parse import parse_qs
 
 import msgspec
 from django.conf import settings
-from django.utils import translation
 from django.utils.translation import gettext as _
 
 from games import catchup, presence, protocol, reasons, selectors, services
@@ -157,8 +156,7 @@ class GameConsumer(JsonConsumer):
     async def _send_text(self, text: str) -> None:
         # Events are encoded once for everybody, in English: a result's reason is said in
         # this socket's language here (games/reasons.py), the rest goes out as it is.
-        with translation.override(self._language):
-            await self.send(text_data=reasons.localize_frame(text))
+        await self.send(text_data=reasons.localize_frame(text))
 
     async def _send_state(self) -> int | None:
         """Send the snapshot (the stream asks for it); the version it shows."""

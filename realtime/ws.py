@@ -243,6 +243,13 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         # The socket's id, user and game, for the lines logged while it handles a message.
         self._log_context = logs.for_socket(scope)
         self._language = language.for_scope(scope)
+        if self._language != translation.get_language():
+            # What the socket says (refusals, notices) is in its reader's language: the
+            # account's, the switcher's cookie or the browser's (realtime/language.py). Set
+            # once for the socket's task (the tasks and threads it starts inherit it), not
+            # per message: each activation copies the language's storage for the task, a
+            # kilobyte a socket when done per message.
+            translation.activate(self._language)
         sockets = metrics.SOCKETS.labels(type(self).__name__.removesuffix("Consumer").lower())
         sockets.inc()
         try:
@@ -260,10 +267,7 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         # timers and database threads started while the message is handled do.
         token = logs.bind(self._log_context)
         try:
-            # What the socket says (refusals, notices) is in its reader's language: the
-            # account's, the switcher's cookie or the browser's (realtime/language.py).
-            with translation.override(self._language):
-                await self._dispatch(message)
+            await self._dispatch(message)
         finally:
             logs.unbind(token)
 

@@ -63,8 +63,10 @@ def test_each_player_reads_the_game_in_their_own_language(
         expect(bob.locator("h1")).not_to_have_text("How to play")
 
         game_id = challenge_by_request(alice, bob, site, "diffusion")
+        # Alice's lobby goes to the new game by itself; Bob is on the rules page.
+        alice.wait_for_url(f"{site.url}/games/{game_id}/")
+        bob.goto(f"{site.url}/games/{game_id}/")
         for page in (alice, bob):
-            page.goto(f"{site.url}/games/{game_id}/")
             expect(page.locator("#connection")).to_have_attribute("data-state", "open")
         # The client's own words, from its catalog.
         alice.locator("g.pit.playable").first.click()
