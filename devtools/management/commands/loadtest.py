@@ -150,6 +150,12 @@ class Command(BaseCommand):
             "instead of starting the replacement on a spare port first (docs/DEPLOY.md)",
         )
         parser.add_argument(
+            "--floor",
+            action="store_true",
+            help="then run the bare stack (stackfloor) with the same games, rate, processes "
+            "and seconds, and print its CPU per move beside the product's, and their ratio",
+        )
+        parser.add_argument(
             "--settle",
             type=float,
             default=2.0,
@@ -180,7 +186,28 @@ class Command(BaseCommand):
             memory = [server.peak_memory_mb() for server in servers]
         finally:
             stop_servers(servers)
-        self._report(stats, options, memory)
+        figures = self._report(stats, options, memory)
+        if options["floor"]:
+            self._floor(options, figures)
+
+    def _floor(self, options: dict[str, Any], figures: dict[str, Any]) -> None:
+        """The bare stack's CPU per move, measured now, beside the product's just measured:
+        on a shared machine only a ratio taken in one run means anything."""
+        from devtools.management.commands.stackfloor import Command as StackFloor
+
+        floor = StackFloor(stdout=self.stdout, stderr=self.stderr).measure(
+            games=options["games"],
+            rate=options["rate"],
+            procs=options["procs"],
+            seconds=options["seconds"],
+            spectators=options["spectators"],
+        )
+        product = figures.get("cpu_ms", float("nan")) if figures.get("in_window") else float("nan")
+        self.stdout.write(
+            f"the floor (stackfloor, same games, rate, processes and seconds, run now): CPU per "
+            f"move {floor['server_ms']:.2f} ms, p99 {floor['p99']:.1f} ms, lost {floor['lost']}; "
+            f"the product's CPU per move is {product / floor['server_ms']:.2f}x the floor's"
+        )
 
     def _stage(self, servers: list[BenchServer], options: dict[str, Any], rate: float) -> Stats:
         tables = self._prepare(options["games"], options["slug"], [s.port for s in servers])
@@ -457,7 +484,8 @@ class Command(BaseCommand):
             "p99": percentile(rtts, 0.99),
         }
 
-    def _report(self, stats: Stats, options: dict[str, Any], memory: list[float]) -> None:
+    def _report(self, stats: Stats, options: dict[str, Any], memory: list[float]) -> dict[str, Any]:
+        """Print the stage's figures; returns them."""
         figures = self._figures(stats)
         rtts = figures["rtts"]
         moves = figures["in_window"]
@@ -504,3 +532,4 @@ class Command(BaseCommand):
                 f"{stats.busy:.0%} busy"
             )
         self.stdout.write("peak memory per process MB: " + ", ".join(f"{m:.0f}" for m in memory))
+        return figures

@@ -149,6 +149,34 @@ class Command(BaseCommand):
         finally:
             stop_servers(servers)
 
+    def measure(
+        self, *, games: int, rate: float, procs: int, seconds: float, spectators: int
+    ) -> dict[str, Any]:
+        """One stage on the bare stack, as `loadtest --floor` runs it after the product's in
+        the same invocation: its figures (CPU per move of the servers: `server_ms`)."""
+        if connection.vendor != "postgresql" or not settings.REDIS_URL:
+            raise CommandError("the floor needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL).")
+        self._prepare_tables(games)
+        servers = start_servers(procs, application="devtools.bare_asgi:application")
+        try:
+            with no_collector_pauses():
+                return asyncio.run(self._one_stage(servers, games, rate, seconds, spectators))
+        finally:
+            stop_servers(servers)
+
+    async def _one_stage(
+        self, servers: list[BenchServer], games: int, rate: float, seconds: float, spectators: int
+    ) -> dict[str, Any]:
+        tables = [
+            Table(index, servers[index % len(servers)].port, 2 + spectators)
+            for index in range(1, games + 1)
+        ]
+        await asyncio.gather(*(table.open() for table in tables))
+        try:
+            return await self._stage(servers, tables, rate, seconds)
+        finally:
+            await asyncio.gather(*(table.close() for table in tables))
+
     def _prepare_tables(self, games: int) -> None:
         with connection.cursor() as cursor:
             cursor.execute(
