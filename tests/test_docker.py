@@ -4,6 +4,7 @@ reads."""
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
 from pathlib import Path
@@ -108,7 +109,10 @@ def test_the_image_copies_files_that_exist_and_runs_daphne_safely() -> None:
         if kind == "COPY":
             *sources, _ = argument.split()
             for source in sources:
-                assert (ROOT / source).exists(), f"COPY of a missing path: {source}"
+                found = list(ROOT.glob(source)) if "*" in source else [ROOT / source]
+                assert found and all(path.exists() for path in found), (
+                    f"COPY of a missing path: {source}"
+                )
     runs = " ".join(argument for kind, argument in instructions if kind == "RUN")
     assert "collectstatic" in runs
     command = json.loads(next(argument for kind, argument in instructions if kind == "CMD"))
@@ -116,6 +120,34 @@ def test_the_image_copies_files_that_exist_and_runs_daphne_safely() -> None:
     assert command[:3] == ["python", "-m", "config.serve"]
     assert command[command.index("--host") + 1] == "0.0.0.0"
     assert "--proxy-headers" in command  # nginx in front passes the client's address
+
+
+def test_the_image_holds_every_file_the_site_reads_as_it_runs() -> None:
+    # Pages made from documents, in every language, and the compiled catalogs: a file left
+    # out of the image is a 500 (or English) in production only.
+    from django.conf import settings
+
+    from games.rules_pages import RULES_DIR
+
+    read = [
+        *RULES_DIR.rglob("*.md"),
+        *(ROOT / "docs").glob("PBMSERV*.md"),
+        *(ROOT / "docs").glob("NOTATION*.md"),
+        *Path(settings.LOCALE_PATHS[0]).rglob("*.mo"),
+    ]
+    assert len(read) > 20
+    sources = [
+        source
+        for kind, argument in dockerfile_instructions()
+        if kind == "COPY"
+        for source in argument.split()[:-1]
+    ]
+    for path in read:
+        relative = path.relative_to(ROOT).as_posix()
+        assert any(
+            fnmatch.fnmatch(relative, source) or relative.startswith(source.rstrip("/") + "/")
+            for source in sources
+        ), f"the image lacks {relative}"
 
 
 def test_the_image_and_the_package_hold_every_app_of_the_product() -> None:
