@@ -8,6 +8,7 @@ from typing import Any
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts import exports
 from accounts.models import Block, User
 from analysis.models import Analysis
 from games import selectors as game_selectors
@@ -112,4 +113,6 @@ def export(user: User) -> dict[str, Any]:
         "chat": chat(user),
         "ratings": ratings(user),
         "analyses": analyses(user),
+        # Follows, push notices: the apps beside this one add their parts (accounts/exports.py).
+        **exports.parts(user),
     }

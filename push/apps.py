@@ -8,6 +8,7 @@ class PushConfig(AppConfig):
     def ready(self) -> None:
         from django.contrib.auth.signals import user_logged_out
 
+        from accounts import exports
         from games import lifecycle
         from lobby.services import challenges
         from push import notices, sending, subscriptions
@@ -23,3 +24,5 @@ class PushConfig(AppConfig):
         # Logging out in a browser stops that browser's notices: the next person to use it
         # must not see the last one's games.
         user_logged_out.connect(subscriptions.logged_out, dispatch_uid="push-logged-out")
+        # The browsers subscribed and the kinds chosen are in the data download.
+        exports.register("push", subscriptions.export_of)

@@ -145,3 +145,19 @@ def logged_out(sender: Any, request: Any = None, user: Any = None, **_: Any) -> 
     if user is not None and key:
         Subscription.objects.filter(user_id=user.pk, session_key=key).delete()
         notices.forget_wanting()
+
+
+def export_of(user: Any) -> dict[str, Any]:
+    """The player's push data for their download: the kinds chosen, and each browser
+    subscribed (its push service's address and when; not its keys, which are the browser's)."""
+    return {
+        "kinds": kinds_of(user),
+        "browsers": [
+            {
+                "push_service": urlsplit(row.endpoint).netloc,
+                "subscribed_at": row.created_at.isoformat(),
+                "language": row.language,
+            }
+            for row in Subscription.objects.filter(user_id=user.pk).order_by("created_at", "pk")
+        ],
+    }

@@ -13,6 +13,7 @@ from django.test import Client
 from accounts.models import RetiredName, User
 from analysis import services as analysis_services
 from analysis.models import Analysis
+from follows import services as follows_services
 from games import services as games
 from games.engine import rules_for
 from games.models import ChatLine, Game
@@ -20,6 +21,8 @@ from lobby.models import Challenge, Seek
 from lobby.services import challenges, seeks
 from pbm import identity
 from privacy.closure import close_account
+from push import keys
+from push import subscriptions as push_subscriptions
 from realtime.errors import ServiceError
 from tests.test_self_service import PASSWORD, make_user, next_code, signed_in, turn_on
 
@@ -124,6 +127,15 @@ def test_the_export_holds_the_players_own_data_as_a_download() -> None:
     play(bob, make_user("carol"))  # not Alice's
     analysis_services.start(user=alice, slug="diffusion", moves="I A")
     analysis_services.start(user=bob, slug="diffusion")  # not Alice's
+    follows_services.follow_player(user=alice, username="bob")
+    follows_services.follow_game(user=bob, game_id=game.pk)  # not Alice's
+    push_subscriptions.subscribe(
+        user=alice,
+        endpoint="https://fcm.googleapis.com/fcm/send/alices-phone",
+        p256dh=keys.generate()[0],
+        auth=keys.b64url(b"0123456789abcdef"),
+        language="fr",
+    )
 
     answer = signed_in(alice).get("/settings/export.json")
 
@@ -138,7 +150,19 @@ def test_the_export_holds_the_players_own_data_as_a_download() -> None:
         "chat",
         "ratings",
         "analyses",
+        "follows",
+        "push",
     }
+    assert data["follows"] == {"games": [], "players": ["bob"]}
+    assert data["push"]["kinds"]["move_correspondence"] is True
+    assert data["push"]["browsers"] == [
+        {
+            "push_service": "fcm.googleapis.com",
+            "subscribed_at": data["push"]["browsers"][0]["subscribed_at"],
+            "language": "fr",
+        }
+    ]
+    assert "alices-phone" not in answer.content.decode()  # the browser's own address and keys
     [analysis] = data["analyses"]
     assert [node["move"] for node in analysis["tree"]["nodes"]] == [None, "I", "A"]
     assert (
