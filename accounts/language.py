@@ -76,23 +76,33 @@ def choose(request: HttpRequest) -> HttpResponse:
 def catalog_version(language: str) -> str:
     """Changes whenever that language's compiled client strings change (a deploy with new
     translations): the catalog's address carries it, so browsers may keep one for a year."""
-    return _catalog_version(language, _mo_stamp(language))
-
-
-def _mo_stamp(language: str) -> tuple[int, int]:
-    path = Path(settings.LOCALE_PATHS[0]) / language / "LC_MESSAGES" / "djangojs.mo"
+    path = _compiled_client_strings(language)
     try:
         found = path.stat()
     except FileNotFoundError:
-        return (0, 0)
-    return (found.st_mtime_ns, found.st_size)
+        return _catalog_version(path, None)
+    return _catalog_version(path, (found.st_mtime_ns, found.st_size))
+
+
+def _compiled_client_strings(language: str) -> Path:
+    return Path(settings.LOCALE_PATHS[0]) / language / "LC_MESSAGES" / "djangojs.mo"
 
 
 @lru_cache(maxsize=16)
-def _catalog_version(language: str, stamp: tuple[int, int]) -> str:
-    path = Path(settings.LOCALE_PATHS[0]) / language / "LC_MESSAGES" / "djangojs.mo"
-    content = path.read_bytes() if stamp != (0, 0) else b""
+def _catalog_version(path: Path, stamp: tuple[int, int] | None) -> str:
+    # Read once per file as it is (the stamp changes when the file does).
+    content = path.read_bytes() if stamp is not None else b""
     return hashlib.sha256(content).hexdigest()[:12]
+
+
+@lru_cache(maxsize=16)
+def _catalog_body(language: str, version: str) -> bytes:
+    # Django's catalog is built from the whole translation on every request: built once per
+    # language and version here (every new visitor's first page asks for it).
+    request = HttpRequest()
+    request.method = "GET"
+    with translation.override(language):
+        return bytes(JavaScriptCatalog.as_view()(request).content)
 
 
 @require_GET
@@ -102,9 +112,11 @@ def catalog(request: HttpRequest, language: str, version: str) -> HttpResponse:
     code = supported(language)
     if code is None or code != language:
         raise Http404("No such language.")
-    with translation.override(code):
-        response = JavaScriptCatalog.as_view()(request)
-    if version == catalog_version(code):
+    current = catalog_version(code)
+    response = HttpResponse(
+        _catalog_body(code, current), content_type="text/javascript; charset=utf-8"
+    )
+    if version == current:
         response["Cache-Control"] = "public, max-age=31536000, immutable"
     else:
         response["Cache-Control"] = "public, max-age=300"

@@ -23,17 +23,22 @@ from push.models import Choices, Kind, Notice, Subscription
 from tournaments.models import Pairing
 
 
-def wanting(user_ids: Iterable[int | None], kind: str) -> set[int]:
-    """Of these users, those who want `kind` and have a browser subscribed (a closed account
-    has none of its news sent)."""
-    ids = {user_id for user_id in user_ids if user_id is not None}
-    if not ids:
-        return set()
-    return set(
-        Choices.objects.filter(user_id__in=ids, user__is_active=True, **{kind: True})
+def _who_wants(kind: str) -> Any:
+    """The user ids that want `kind` and have a browser subscribed (a closed account has none
+    of its news sent)."""
+    return (
+        Choices.objects.filter(user__is_active=True, **{kind: True})
         .filter(Exists(Subscription.objects.filter(user_id=OuterRef("user_id"))))
         .values_list("user_id", flat=True)
     )
+
+
+def wanting(user_ids: Iterable[int | None], kind: str) -> set[int]:
+    """Of these users, those who want `kind` and have a browser subscribed."""
+    ids = {user_id for user_id in user_ids if user_id is not None}
+    if not ids:
+        return set()
+    return set(_who_wants(kind).filter(user_id__in=ids))
 
 
 # Who wants "your move" notices, per kind, read at most every WANTING_SECONDS by each process:
@@ -51,11 +56,7 @@ def wanting_moves(kind: str) -> frozenset[int]:
     cached = _wanting_moves.get(kind)
     if cached is not None and cached[0] > now:
         return cached[1]
-    users = frozenset(
-        Choices.objects.filter(user__is_active=True, **{kind: True})
-        .filter(Exists(Subscription.objects.filter(user_id=OuterRef("user_id"))))
-        .values_list("user_id", flat=True)
-    )
+    users = frozenset(_who_wants(kind))
     _wanting_moves[kind] = (now + WANTING_SECONDS, users)
     return users
 

@@ -237,19 +237,18 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         self._restart_pending = False
         self._restarting = False
         self._log_context: logs.LogContext | None = None
-        self._language = settings.LANGUAGE_CODE
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         # The socket's id, user and game, for the lines logged while it handles a message.
         self._log_context = logs.for_socket(scope)
-        self._language = language.for_scope(scope)
-        if self._language != translation.get_language():
+        reader = language.for_scope(scope)
+        if reader != translation.get_language():
             # What the socket says (refusals, notices) is in its reader's language: the
             # account's, the switcher's cookie or the browser's (realtime/language.py). Set
             # once for the socket's task (the tasks and threads it starts inherit it), not
             # per message: each activation copies the language's storage for the task, a
             # kilobyte a socket when done per message.
-            translation.activate(self._language)
+            translation.activate(reader)
         sockets = metrics.SOCKETS.labels(type(self).__name__.removesuffix("Consumer").lower())
         sockets.inc()
         try:
