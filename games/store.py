@@ -1,8 +1,11 @@
 """The statements of the move path, written directly.
 
-A move is three statements: read the game row, then in one transaction update its changed
-columns if the row is still as read, and insert the move event (which is also the move's
-record). Through the ORM these three cost more CPU than everything else a move does
+A move is two statements on PostgreSQL: read the game row, then one statement that updates
+its changed columns if the row is still as read and, only if it did, inserts the move's
+events (the move event is also the move's record) and its "your move" notice: a
+data-modifying WITH query, atomic as any single statement, so no BEGIN and COMMIT either.
+SQLite has no data-modifying WITH: there the same writes are one transaction of a statement
+each. Through the ORM these statements cost more CPU than everything else a move does
 (compiling the query, building model instances, saving every column); here each statement's
 text is built once per process and the values go through the same field conversions the ORM
 applies, so rows read and written here are exactly what the ORM reads and writes.
@@ -15,11 +18,11 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Field
 from django.utils import timezone
 
-from games.models import Game, GameEvent
+from games.models import Game, GameEvent, MoveNotice
 
 Converter = Callable[[Any, Any, Any], Any]
 
@@ -92,11 +95,30 @@ def _insert_event_sql(vendor: str) -> str:
 
 def insert_event(game_id: int, version: int, ply: int | None, text: str) -> None:
     """Store an event whose payload is the JSON `text` (a move event when `ply` is set)."""
-    created_at = GameEvent._meta.get_field("created_at")
-    assert isinstance(created_at, Field)
-    when = created_at.get_db_prep_save(timezone.now(), connection)
     with connection.cursor() as cursor:
-        cursor.execute(_insert_event_sql(connection.vendor), [game_id, version, ply, text, when])
+        cursor.execute(
+            _insert_event_sql(connection.vendor),
+            [game_id, version, ply, text, _created_at_value()],
+        )
+
+
+@cache
+def _notice_sql(vendor: str) -> str:
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(c) for c in ("game_id", "player", "created_at"))
+    # Both databases read ON CONFLICT DO NOTHING (SQLite since 3.24): a pending notice for
+    # the player stays as it is, as get_or_create would leave it, in one statement instead
+    # of a read, a savepoint and an insert.
+    return (
+        f"INSERT INTO {quote(MoveNotice._meta.db_table)} ({columns}) VALUES (%s, %s, %s) "
+        "ON CONFLICT DO NOTHING"
+    )
+
+
+def notice_move(game_id: int, player: int) -> None:
+    """Queue a "your move" notice for `player` of the game unless one is pending."""
+    with connection.cursor() as cursor:
+        cursor.execute(_notice_sql(connection.vendor), [game_id, player, _created_at_value()])
 
 
 @cache
@@ -125,21 +147,111 @@ def update_game(
     """Write the named columns of `game` (and `updated_at`) in one UPDATE. With
     `unless_changed_since`, only if the row is still as it was then: False when another write
     came first (the UPDATE then changed nothing and locked nothing)."""
-    fields = _fields(tuple(names))
-    quote = connection.ops.quote_name
-    sets = ", ".join(f"{quote(field.column)} = %s" for field in fields)
-    params = [field.get_db_prep_save(field.pre_save(game, False), connection) for field in fields]
-    where = f"{quote('id')} = %s"
-    params.append(game.pk)
-    if unless_changed_since is not None:
-        where += f" AND {quote('version')} = %s AND {quote('updated_at')} = %s"
-        params += [unless_changed_since.version, _updated_at_value(unless_changed_since)]
+    names = tuple(names)
+    params = _update_params(game, names, unless_changed_since)
     with connection.cursor() as cursor:
-        cursor.execute(f"UPDATE {quote(Game._meta.db_table)} SET {sets} WHERE {where}", params)
+        cursor.execute(_update_sql(names, unless_changed_since is not None), params)
         return bool(cursor.rowcount == 1)
+
+
+@cache
+def _update_sql(names: tuple[str, ...], compare: bool) -> str:
+    quote = connection.ops.quote_name
+    sets = ", ".join(f"{quote(field.column)} = %s" for field in _fields(names))
+    where = f"{quote('id')} = %s"
+    if compare:
+        where += f" AND {quote('version')} = %s AND {quote('updated_at')} = %s"
+    return f"UPDATE {quote(Game._meta.db_table)} SET {sets} WHERE {where}"
+
+
+def _update_params(game: Game, names: tuple[str, ...], seen: Seen | None) -> list[Any]:
+    params = [
+        field.get_db_prep_save(field.pre_save(game, False), connection) for field in _fields(names)
+    ]
+    params.append(game.pk)
+    if seen is not None:
+        params += [seen.version, _updated_at_value(seen)]
+    return params
 
 
 def _updated_at_value(seen: Seen) -> Any:
     field = Game._meta.get_field("updated_at")
     assert isinstance(field, Field)
     return field.get_db_prep_value(seen.updated_at, connection)
+
+
+def write_move(
+    game: Game,
+    names: Iterable[str],
+    events: list[tuple[int, int | None, str]],
+    notices: Iterable[int] = (),
+    *,
+    unless_changed_since: Seen | None = None,
+) -> bool:
+    """Write the named columns of `game` (as `update_game`) and, with them, its new events
+    (version, ply or None, JSON text) and a "your move" notice for each player in `notices`
+    (as `insert_event` and `notice_move`): all of it, or nothing when the row changed since
+    `unless_changed_since` (False)."""
+    notices = list(notices)
+    if connection.vendor != "postgresql":
+        with transaction.atomic(savepoint=False):
+            if not update_game(game, names, unless_changed_since=unless_changed_since):
+                return False
+            for version, ply, text in events:
+                insert_event(game.pk, version, ply, text)
+            for player in notices:
+                notice_move(game.pk, player)
+        return True
+    names = tuple(names)
+    params = _update_params(game, names, unless_changed_since)
+    when = _created_at_value()
+    for version, ply, text in events:
+        params += [version, ply, text, when]
+    for player in notices:
+        params += [player, when]
+    sql = _write_move_sql(names, unless_changed_since is not None, len(events), len(notices))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    return bool(row and row[0] == 1)
+
+
+def _created_at_value() -> Any:
+    created_at = GameEvent._meta.get_field("created_at")
+    assert isinstance(created_at, Field)
+    return created_at.get_db_prep_save(timezone.now(), connection)
+
+
+@cache
+def _write_move_sql(names: tuple[str, ...], compare: bool, events: int, notices: int) -> str:
+    """PostgreSQL's one statement for `write_move`: the UPDATE's RETURNING feeds the inserts,
+    so they insert nothing when it matched no row. Every sub-statement of a WITH runs once,
+    whether or not the final SELECT reads it."""
+    quote = connection.ops.quote_name
+    parts = [f"moved AS ({_update_sql(names, compare)} RETURNING {quote('id')})"]
+    if events:
+        # The VALUES' types are given: a parameter alone in VALUES would be read as text.
+        rows = ", ".join(
+            "(CAST(%s AS integer), CAST(%s AS integer), CAST(%s AS jsonb), "
+            "CAST(%s AS timestamp with time zone))"
+            for _ in range(events)
+        )
+        columns = ", ".join(
+            quote(c) for c in ("game_id", "version", "ply", "payload", "created_at")
+        )
+        parts.append(
+            f"stored AS (INSERT INTO {quote(GameEvent._meta.db_table)} ({columns}) "
+            f"SELECT moved.{quote('id')}, v.version, v.ply, v.payload, v.created_at "
+            f"FROM moved, (VALUES {rows}) AS v (version, ply, payload, created_at))"
+        )
+    if notices:
+        rows = ", ".join(
+            "(CAST(%s AS smallint), CAST(%s AS timestamp with time zone))" for _ in range(notices)
+        )
+        columns = ", ".join(quote(c) for c in ("game_id", "player", "created_at"))
+        parts.append(
+            f"noticed AS (INSERT INTO {quote(MoveNotice._meta.db_table)} ({columns}) "
+            f"SELECT moved.{quote('id')}, v.player, v.created_at "
+            f"FROM moved, (VALUES {rows}) AS v (player, created_at) ON CONFLICT DO NOTHING)"
+        )
+    return "WITH " + ", ".join(parts) + " SELECT count(*) FROM moved"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -18,7 +18,7 @@ from accounts.models import User
 from games import clocks, services
 from games.consumers import GameConsumer
 from games.management.commands.sweeper import sweep
-from games.models import Game, GameConnection, GameEvent
+from games.models import Game, GameConnection, GameEvent, MoveNotice
 from games.services import events
 from lobby.services import seeks
 from realtime.errors import ServiceError
@@ -363,6 +363,26 @@ def test_the_opponent_is_e_mailed_only_when_no_socket_of_theirs_is_open() -> Non
     move(game, 2, 3)
     move(game, 1, 4)
     assert len(mail.outbox) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_moves_made_before_the_sweeper_passes_leave_one_pending_notice_per_player() -> None:
+    alice, bob = players()
+    User.objects.filter(pk__in=[alice.pk, bob.pk]).update(email="them@example.org")
+    game = services.create_game(
+        slug="diffusion", options={}, player1=alice, player2=bob, time_control="3d"
+    )
+    mail.outbox.clear()
+    with time_machine.travel(START, tick=False) as traveller:
+        play(game, 1, 0)
+        traveller.shift(60)
+        play(game, 2, 1)
+        play(game, 1, 2)  # Bob's notice is still pending: it stays, with its first time
+    pending = sorted(MoveNotice.objects.values_list("player", "created_at"))
+    assert pending == [(1, START + timedelta(seconds=60)), (2, START)]
+    services.send_move_notices()
+    assert not MoveNotice.objects.exists()
+    assert [message.subject.endswith("against alice") for message in mail.outbox].count(True) == 1
 
 
 # --- lobby: time controls on seeks and challenges ---------------------------------------------

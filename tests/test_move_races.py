@@ -10,10 +10,12 @@ from typing import Any
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from games import selectors, services
 from games.engine import rules_for
-from games.models import Game, GameEvent
+from games.models import Game, GameEvent, MoveNotice
 from games.services import moves
 from tests.games_helpers import new_game
 
@@ -134,3 +136,39 @@ def test_after_losing_every_race_the_move_locks_the_row_and_lands(monkeypatch: A
     assert game.ply == 1
     assert game.chat_muted == ([1] if muted[moves.RACES - 1] else [])  # the last write kept
     assert selectors.played(game) == [(1, "I")]
+
+
+def test_a_move_reads_once_and_writes_its_row_event_and_notice_together() -> None:
+    """On PostgreSQL the write is one statement (no BEGIN or COMMIT either); on SQLite a
+    transaction of three. Either way the row, the event and the notice are all written."""
+    game = new_game()  # untimed: the player to move is sent a "your move" notice
+    services.play_move(game_id=game.pk, user=game.player1, move=first_legal(game), ply=0)
+    bob, move = game.player2, first_legal(game)
+    with CaptureQueriesContext(connection) as seen:
+        services.play_move(game_id=game.pk, user=bob, move=move, ply=1)
+    statements = [query["sql"] for query in seen.captured_queries]
+    # SQLite's backend shows its BEGIN and COMMIT among the statements: 1 + 2 + 3.
+    expected = 2 if connection.vendor == "postgresql" else 6
+    assert len(statements) == expected, statements
+    game.refresh_from_db()
+    assert game.ply == 2
+    assert list(GameEvent.objects.filter(game=game, ply=1).values_list("version", flat=True)) == [
+        game.version
+    ]
+    assert sorted(MoveNotice.objects.filter(game=game).values_list("player", flat=True)) == [1, 2]
+
+
+def test_a_move_that_lost_the_race_wrote_no_event_or_notice_of_its_first_try(
+    monkeypatch: Any,
+) -> None:
+    game = new_game()
+    move = first_legal(game)
+    # A chat mute lands between the move's read and its write: the first write matches no row.
+    computed_at = between_read_and_write(
+        monkeypatch, [lambda: Game.objects.filter(pk=game.pk).update(updated_at=timezone.now())]
+    )
+    services.play_move(game_id=game.pk, user=game.player1, move=move, ply=0)
+    assert computed_at == [0, 0]
+    assert versions(game) == sorted(set(versions(game)))
+    assert GameEvent.objects.filter(game=game, ply=0).count() == 1
+    assert MoveNotice.objects.filter(game=game).count() == 1

@@ -45,8 +45,14 @@ def record(event: Applied, *, ply: int | None = None) -> None:
     """Store a prepared event (a move event passes the move's `ply`: its row is also the
     move's record) and send it once the transaction commits."""
     assert event.text is not None
+    store.insert_event(event.game.pk, event.version, ply, event.text)
+    send_on_commit(event)
+
+
+def send_on_commit(event: Applied) -> None:
+    """Send a stored event once the transaction that stored it commits (at once outside a
+    transaction: the statement that stored it has committed)."""
     game_id = event.game.pk
-    store.insert_event(game_id, event.version, ply, event.text)
     transaction.on_commit(lambda: _broadcast(game_id, event))
 
 

@@ -23,12 +23,12 @@ from games import lifecycle, reasons, selectors, store
 from games.clocks import now_ms
 from games.engine import MAX_MOVE_LENGTH, canonical_move, rules_for
 from games.messages import translated
-from games.models import Game, MoveNotice
+from games.models import Game
 from games.rules import IllegalMove
 from games.services import queue
 from games.services._core import Applied, locked, player_of
 from games.services.clock import end_by_clock, excused, overdue, set_deadline
-from games.services.events import prepare, record
+from games.services.events import prepare, send_on_commit
 from games.transition import Transition, advance
 from realtime import metrics
 from realtime.errors import ServiceError
@@ -241,20 +241,24 @@ def _answer_from_queue(
 
 
 def _write(game: Game, written: _Written, seen: store.Seen | None) -> bool:
-    """Write the row (if still as `seen`, unless the caller holds its lock) and store the
-    prepared events, in one transaction; False, writing nothing, when the row changed."""
-    with transaction.atomic(savepoint=False):
-        if not store.update_game(game, MOVE_COLUMNS, unless_changed_since=seen):
-            return False
-        for event, ply in written.events:
-            record(event, ply=ply)
-        for player in written.noticed:
-            MoveNotice.objects.get_or_create(game=game, player=player)
-        if written.ended:
-            lifecycle.ended(game)
-        elif written.turn is not None:
-            lifecycle.moved(game, written.turn)
+    """Write the row (if still as `seen`, unless the caller holds its lock), the prepared
+    events and the move notices, all or nothing (store.write_move); False, writing nothing,
+    when the row changed. The events are sent once that has committed."""
+    rows = [(event.version, ply, _text(event)) for event, ply in written.events]
+    if not store.write_move(game, MOVE_COLUMNS, rows, written.noticed, unless_changed_since=seen):
+        return False
+    for event, _ply in written.events:
+        send_on_commit(event)
+    if written.ended:
+        lifecycle.ended(game)
+    elif written.turn is not None:
+        lifecycle.moved(game, written.turn)
     return True
+
+
+def _text(event: Applied) -> str:
+    assert event.text is not None, "prepared events have their text"
+    return event.text
 
 
 def _resent(game: Game, rules: Any, *, player: int, move: str, ply: int) -> Applied:
