@@ -9,18 +9,15 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from config.routing import websocket_urlpatterns  # noqa: E402
 from realtime import bridge, metrics  # noqa: E402
-from realtime.auth import AuthMiddlewareStack  # noqa: E402
+from realtime.auth import SocketAdmission  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        "websocket": SocketAdmission(URLRouter(websocket_urlpatterns)),
     }
 )
 # On the in-memory layer, the server hears the other processes' broadcasts (realtime/bridge.py).

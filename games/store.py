@@ -38,15 +38,16 @@ def _select_sql(vendor: str, lock: bool) -> str:
 
 
 @cache
-def _converters(vendor: str) -> list[tuple[Any, list[Converter]]]:
-    """Per column, the conversions the ORM applies to a value read from this database."""
+def _converters(vendor: str) -> list[tuple[int, Any, list[Converter]]]:
+    """The columns whose values the ORM converts when read from this database (by their
+    place in the row), and the conversions; the other columns' values are used as read."""
     table = Game._meta.db_table
     result = []
-    for field in Game._meta.concrete_fields:
+    for index, field in enumerate(Game._meta.concrete_fields):
         column = field.get_col(table)
-        result.append(
-            (column, connection.ops.get_db_converters(column) + field.get_db_converters(connection))
-        )
+        converters = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
+        if converters:
+            result.append((index, column, converters))
     return result
 
 
@@ -68,11 +69,12 @@ def _load(game_id: int, *, lock: bool) -> Game | None:
         row = cursor.fetchone()
     if row is None:
         return None
-    values = []
-    for value, (column, converters) in zip(row, _converters(connection.vendor), strict=True):
+    values = list(row)
+    for index, column, converters in _converters(connection.vendor):
+        value = values[index]
         for convert in converters:
             value = convert(value, column, connection)
-        values.append(value)
+        values[index] = value
     return Game.from_db(connection.alias, _attnames(), values)
 
 

@@ -1,19 +1,30 @@
-"""Websocket authentication: Channels' session auth, with the user looked up in the project's
-database thread pool.
+"""Websocket admission: the Origin check, the cookies, the session and the user, in one step.
 
-Channels' AuthMiddleware looks the session's user up through `database_sync_to_async`, whose
-default is ONE thread per process: in a reconnection storm every handshake queued behind
-every other's two queries. Here the lookups share realtime.db's pool of DB_THREADS threads.
+What Channels' AllowedHostsOriginValidator, CookieMiddleware, SessionMiddleware and
+AuthMiddleware do, as one application instead of four nested ones. Each of those stays on the
+stack for the socket's whole life, awaiting the next: four coroutine frames, four copies of
+the scope, a session wrapper and a lazy user per socket, about 4 KB of an idle socket's
+memory. The session wrapper saves the session on "http.response.start", which a websocket
+never sends. Here the scope is copied once, the user is the user (not a lazy object), and the
+frame that stays is this one.
+
+The user is looked up in the project's database thread pool: Channels' `get_user` goes
+through `database_sync_to_async`, whose default is ONE thread per process, so in a
+reconnection storm every handshake queued behind every other's two queries.
 """
 
 from __future__ import annotations
 
 import logging
+from importlib import import_module
 from typing import Any
+from urllib.parse import ParseResult, urlparse
 
-from channels.auth import AuthMiddleware, get_user
-from channels.sessions import CookieMiddleware, SessionMiddleware
+from channels.auth import get_user
+from channels.security.websocket import AllowedHostsOriginValidator, WebsocketDenier
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
+from django.http.cookie import parse_cookie
 
 from realtime import metrics
 from realtime.db import db_call
@@ -24,11 +35,31 @@ logger = logging.getLogger(__name__)
 # The plain function behind Channels' decorated get_user.
 _lookup = get_user.func
 
+Application = Any
 
-class PooledAuthMiddleware(AuthMiddleware):
-    async def resolve_scope(self, scope: dict[str, Any]) -> None:
+
+class SocketAdmission:
+    """Admit a websocket (its Origin must be one of ALLOWED_HOSTS, as Channels'
+    AllowedHostsOriginValidator has it) and give the inner application a scope with
+    `cookies`, `session` (the session store of the session cookie) and `user`."""
+
+    def __init__(self, inner: Application) -> None:
+        self.inner = inner
+        # Channels' validator, for its reading of ALLOWED_HOSTS (DEBUG's defaults included).
+        self.origins = AllowedHostsOriginValidator(None)
+        self.sessions = import_module(settings.SESSION_ENGINE).SessionStore
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "websocket":
+            raise ValueError("SocketAdmission serves websockets only")
+        if not self.origins.valid_origin(_origin(scope)):
+            await WebsocketDenier()(scope, receive, send)
+            return
+        cookies = _cookies(scope)
+        session = self.sessions(cookies.get(settings.SESSION_COOKIE_NAME))
+        scope = {**scope, "cookies": cookies, "session": session}
         try:
-            scope["user"]._wrapped = await db_call(_lookup)(scope)
+            scope["user"] = await db_call(_lookup)(scope)
         except Exception as error:
             if not is_outage(error):
                 raise
@@ -36,10 +67,25 @@ class PooledAuthMiddleware(AuthMiddleware):
             # (realtime/ws.py) rather than let it in as somebody else, a visitor.
             metrics.DATABASE_ERRORS.labels("socket").inc()
             logger.warning("websocket sign-in: database unreachable (%s)", error)
-            scope["user"]._wrapped = AnonymousUser()
+            scope["user"] = AnonymousUser()
             scope["database_unreachable"] = True
+        await self.inner(scope, receive, send)
 
 
-def AuthMiddlewareStack(inner: Any) -> Any:
-    """Cookies, sessions and the user, as channels.auth.AuthMiddlewareStack."""
-    return CookieMiddleware(SessionMiddleware(PooledAuthMiddleware(inner)))
+def _origin(scope: dict[str, Any]) -> ParseResult | None:
+    """The Origin header, parsed (the last one, as Channels reads it); None without one."""
+    origin = None
+    for name, value in scope.get("headers", []):
+        if name == b"origin":
+            try:
+                origin = urlparse(value.decode("latin1"))
+            except ValueError:  # "http://[oops": refused as having none
+                origin = None
+    return origin
+
+
+def _cookies(scope: dict[str, Any]) -> dict[str, str]:
+    for name, value in scope.get("headers", []):
+        if name == b"cookie":
+            return parse_cookie(value.decode("latin1"))
+    return {}

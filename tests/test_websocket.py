@@ -11,8 +11,10 @@ from channels.layers import get_channel_layer
 from django.test import Client
 
 from accounts.models import User
+from config.asgi import application
 from lobby.consumers import LOBBY_GROUP
 from realtime.ws import CLOSE_FLOODING, FloodGuard
+from tests.wsutil import Client as SocketClient
 from tests.wsutil import communicator, frames_until_close, receive
 
 
@@ -49,6 +51,30 @@ async def test_a_socket_from_another_site_is_refused() -> None:
     client = communicator(origin=b"https://evil.example")
     connected, _ = await client.connect()
     assert not connected
+
+
+@pytest.mark.parametrize("origin", [None, b"http://[localhost", b"http://localhost.evil.example"])
+async def test_a_socket_without_a_good_origin_is_refused(origin: bytes | None) -> None:
+    headers = [(b"host", b"localhost")] + ([(b"origin", origin)] if origin else [])
+    client = SocketClient(application, "/ws/lobby/", headers=headers)
+    connected, _ = await client.connect()
+    assert not connected
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_session_whose_password_changed_since_is_a_visitor_on_the_socket() -> None:
+    def signed_in_then_password_changed() -> str:
+        browser = Client()
+        browser.post("/guest/")
+        guest = User.objects.get()
+        guest.set_password("a new one entirely")  # the session's hash no longer matches
+        guest.save()
+        return browser.cookies["sessionid"].value
+
+    session_key = await database_sync_to_async(signed_in_then_password_changed)()
+    client, hello = await connect_and_greet(session_key=session_key)
+    assert (hello["type"], hello["user"]) == ("lobby", None)
+    await client.disconnect()
 
 
 @pytest.mark.django_db(transaction=True)
