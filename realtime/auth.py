@@ -5,7 +5,7 @@ AuthMiddleware do, as one application instead of four nested ones. Each of those
 stack for the socket's whole life, awaiting the next: four coroutine frames, four copies of
 the scope, a session wrapper and a lazy user per socket, about 4 KB of an idle socket's
 memory. The session wrapper saves the session on "http.response.start", which a websocket
-never sends. Here the scope is copied once, the user is the user (not a lazy object), and the
+never sends. Here the scope is not copied, the user is the user (not a lazy object), and the
 frame that stays is this one.
 
 The user is looked up in the project's database thread pool: Channels' `get_user` goes
@@ -56,8 +56,10 @@ class SocketAdmission:
             await WebsocketDenier()(scope, receive, send)
             return
         cookies = _cookies(scope)
-        session = self.sessions(cookies.get(settings.SESSION_COOKIE_NAME))
-        scope = {**scope, "cookies": cookies, "session": session}
+        # Added to the server's own scope, not to a copy: nothing above reads it once it is
+        # handed on (Daphne, the protocol router), and every copy stays for the socket's life.
+        scope["cookies"] = cookies
+        scope["session"] = self.sessions(cookies.get(settings.SESSION_COOKIE_NAME))
         try:
             scope["user"] = await db_call(_lookup)(scope)
         except Exception as error:

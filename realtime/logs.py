@@ -45,7 +45,7 @@ MIN_SECRET_LENGTH = 4
 MAX_JSON_BODY = 64 * 1024
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class LogContext:
     """The fields of one unit of work, and the secret values it has seen. Mutable and shared:
     the threads a request or a socket hands work to see what is added later."""

@@ -33,26 +33,11 @@ logger = logging.getLogger(__name__)
 Handler = Callable[[Any, dict[str, Any]], Awaitable[None]]
 
 
-def patient(receive: Callable[[], Awaitable[Any]], name: str) -> Callable[[], Awaitable[Any]]:
-    """The channel layer's receive for one consumer, waiting out an outage instead of ending
-    the consumer (a socket opened while Redis was down crashed with it)."""
-
-    async def receive_patiently() -> Any:
-        delay = 0.2
-        while True:
-            try:
-                return await receive()
-            except LAYER_DOWN as error:
-                metrics.REDIS_ERRORS.labels("receive").inc()
-                logger.warning("%s: channel layer unreachable (%s); waiting", name, error)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, LAYER_RETRY_SECONDS)
-
-    return receive_patiently
-
-
 class TokenBucket:
     """Allows `rate` messages a second on average and bursts of up to `burst`."""
+
+    # Slots: one per socket, and an idle socket's memory is counted (docs/PERFORMANCE.md).
+    __slots__ = ("burst", "clock", "rate", "stamp", "tokens")
 
     def __init__(
         self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic
@@ -81,6 +66,8 @@ class FloodGuard:
     the messages the bucket lets through meanwhile do not end it, so a client sending
     without pause is warned once and closed after `limit` drops, whatever its rate.
     """
+
+    __slots__ = ("bucket", "clock", "dropped", "last_drop", "limit", "quiet")
 
     def __init__(
         self,
@@ -167,6 +154,9 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
     handlers: ClassVar[dict[str, str]] = {}
     _reader: ClassVar[Any]
     _accepted: ClassVar[str]
+    # The tasks joining a group again after a failed join: made only when needed.
+    _joining: set[asyncio.Task[None]] | None
+    _closing: bool
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -190,12 +180,27 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
 
     @property
     def channel_receive(self) -> Callable[[], Awaitable[Any]]:
-        return self._channel_receive
+        return self._receive_patiently
 
     @channel_receive.setter
     def channel_receive(self, receive: Callable[[], Awaitable[Any]]) -> None:
         # Channels sets this when the consumer starts; it must outlive a Redis outage.
-        self._channel_receive = patient(receive, type(self).__name__)
+        self._layer_receive = receive
+
+    async def _receive_patiently(self) -> Any:
+        """The channel layer's receive, waiting out an outage instead of ending the consumer
+        (a socket opened while Redis was down crashed with it)."""
+        delay = 0.2
+        while True:
+            try:
+                return await self._layer_receive()
+            except LAYER_DOWN as error:
+                metrics.REDIS_ERRORS.labels("receive").inc()
+                logger.warning(
+                    "%s: channel layer unreachable (%s); waiting", type(self).__name__, error
+                )
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, LAYER_RETRY_SECONDS)
 
     async def join(self, group: str) -> None:
         """Join a channel-layer group. While the layer is unreachable the socket still works
@@ -206,6 +211,8 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             metrics.REDIS_ERRORS.labels("group_add").inc()
             logger.warning("%s: cannot join %s yet (%s)", type(self).__name__, group, error)
             task = asyncio.create_task(self._join_later(group))
+            if self._joining is None:
+                self._joining = set()
             self._joining.add(task)
             task.add_done_callback(self._joining.discard)
 
@@ -221,7 +228,7 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._joining: set[asyncio.Task[None]] = set()
+        self._joining = None
         self._flood = FloodGuard(
             self.rate_per_second,
             self.rate_burst,
