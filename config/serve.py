@@ -11,8 +11,7 @@ commands) goes through here, so the flags that matter under load are set once:
 - the message size cap and the keep-alive pings;
 - TCP writes sent at once when nothing is buffered (config/eager_writes.py), and no debug-log
   arguments built for a debug log that is off (config/quiet_autobahn.py);
-- fewer, not longer, garbage collections (GC_THRESHOLDS), and two malloc arenas instead of
-  glibc's eight a core (config/malloc_arenas.py);
+- fewer, not longer, garbage collections (GC_THRESHOLDS);
 - silent connections closed after HTTP_IDLE_SECONDS;
 - the access log written through logging (config/access_log.py), in the log's format;
 - SIGTERM drains the process before it stops (config/graceful.py);
@@ -108,10 +107,9 @@ def main(argv: list[str] | None = None) -> None:
     known, extra = parser.parse_known_args(argv)
     from daphne.cli import CommandLineInterface
 
-    from config import access_log, eager_writes, graceful, malloc_arenas, quiet_autobahn
+    from config import access_log, eager_writes, graceful, quiet_autobahn
     from realtime import bridge
 
-    malloc_arenas.limit()
     gc.set_threshold(*GC_THRESHOLDS)
     close_silent_connections(HTTP_IDLE_SECONDS)
     eager_writes.install()

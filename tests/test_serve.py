@@ -31,13 +31,9 @@ def test_an_ipv6_address_is_escaped_for_twisted() -> None:
 def test_a_server_process_collects_garbage_seldom_and_serves_the_chosen_application(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from config import eager_writes, malloc_arenas, quiet_autobahn
+    from config import eager_writes, quiet_autobahn
 
     started: dict[str, object] = {}
-    limited: list[bool] = []
-    monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
-    limit = malloc_arenas.limit
-    monkeypatch.setattr(malloc_arenas, "limit", lambda: limited.append(limit()) or True)
 
     def run(self: CommandLineInterface, args: list[str]) -> None:
         started["application"] = args[-1]
@@ -50,18 +46,10 @@ def test_a_server_process_collects_garbage_seldom_and_serves_the_chosen_applicat
     try:
         serve.main(["--port", "8123"])
         assert started == {"application": serve.APPLICATION, "thresholds": (50_000, 20, 10)}
-        assert limited == [True]  # glibc took the limit on its arenas
         serve.main(["--application", "devtools.bare_asgi:application"])
         assert started["application"] == "devtools.bare_asgi:application"
     finally:
         gc.set_threshold(*before)
-
-
-def test_an_operators_malloc_arena_max_is_left_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
-    from config import malloc_arenas
-
-    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
-    assert malloc_arenas.limit() is False
 
 
 # A Diffusion Chess game played by clicking in the browser tests: after its 14th move, Black's
