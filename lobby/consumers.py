@@ -69,12 +69,19 @@ class LobbyConsumer(JsonConsumer):
         **{tag: "handle_operation" for tag in commands.BY_TAG},
     }
 
-    async def connect(self) -> None:
-        self.user = self.scope.get("user")
-        self.user_id = _user_id(self.user)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Every attribute, before any await (realtime/ws.py, JsonConsumer.__init__, says why).
+        self.user: Any = None
+        self.user_id: int | None = None
         self.last_v = 0
         self._held: dict[int, str] = {}  # version -> the event's text
         self._gap_timer: asyncio.TimerHandle | None = None
+        self._refused = False
+
+    async def connect(self) -> None:
+        self.user = self.scope.get("user")
+        self.user_id = _user_id(self.user)
         presence.ensure_heartbeat()
         # Accept at once: in a reconnection storm the handshake must not wait for the
         # channel layer or the database (the client waits for its snapshot instead).
@@ -92,10 +99,10 @@ class LobbyConsumer(JsonConsumer):
         online_changed()
 
     async def disconnect(self, code: int) -> None:
-        if getattr(self, "_refused", False):
+        if self._refused:
             return  # it never joined anything
-        user_id = getattr(self, "user_id", None)
-        timer = getattr(self, "_gap_timer", None)
+        user_id = self.user_id
+        timer = self._gap_timer
         if timer is not None:
             timer.cancel()
         try:

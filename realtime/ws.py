@@ -157,6 +157,7 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
     # The tasks joining a group again after a failed join: made only when needed.
     _joining: set[asyncio.Task[None]] | None
     _closing: bool
+    _layer_receive: Callable[[], Awaitable[Any]] | None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -190,6 +191,7 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
     async def _receive_patiently(self) -> Any:
         """The channel layer's receive, waiting out an outage instead of ending the consumer
         (a socket opened while Redis was down crashed with it)."""
+        assert self._layer_receive is not None, "Channels sets it before it receives"
         delay = 0.2
         while True:
             try:
@@ -228,6 +230,17 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # What Channels sets as the consumer starts, some of it after an await, set here first.
+        # CPython keeps one table of attribute names for all the instances of a class while
+        # each adds its attributes in the same order, none after the next instance was made;
+        # in a storm of connects, an instance that added one after others were made got a
+        # dictionary of its own (0.8-1.2 KB a socket, tracemalloc). Subclasses set theirs in
+        # their __init__ for the same reason.
+        self.scope: dict[str, Any] = {}
+        self.channel_layer: Any = None
+        self.channel_name = ""
+        self._layer_receive = None
+        self.base_send: Any = None
         self._joining = None
         self._flood = FloodGuard(
             self.rate_per_second,
