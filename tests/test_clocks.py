@@ -366,7 +366,9 @@ def test_the_opponent_is_e_mailed_only_when_no_socket_of_theirs_is_open() -> Non
 
 
 @pytest.mark.django_db(transaction=True)
-def test_moves_made_before_the_sweeper_passes_leave_one_pending_notice_per_player() -> None:
+def test_moves_made_before_the_sweeper_passes_leave_one_notice_each_and_only_the_mover_is_told() -> (
+    None
+):
     alice, bob = players()
     User.objects.filter(pk__in=[alice.pk, bob.pk]).update(email="them@example.org")
     game = services.create_game(
@@ -382,7 +384,10 @@ def test_moves_made_before_the_sweeper_passes_leave_one_pending_notice_per_playe
     assert pending == [(1, START + timedelta(seconds=60)), (2, START)]
     services.send_move_notices()
     assert not MoveNotice.objects.exists()
-    assert [message.subject.endswith("against alice") for message in mail.outbox].count(True) == 1
+    # Alice has moved since Bob's move queued her notice: only Bob, whose move it is, is told.
+    assert [(message.to, message.subject) for message in mail.outbox] == [
+        (["them@example.org"], f"Your move in Diffusion #{game.pk} against alice")
+    ]
 
 
 # --- lobby: time controls on seeks and challenges ---------------------------------------------

@@ -153,10 +153,14 @@ def send_move_notices(limit: int = 100) -> int:
 
 
 def notify_move(game_id: int, player: int) -> bool:
-    """E-mail `player` that it is their move, unless a socket of theirs is on the game (they
-    see it already), they have no address, or they turned these e-mails off."""
+    """E-mail `player` that it is their move, unless it no longer is (they moved before the
+    sweeper's pass, by mail or on the page), a socket of theirs is on the game (they see it
+    already), they have no address, or they turned these e-mails off."""
     game = Game.objects.select_related("player1", "player2").filter(pk=game_id).first()
     if game is None or game.status != Game.Status.ACTIVE:
+        return False
+    rules = rules_for(game.slug, game.options)
+    if rules.to_move(rules.from_json(game.state)) != player:
         return False
     if GameConnection.objects.filter(game=game, player=player).exists():
         return False
