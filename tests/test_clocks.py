@@ -366,9 +366,7 @@ def test_the_opponent_is_e_mailed_only_when_no_socket_of_theirs_is_open() -> Non
 
 
 @pytest.mark.django_db(transaction=True)
-def test_moves_made_before_the_sweeper_passes_leave_one_notice_each_and_only_the_mover_is_told() -> (
-    None
-):
+def test_queued_notices_stay_one_each_and_only_the_player_to_move_is_told() -> None:
     alice, bob = players()
     User.objects.filter(pk__in=[alice.pk, bob.pk]).update(email="them@example.org")
     game = services.create_game(
