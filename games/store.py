@@ -26,6 +26,10 @@ from games.models import Game, GameEvent, MoveNotice
 
 Converter = Callable[[Any, Any, Any], Any]
 
+# The columns an event row and a notice row are written with (the rest take their defaults).
+EVENT_COLUMNS = ("game_id", "version", "ply", "payload", "created_at")
+NOTICE_COLUMNS = ("game_id", "player", "created_at")
+
 
 @cache
 def _select_sql(vendor: str, lock: bool) -> str:
@@ -86,7 +90,7 @@ def _attnames() -> list[str]:
 @cache
 def _insert_event_sql(vendor: str) -> str:
     quote = connection.ops.quote_name
-    columns = ", ".join(quote(c) for c in ("game_id", "version", "ply", "payload", "created_at"))
+    columns = ", ".join(quote(c) for c in EVENT_COLUMNS)
     # The payload arrives as JSON text, encoded once for the database and the sockets.
     payload = "CAST(%s AS jsonb)" if vendor == "postgresql" else "%s"
     return (
@@ -107,7 +111,7 @@ def insert_event(game_id: int, version: int, ply: int | None, text: str) -> None
 @cache
 def _notice_sql(vendor: str) -> str:
     quote = connection.ops.quote_name
-    columns = ", ".join(quote(c) for c in ("game_id", "player", "created_at"))
+    columns = ", ".join(quote(c) for c in NOTICE_COLUMNS)
     # Both databases read ON CONFLICT DO NOTHING (SQLite since 3.24): a pending notice for
     # the player stays as it is, as get_or_create would leave it, in one statement instead
     # of a read, a savepoint and an insert.
@@ -238,9 +242,7 @@ def _write_move_sql(names: tuple[str, ...], compare: bool, events: int, notices:
             "CAST(%s AS timestamp with time zone))"
             for _ in range(events)
         )
-        columns = ", ".join(
-            quote(c) for c in ("game_id", "version", "ply", "payload", "created_at")
-        )
+        columns = ", ".join(quote(c) for c in EVENT_COLUMNS)
         parts.append(
             f"stored AS (INSERT INTO {quote(GameEvent._meta.db_table)} ({columns}) "
             f"SELECT moved.{quote('id')}, v.version, v.ply, v.payload, v.created_at "
@@ -250,7 +252,7 @@ def _write_move_sql(names: tuple[str, ...], compare: bool, events: int, notices:
         rows = ", ".join(
             "(CAST(%s AS smallint), CAST(%s AS timestamp with time zone))" for _ in range(notices)
         )
-        columns = ", ".join(quote(c) for c in ("game_id", "player", "created_at"))
+        columns = ", ".join(quote(c) for c in NOTICE_COLUMNS)
         parts.append(
             f"noticed AS (INSERT INTO {quote(MoveNotice._meta.db_table)} ({columns}) "
             f"SELECT moved.{quote('id')}, v.player, v.created_at "

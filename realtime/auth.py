@@ -35,15 +35,13 @@ logger = logging.getLogger(__name__)
 # The plain function behind Channels' decorated get_user.
 _lookup = get_user.func
 
-Application = Any
-
 
 class SocketAdmission:
     """Admit a websocket (its Origin must be one of ALLOWED_HOSTS, as Channels'
     AllowedHostsOriginValidator has it) and give the inner application a scope with
     `cookies`, `session` (the session store of the session cookie) and `user`."""
 
-    def __init__(self, inner: Application) -> None:
+    def __init__(self, inner: Any) -> None:
         self.inner = inner
         # Channels' validator, for its reading of ALLOWED_HOSTS (DEBUG's defaults included).
         self.origins = AllowedHostsOriginValidator(None)
