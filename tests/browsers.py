@@ -56,6 +56,16 @@ def keep_screenshot(what: Page | Locator, name: str, full_page: bool = False) ->
         what.screenshot(path=path)
 
 
+def expect_game_live(page: Page) -> None:
+    """The game page's socket is open and the page has drawn the server's snapshot: from
+    here on every event of the game reaches it (before the snapshot, an opponent's move is
+    shown in it but not announced)."""
+    from playwright.sync_api import expect
+
+    expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+    expect(page.locator("#game")).to_have_attribute("data-ready", "true")
+
+
 class Site:
     """Daphne on a migrated scratch database of this pass's backend and the real Redis layer;
     restartable."""

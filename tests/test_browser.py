@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from games.engine import rules_for
-from tests.browsers import TIMEOUT_MS, Problems, Site, keep_screenshot
+from tests.browsers import TIMEOUT_MS, Problems, Site, expect_game_live, keep_screenshot
 from tests.servers import migrated_scratch_database
 
 pytestmark = [
@@ -70,7 +70,7 @@ def challenge(
     incoming.locator("button.accept").click()
     for page in (challenger, opponent):
         page.wait_for_url(re.compile(r"/games/\d+/$"), timeout=TIMEOUT_MS)
-        expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+        expect_game_live(page)
     game_id = int(challenger.url.rstrip("/").split("/")[-1])
     assert opponent.url == challenger.url
     return game_id
@@ -204,7 +204,7 @@ def test_two_players_meet_through_a_challenge_and_play_diffusion_while_a_visitor
         game_id = challenge(alice, bob, "diffusion")
         visitor = problems.watch("visitor", browser.new_context().new_page())
         visitor.goto(f"{site.url}/games/{game_id}/")
-        expect(visitor.locator("#connection")).to_have_attribute("data-state", "open")
+        expect_game_live(visitor)
         expect(alice.locator("#spectators")).to_have_text("1")
         # Each player's name leads to their profile.
         for seat, name in (("1", names[0]), ("2", names[1])):
@@ -355,7 +355,7 @@ def test_a_players_page_reconnects_after_the_server_restarts_and_play_goes_on(
         )
     with site.serve():
         for page in (alice, bob):
-            expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+            expect_game_live(page)
         url = bob.url
         expect(bob.locator("g.pit.playable").first).to_be_visible()
         bob.locator("g.pit.playable").first.click()
@@ -431,7 +431,35 @@ def test_logging_out_in_one_tab_signs_the_users_other_tabs_out_at_once(
         assert username(lobby) == ""
         expect(alice.locator("#guest-form button")).to_be_visible()  # logged out lands home
         # Bob, signed in elsewhere, keeps his socket.
-        expect(bob.locator("#connection")).to_have_attribute("data-state", "open")
+        expect_game_live(bob)
+
+
+def test_a_game_that_starts_while_its_players_play_another_is_announced_then_gone_to_after(
+    browser: Browser, site: Site, problems: Problems
+) -> None:
+    with site.serve():
+        alice = guest(browser, site, problems, "alice")
+        bob = guest(browser, site, problems, "bob")
+        first = challenge(alice, bob, "diffusion")
+        for page in (alice, bob):
+            expect(page.locator("#game")).to_have_attribute("data-playing", "true")
+        # A second game of theirs starts (made through the API, as from another tab): neither
+        # page leaves the game it plays, each says the new one has started.
+        second = challenge_by_request(alice, bob, site, "zigzag", {"pits": 4, "seeds": 3})
+        for page in (alice, bob):
+            news = page.locator("#notices .notice").filter(has_text=str(second))
+            expect(news.get_by_role("link")).to_have_attribute("href", f"/games/{second}/")
+            assert page.url == f"{site.url}/games/{first}/"
+        # Bob would rather stay: he dismisses the news. Alice aborts the first game (the
+        # page's end of the game may come after the news, as in an arena's next wave).
+        bob.locator("#notices .notice").filter(has_text=str(second)).locator(".dismiss").click()
+        alice.locator("#abort-button").click()
+        # Once it is over, Alice's page takes her to the game that is waiting for her.
+        alice.wait_for_url(f"{site.url}/games/{second}/", timeout=TIMEOUT_MS)
+        expect_game_live(alice)
+        expect(bob.locator("#game")).to_have_attribute("data-playing", "false")
+        expect(bob.locator("#connection")).to_have_attribute("data-game", "over")
+        assert bob.url == f"{site.url}/games/{first}/"
 
 
 def test_the_pages_work_under_their_content_security_policy_and_an_injected_script_does_not_run(

@@ -19,6 +19,7 @@ from tests.browsers import (
     ARTIFACTS,
     Problems,
     Site,
+    expect_game_live,
     keep_screenshot,
     make_moderator,
     sweep_once,
@@ -130,7 +131,7 @@ def started_world(
             if games:
                 world.finished = f"/games/{challenge_by_request(alice, bob, site, 'diffusion')}/"
                 alice.goto(site.url + world.finished)
-                expect(alice.locator("#connection")).to_have_attribute("data-state", "open")
+                expect_game_live(alice)
                 alice.once("dialog", lambda dialog: dialog.accept())
                 alice.locator("#abort-button, #resign-button").locator("visible=true").click()
                 expect(alice.locator("#banner")).to_be_visible()

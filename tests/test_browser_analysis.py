@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browsers import Problems, Site
+from tests.browsers import Problems, Site, expect_game_live
 from tests.test_browser import challenge_by_request, guest
 
 pytestmark = [
@@ -34,7 +34,7 @@ def test_a_finished_game_opens_on_the_analysis_board_and_grows_a_variation(
         game_id = challenge_by_request(alice, bob, site, "diffusion")
         for page in (alice, bob):
             page.goto(f"{site.url}/games/{game_id}/")
-            expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+            expect_game_live(page)
         # A player cannot analyse the game they are playing.
         expect(alice.locator("#analyse-form")).to_be_hidden()
         for page, move, ply in ((alice, "I", "1"), (bob, "A", "2")):

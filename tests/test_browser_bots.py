@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.browsers import TIMEOUT_MS, Problems, Site
+from tests.browsers import TIMEOUT_MS, Problems, Site, expect_game_live
 from tests.servers import background
 
 pytestmark = [
@@ -39,7 +39,7 @@ def test_a_guest_plays_the_computer_from_the_lobby_and_it_answers_every_move(
         page.select_option("#computer-side", "first")
         page.click("#computer-submit")
         page.wait_for_url(re.compile(r"/games/\d+/$"), timeout=TIMEOUT_MS)
-        expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+        expect_game_live(page)
         expect(page.locator("#player-2 .name")).to_have_text("Computer-2 (computer)")
         # The computer has no socket on the game and is never shown away.
         expect(page.locator("#player-2")).to_have_class(re.compile(r"\bonline\b"))

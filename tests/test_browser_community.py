@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from games.engine import rules_for
-from tests.browsers import Problems, Site, keep_screenshot
+from tests.browsers import Problems, Site, expect_game_live, keep_screenshot
 from tests.test_browser import back_to_lobby, challenge, guest, moves_of, wait_for_moves
 
 pytestmark = [
@@ -54,7 +54,7 @@ def test_players_and_a_spectator_chat_take_back_and_agree_a_draw(
         carol = guest(browser, site, problems, "carol")
         game_id = challenge(alice, bob, "zigzag", {"pits": 4, "seeds": 3})
         carol.goto(f"{site.url}/games/{game_id}/")
-        expect(carol.locator("#connection")).to_have_attribute("data-state", "open")
+        expect_game_live(carol)
         expect(alice.locator("#chat-room")).to_have_text("Chat with your opponent")
         expect(carol.locator("#chat-room")).to_have_text("Spectators' chat")
 
@@ -174,7 +174,7 @@ def test_a_correspondence_player_queues_an_answer_goes_on_vacation_and_blocks_a_
         expect(bob.locator("#block-button")).to_have_text(f"Unblock {name}")
         bob.goto(f"{site.url}/games/{game_id}/")
         alice.goto(f"{site.url}/games/{game_id}/")
-        expect(bob.locator("#connection")).to_have_attribute("data-state", "open")
+        expect_game_live(bob)
         chat(alice, "still there?")
         expect(alice.locator("#chat-lines li")).to_have_count(1)
         bob.wait_for_timeout(500)

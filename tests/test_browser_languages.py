@@ -13,7 +13,7 @@ from django.conf import settings
 from django.utils import translation
 
 from games import messages
-from tests.browsers import Problems, Site
+from tests.browsers import Problems, Site, expect_game_live
 from tests.test_browser import challenge_by_request, guest
 
 pytestmark = [
@@ -67,7 +67,7 @@ def test_each_player_reads_the_game_in_their_own_language(
         alice.wait_for_url(f"{site.url}/games/{game_id}/")
         bob.goto(f"{site.url}/games/{game_id}/")
         for page in (alice, bob):
-            expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+            expect_game_live(page)
         # The client's own words, from its catalog.
         alice.locator("g.pit.playable").first.click()
         expect(bob.locator("#announce")).to_contain_text(client_text("de", "Your move."))

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browsers import TIMEOUT_MS, SharedSite
+from tests.browsers import TIMEOUT_MS, SharedSite, expect_game_live
 from tests.test_browser import guest, username
 from tests.test_browser_access import PAGES_OUT, SIZES, World, started_world
 
@@ -142,7 +142,7 @@ def test_a_challenged_player_on_a_phone_accepts_from_the_notice_without_scrollin
     accept.click()
     for page in (alice, bob):
         page.wait_for_url(re.compile(r"/games/\d+/$"), timeout=TIMEOUT_MS)
-        expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+        expect_game_live(page)
     assert alice.url == bob.url
     alice.context.close()
     bob.context.close()

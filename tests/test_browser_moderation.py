@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from tests.browsers import Problems, Site, make_moderator
+from tests.browsers import Problems, Site, expect_game_live, make_moderator
 from tests.test_browser import challenge_by_request, guest
 from tests.test_browser_ratings import sign_up
 
@@ -39,7 +39,7 @@ def test_a_reported_insult_gets_its_author_muted_live(
         game_id = challenge_by_request(alice, bob, site, "zigzag", {"pits": 4, "seeds": 3})
         for page in (alice, bob):
             page.goto(f"{site.url}/games/{game_id}/")
-            expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+            expect_game_live(page)
         bob_name = bob.locator("body").get_attribute("data-username")
 
         # Bob insults Alice; she reports the line from the chat (the form opens beside it).

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browsers import Problems, Site, keep_screenshot
+from tests.browsers import Problems, Site, expect_game_live, keep_screenshot
 from tests.servers import migrated_scratch_database
 from tests.test_browser import (
     back_to_lobby,
@@ -155,7 +155,7 @@ def test_every_game_is_played_to_the_end_by_clicking(
         game_id = challenge(alice, bob, slug, options)
         spectator = problems.watch("spectator", browser.new_context(**looks).new_page())
         spectator.goto(f"{site.url}/games/{game_id}/")
-        expect(spectator.locator("#connection")).to_have_attribute("data-state", "open")
+        expect_game_live(spectator)
         expect(alice.locator("#board svg")).to_be_visible()
         expect(alice.locator("g.pit.playable, g.cell.movable").first).to_be_visible()
         assert_turn_in_title([alice, bob])
@@ -248,7 +248,7 @@ class TestWhatBothPlayersSee:
                 def watch(game_id: int) -> Page:
                     page = problems.watch("spectator", browser.new_context().new_page())
                     page.goto(f"{site.url}/games/{game_id}/")
-                    expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+                    expect_game_live(page)
                     return page
 
                 def ended(pages: list[Page], pattern: str) -> None:

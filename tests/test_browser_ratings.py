@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.browsers import TIMEOUT_MS, Problems, Site
+from tests.browsers import TIMEOUT_MS, Problems, Site, expect_game_live
 
 pytestmark = [
     pytest.mark.browser,
@@ -52,7 +52,7 @@ def test_a_rated_game_moves_both_ratings_where_players_look(
         incoming.locator("button.accept").click()
         for page in (alice, bob):
             page.wait_for_url(re.compile(r"/games/\d+/$"), timeout=TIMEOUT_MS)
-            expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+            expect_game_live(page)
         # Bob resigns at once (a first move by each makes it a resignation, not an abort).
         alice.locator("g.pit.playable").first.click()
         expect(bob.locator("g.pit.playable").first).to_be_visible()

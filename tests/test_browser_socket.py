@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.browsers import Problems, Site
+from tests.browsers import Problems, Site, expect_game_live
 from tests.test_browser import challenge, guest, wait_for_moves
 
 pytestmark = [
@@ -89,7 +89,7 @@ def test_a_game_page_whose_socket_drops_catches_up_from_its_version_without_relo
         # The next try connects: it names the version and chat line seen, and the server
         # sends only what was missed.
         bob.evaluate("window.__refuse = false")
-        expect(bob.locator("#connection")).to_have_attribute("data-state", "open")
+        expect_game_live(bob)
         expect(bob.locator("#offers")).to_be_visible()
         expect(bob.locator("#offer-text")).to_contain_text("asks to take back")
         expect(bob.locator("#chat-lines")).to_contain_text("back soon?")
@@ -120,7 +120,7 @@ def test_pages_dropped_together_space_their_tries_by_a_random_share(
             context.add_init_script(RECORD_SOCKETS + f"Math.random = () => {draw};")
             page = problems.watch(name, context.new_page())
             page.goto(f"{site.url}/games/{game_id}/")
-            expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+            expect_game_live(page)
             pages[name] = page
     # The server is gone: each page tries again, and again, further apart each time.
     waits = {}
@@ -167,7 +167,7 @@ def test_a_server_restart_moves_the_page_to_the_new_server_without_a_notice(
         # until it ends if the new server is not up yet.
         bob.context.add_init_script(RECORD_SOCKETS + RECORD_STATES + "Math.random = () => 0.6;")
         challenge(alice, bob, "diffusion")
-        expect(bob.locator("#connection")).to_have_attribute("data-state", "open")
+        expect_game_live(bob)
         bob.evaluate("window.__states = []")
 
         # A deploy: the server is told to stop; it takes no new connections at once, and a
@@ -180,7 +180,7 @@ def test_a_server_restart_moves_the_page_to_the_new_server_without_a_notice(
                 ".length >= 2",
                 timeout=30_000,
             )
-            expect(bob.locator("#connection")).to_have_attribute("data-state", "open")
+            expect_game_live(bob)
             # The old server is gone once its pages moved; play goes on on the new one.
             server.process.wait(timeout=30)
             alice.locator("g.pit.playable").first.click()

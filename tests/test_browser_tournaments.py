@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from tests.browsers import TIMEOUT_MS, Problems, Site, keep_screenshot, sweeper
+from tests.browsers import TIMEOUT_MS, Problems, Site, expect_game_live, keep_screenshot, sweeper
 from tests.test_browser import guest, username
 from tests.test_browser_ratings import sign_up
 
@@ -59,7 +59,7 @@ def game_of(page: Page, other_than: int | None = None) -> int:
         return found is not None and int(found.group(1)) != other_than
 
     page.wait_for_url(new_game, timeout=TIMEOUT_MS)
-    expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+    expect_game_live(page)
     found = GAME_URL.search(page.url)
     assert found
     return int(found.group(1))

@@ -134,6 +134,9 @@ function receiveState(message) {
   if (message.queue) live.queue = message.queue;
   if (live.crowd) drawCrowd(live.crowd); // a crowd that came first: now the seats are known
   draw();
+  // The page shows the game as the server has it (the socket's "open" comes before that: an
+  // event sent in between is in this snapshot, not announced on its own).
+  root.dataset.ready = "true";
 }
 
 function receiveQueue(message) {

@@ -2,7 +2,7 @@
 /* global gettext, interpolate */
 export function notice(text, controls, challengeId) {
   const box = document.getElementById("notices");
-  if (!box) return;
+  if (!box) return null;
   const item = document.createElement("div");
   item.className = "notice";
   item.setAttribute("role", "status");
@@ -14,6 +14,7 @@ export function notice(text, controls, challengeId) {
   close.setAttribute("aria-label", gettext("Dismiss"));
   item.append(words, ...controls, close);
   box.append(item);
+  return item;
 }
 
 export function action(text, onclick) {

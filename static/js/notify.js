@@ -25,8 +25,9 @@ function receive(message) {
       location.assign(href);
       return;
     }
-    notice(interpolate(gettext("Your game %(id)s has started."), { id: message.game_id }, true),
+    const shown = notice(interpolate(gettext("Your game %(id)s has started."), { id: message.game_id }, true),
       [link(gettext("Go to the game"), href)]);
+    goOnceOver(shown, href);
   } else if (message.type === "challenge") {
     const challenge = message.challenge;
     if (challenge.status !== "pending" || challenge.challenged === null) return;
@@ -46,6 +47,22 @@ function receive(message) {
     const node = box.querySelector(`[data-challenge-id="${challenge.id}"]`);
     if (node && challenge.status !== "pending") node.remove();
   }
+}
+
+// The game here may be ending as the news comes (an arena pairs its players again as soon
+// as their game is over, and that end can reach this page after the news): once it is over,
+// the new game's clock is the one that matters, so go to it, unless the notice was dismissed.
+function goOnceOver(shown, href) {
+  const game = document.getElementById("game");
+  if (!game || !shown) return;
+  const watcher = new MutationObserver(() => {
+    if (!shown.isConnected) watcher.disconnect();
+    else if (game.dataset.playing !== "true") {
+      watcher.disconnect();
+      location.assign(href);
+    }
+  });
+  watcher.observe(game, { attributes: true, attributeFilter: ["data-playing"] });
 }
 
 async function answer(id, verb) {
