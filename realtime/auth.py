@@ -57,7 +57,15 @@ class SocketAdmission:
         # Added to the server's own scope, not to a copy: nothing above reads it once it is
         # handed on (Daphne, the protocol router), and every copy stays for the socket's life.
         scope["cookies"] = cookies
-        scope["session"] = self.sessions(cookies.get(settings.SESSION_COOKIE_NAME))
+        key = cookies.get(settings.SESSION_COOKIE_NAME)
+        scope["session"] = self.sessions(key)
+        if not key:
+            # A visitor: no session to read, so no turn in the database threads, where in a
+            # connect storm the handshake queued behind other sockets' work past Daphne's
+            # handshake timeout (refused with 403).
+            scope["user"] = AnonymousUser()
+            await self.inner(scope, receive, send)
+            return
         try:
             scope["user"] = await db_call(_lookup)(scope)
         except Exception as error:

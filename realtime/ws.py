@@ -9,6 +9,8 @@ nothing a client sends can crash the consumer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import logging
 import time
 import typing
@@ -18,6 +20,7 @@ from typing import Any, ClassVar
 from channels.consumer import get_handler_name
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.layers import get_channel_layer
 from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
@@ -179,19 +182,10 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
     flood_limit: ClassVar[int] = 100
     flood_quiet_seconds: ClassVar[float] = 2.0
 
-    @property
-    def channel_receive(self) -> Callable[[], Awaitable[Any]]:
-        return self._receive_patiently
-
-    @channel_receive.setter
-    def channel_receive(self, receive: Callable[[], Awaitable[Any]]) -> None:
-        # Channels sets this when the consumer starts; it must outlive a Redis outage.
-        self._layer_receive = receive
-
     async def _receive_patiently(self) -> Any:
         """The channel layer's receive, waiting out an outage instead of ending the consumer
         (a socket opened while Redis was down crashed with it)."""
-        assert self._layer_receive is not None, "Channels sets it before it receives"
+        assert self._layer_receive is not None, "set as the consumer starts"
         delay = 0.2
         while True:
             try:
@@ -257,6 +251,9 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         self._restart_pending = False
         self._restarting = False
         self._log_context: logs.LogContext | None = None
+        # One message at a time, whichever side it comes from (see _serve).
+        self._turn = asyncio.Lock()
+        self._layer_failure: Exception | None = None
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         # The socket's id, user and game, for the lines logged while it handles a message.
@@ -272,13 +269,66 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         sockets = metrics.SOCKETS.labels(type(self).__name__.removesuffix("Consumer").lower())
         sockets.inc()
         try:
-            await super().__call__(scope, receive, send)
+            await self._serve(scope, receive, send)
         finally:
             sockets.dec()
             # Whatever ended the consumer (a crash in connect, a cancelled task, a bug), the
             # rows and groups it holds must go: presence must never outlive the socket.
             if not self._cleaned_up:
                 await asyncio.shield(self._clean_up(1011))
+
+    async def _serve(self, scope: Any, receive: Any, send: Any) -> None:
+        """What Channels' AsyncConsumer.__call__ does, in a lighter loop: the client's
+        messages are awaited in this task and the channel layer's in one task for the
+        socket's life, taking turns (one message at a time, as in Channels). Channels waits
+        on both with `asyncio.wait` and a new task for every message, and keeps the last
+        finished one and its message: about 1.5 KB an idle socket (docs/PERFORMANCE.md)."""
+        self.scope = scope
+        self.base_send = send
+        self.channel_layer = get_channel_layer(self.channel_layer_alias)
+        layer: asyncio.Task[None] | None = None
+        if self.channel_layer is not None:
+            self.channel_name = await self.channel_layer.new_channel()
+            self._layer_receive = functools.partial(self.channel_layer.receive, self.channel_name)
+            layer = asyncio.create_task(self._serve_layer(asyncio.current_task()))
+        try:
+            while True:
+                message = await receive()
+                async with self._turn:
+                    await self.dispatch(message)
+                del message  # not kept while the socket idles
+        except StopConsumer:
+            pass
+        except asyncio.CancelledError:
+            failure = self._layer_failure
+            if failure is None:
+                raise
+            # Cancelled by the layer's task, which failed: end as Channels would, with that.
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            raise failure from None
+        finally:
+            if layer is not None:
+                # Cancelling the layer's receive is what unsubscribes the socket's channel.
+                layer.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await layer
+
+    async def _serve_layer(self, consumer: asyncio.Task[Any] | None) -> None:
+        try:
+            while True:
+                message = await self._receive_patiently()
+                async with self._turn:
+                    await self.dispatch(message)
+                del message
+        except StopConsumer:
+            if consumer is not None:
+                consumer.cancel()
+        except Exception as error:
+            self._layer_failure = error
+            if consumer is not None:
+                consumer.cancel()
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         # Bound around each message, not the consumer's whole task: the tasks Channels and the

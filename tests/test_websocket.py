@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from accounts.models import User
 from config.asgi import application
 from lobby.consumers import LOBBY_GROUP
-from realtime.ws import CLOSE_FLOODING, FloodGuard
+from lobby.protocol import Ping
+from realtime.ws import CLOSE_FLOODING, FloodGuard, JsonConsumer
 from tests.wsutil import Client as SocketClient
 from tests.wsutil import communicator, frames_until_close, receive
 
@@ -157,6 +160,60 @@ async def test_a_group_broadcast_reaches_every_member_through_redis(
     redis_channel_layer: str,
 ) -> None:
     await broadcast_reaches_two_sockets()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_layer_message_with_no_handler_ends_the_socket_as_a_crash_in_channels_would(
+    in_memory_channel_layer: str,
+) -> None:
+    """The channel layer's messages are served by a task of their own (realtime/ws.py): a
+    failure there ends the socket's application with that error, not silently."""
+    client, _ = await connect_and_greet()
+    await get_channel_layer().group_send(LOBBY_GROUP, {"type": "no.such.handler"})
+    with pytest.raises(ValueError, match=r"No handler for message type no\.such\.handler"):
+        for _ in range(20):  # frames sent before the failure come out first
+            await client.receive_output(timeout=3)
+
+
+class SlowConsumer(JsonConsumer):
+    """A socket whose handlers take their time, saying when each starts and ends."""
+
+    messages = Ping
+    handlers: ClassVar[dict[str, str]] = {"ping": "handle_ping"}
+    seen: ClassVar[list[str]] = []
+
+    async def connect(self) -> None:
+        await self.accept()
+        await self.join("slow")
+
+    async def handle_ping(self, message: Ping) -> None:
+        self.seen.append("ping started")
+        await asyncio.sleep(0.2)
+        self.seen.append("ping ended")
+
+    async def slow_news(self, message: dict[str, Any]) -> None:
+        self.seen.append("news started")
+        await asyncio.sleep(0.01)
+        self.seen.append("news ended")
+        await self.send(text_data="{}")
+
+
+async def test_a_clients_message_and_a_broadcast_are_handled_one_at_a_time(
+    in_memory_channel_layer: str,
+) -> None:
+    """A broadcast arriving while the socket handles a client's message waits for it (as in
+    Channels: handlers never interleave, whichever side their messages come from)."""
+    SlowConsumer.seen.clear()
+    client = WebsocketCommunicator(SlowConsumer.as_asgi(), "/ws/slow/")
+    connected, _ = await client.connect()
+    assert connected
+    await client.send_to(text_data=json.dumps({"type": "ping", "id": 7}))
+    await asyncio.sleep(0.05)  # the ping is in hand
+    await get_channel_layer().group_send("slow", {"type": "slow.news"})
+    # (A test socket, not one of the site's: its frame is read raw, not as the protocol's.)
+    assert await client.receive_output(timeout=3) == {"type": "websocket.send", "text": "{}"}
+    assert SlowConsumer.seen == ["ping started", "ping ended", "news started", "news ended"]
+    await client.disconnect()
 
 
 def verdicts(times: list[float]) -> list[str]:
