@@ -16,7 +16,7 @@ from accounts.models import User
 from config.asgi import application
 from lobby.consumers import LOBBY_GROUP
 from lobby.protocol import Ping
-from realtime.ws import CLOSE_FLOODING, FloodGuard, JsonConsumer
+from realtime.ws import CLOSE_FLOODING, FloodGuard, JsonConsumer, Turn
 from tests.wsutil import Client as SocketClient
 from tests.wsutil import communicator, frames_until_close, receive
 
@@ -298,3 +298,40 @@ async def test_a_flooder_is_refused_at_the_handshake_for_a_while_and_others_are_
     back, hello = await connect_and_greet(address="203.0.113.40")
     assert hello["type"] == "lobby"
     await back.disconnect()
+
+
+async def test_turns_are_taken_in_order_and_a_cancelled_waiter_gives_its_turn_on() -> None:
+    turn = Turn()
+    order: list[str] = []
+
+    async def take(name: str, hold: float) -> None:
+        async with turn:
+            order.append(f"{name} in")
+            await asyncio.sleep(hold)
+            order.append(f"{name} out")
+
+    first = asyncio.create_task(take("first", 0.05))
+    await asyncio.sleep(0)
+    waiting = [asyncio.create_task(take(name, 0)) for name in ("second", "third", "fourth")]
+    await asyncio.sleep(0.01)
+    waiting[0].cancel()  # gives up while waiting
+    await asyncio.gather(first, *waiting[1:])
+    assert order == ["first in", "first out", "third in", "third out", "fourth in", "fourth out"]
+    assert turn._waiting is None and not turn._held  # nothing kept once all are through
+
+
+async def test_a_waiter_cancelled_as_its_turn_came_passes_it_on() -> None:
+    turn = Turn()
+    got: list[str] = []
+    await turn.__aenter__()
+    second = asyncio.create_task(turn.__aenter__())
+    third = asyncio.create_task(turn.__aenter__())
+    await asyncio.sleep(0)
+    await turn.__aexit__()  # handed to the second, which is cancelled before it runs
+    second.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await second
+    await asyncio.wait_for(third, 1)  # the turn went on to the third
+    got.append("third")
+    await turn.__aexit__()
+    assert got == ["third"] and not turn._held and turn._waiting is None
