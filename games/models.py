@@ -49,10 +49,12 @@ class Game(models.Model):
     # Which players asked for a rematch ([1], [2]); the rematch game once both have.
     rematch_offers = models.JSONField(default=list, blank=True)
     # Time: the control ("" untimed, "5+3", "3d"), the clock (games/clocks.py; null when
-    # untimed) and when the running side runs out, indexed for the sweeper.
+    # untimed) and when the running side runs out, for the sweeper (found through the index
+    # of active games: an index on it would make every timed move rewrite the row's index
+    # entries, see Meta).
     time_control = TimeControlField()
     clock = models.JSONField(null=True, blank=True)
-    deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    deadline = models.DateTimeField(null=True, blank=True)
     # Real-time players whose last socket closed: {"1": epoch ms when they left}.
     away = models.JSONField(default=dict, blank=True)
     # Rated games change the players' ratings when they end (ratings/); casual ones do not.
@@ -73,17 +75,30 @@ class Game(models.Model):
     chat_muted = models.JSONField(default=list, blank=True)
     # The last move (or the start), and the last "you have not moved" reminder: long
     # correspondence and untimed games are reminded and forfeited from these.
-    moved_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    moved_at = models.DateTimeField(null=True, blank=True)
     reminded_at = models.DateTimeField(null=True, blank=True)
     rematch = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # When the game ended (finished or aborted): set once, for the lists of finished games.
+    ended_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        # No index names a column a move changes (ply, state, clock, deadline, moved_at,
+        # updated_at, version...): PostgreSQL then rewrites a move's row in place on its page
+        # ("HOT"), touching none of the indexes, where any such index made every move insert
+        # an entry into each of the table's eight (tests/test_move_races.py holds this).
+        # Active games are found through their partial index and sorted or filtered on the
+        # row: there are few of them beside the finished ones.
         indexes = [
-            models.Index(fields=["status", "-updated_at"]),
+            models.Index(fields=["id"], condition=models.Q(status="active"), name="games_active"),
+            models.Index(
+                fields=["-ended_at"],
+                condition=models.Q(ended_at__isnull=False),
+                name="games_ended",
+            ),
             models.Index(
                 fields=["id"],
                 condition=models.Q(status="active", against_computer=True),
@@ -134,7 +149,8 @@ class GameEvent(models.Model):
     move events only. One row per move keeps a move to one insert.
     """
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    # No index of its own: the unique (game, version) below serves every lookup by game.
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events", db_index=False)
     version = models.PositiveIntegerField()
     ply = models.PositiveIntegerField(
         null=True, blank=True, help_text="move events: the moves played before this one"

@@ -189,10 +189,12 @@ def events_since(game_id: int, version: int, latest: int) -> list[dict[str, Any]
 
 
 def games_with_status(status: str, limit: int = 100) -> QuerySet[Game]:
+    """The games in progress most recently active first; the others latest ended first."""
+    latest = "-updated_at" if status == Game.Status.ACTIVE else "-ended_at"
     return (
         Game.objects.filter(status=status)
         .select_related("player1", "player2")
-        .order_by("-updated_at")[:limit]
+        .order_by(latest, "-pk")[:limit]
     )
 
 

@@ -361,7 +361,7 @@ def standings(command: Command, mail: Mail) -> Reply:
 
 def history(command: Command, mail: Mail) -> Reply:
     games = Game.objects.filter(slug=command.game).exclude(status=Game.Status.ACTIVE)
-    games = games.select_related("player1", "player2").order_by("-updated_at")[:50]
+    games = games.select_related("player1", "player2").order_by("-ended_at")[:50]
     lines = [_game_line(game) for game in games] or [_("No finished games yet.")]
     return Reply(f"{command.game} history", "\n".join(lines))
 

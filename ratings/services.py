@@ -72,10 +72,10 @@ def rate_missed(**_: Any) -> int:
             status=Game.Status.FINISHED,
             rated=True,
             annulled=False,
-            updated_at__gte=timezone.now() - MISSED_WITHIN,
+            ended_at__gte=timezone.now() - MISSED_WITHIN,
         )
         .filter(~Exists(RatingChange.objects.filter(game=OuterRef("pk"))))
-        .order_by("updated_at", "pk")
+        .order_by("ended_at", "pk")
         .values_list("pk", flat=True)
     )
     rated = sum(rate_game(game_id) for game_id in missed)

@@ -52,6 +52,11 @@ ALLOWED = {
         "the games against the computer marked in batches of 1,000 ids, each its own short "
         "UPDATE (the migration is not atomic): no lock held between them"
     ),
+    ("games", "0012_moves_rewrite_their_row_in_place", "(rows)", "data migration"): (
+        "`ended_at` of the games already over, in batches of 1,000 ids, each its own short "
+        "UPDATE (the migration is not atomic; the column was added without a default, so "
+        "without a rewrite); and the events' index on the game alone dropped"
+    ),
     ("games", "0008_forfeit", "(rows)", "data migration"): (
         "one UPDATE of the games without moved_at (those older than 0005); measured by "
         "`python -m devtools migrationdrill` (docs/BACKUPS.md)"

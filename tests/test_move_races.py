@@ -172,3 +172,37 @@ def test_a_move_that_lost_the_race_wrote_no_event_or_notice_of_its_first_try(
     assert versions(game) == sorted(set(versions(game)))
     assert GameEvent.objects.filter(game=game, ply=0).count() == 1
     assert MoveNotice.objects.filter(game=game).count() == 1
+
+
+def _row_updates() -> tuple[int, int]:
+    """games_game's updates and HOT updates so far, as PostgreSQL counts them (this backend's
+    pending counts flushed first)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_force_next_flush()")
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute(
+            "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = %s",
+            [Game._meta.db_table],
+        )
+        upd, hot = cursor.fetchone()
+    return int(upd), int(hot)
+
+
+@pytest.mark.postgres(reason="a HOT update is PostgreSQL's")
+def test_on_postgresql_a_timed_move_rewrites_the_game_row_in_place_touching_no_index() -> None:
+    """No index of the games names a column a move changes (games/models.py): each move's
+    UPDATE is HOT (the row rewritten on its page, no index entry written) even in a timed
+    game, whose deadline and clock change with every move."""
+    alice, bob = new_game().player1, new_game().player2
+    game = services.create_game(
+        slug="diffusion", options={}, player1=alice, player2=bob, time_control="5+3"
+    )
+    before = _row_updates()
+    for ply, player in zip(range(6), [alice, bob] * 3, strict=False):
+        services.play_move(game_id=game.pk, user=player, move=first_legal(game), ply=ply)
+    after = _row_updates()
+    updates, hot = after[0] - before[0], after[1] - before[1]
+    game.refresh_from_db()
+    assert game.ply == 6 and game.deadline is not None
+    assert updates == 6, updates
+    assert hot == updates, (hot, updates)

@@ -4,9 +4,10 @@ meanwhile."""
 
 from typing import Any
 
-from django.contrib.postgres.operations import AddIndexConcurrently
 from django.db import migrations, models
 from django.db.models import Q
+
+from games.migration_ops import AddIndexConcurrentlyWherePossible
 
 BATCH = 1000
 
@@ -25,30 +26,6 @@ def mark_games_against_the_computer(apps: Any, schema_editor: Any) -> None:
             return
         Game.objects.filter(pk__in=ids).update(against_computer=True)
         last = ids[-1]
-
-
-class AddIndexConcurrentlyWherePossible(AddIndexConcurrently):
-    """CONCURRENTLY on PostgreSQL; a plain index elsewhere (SQLite: the embedded default)."""
-
-    def database_forwards(
-        self, app_label: str, schema_editor: Any, from_state: Any, to_state: Any
-    ) -> None:
-        if schema_editor.connection.vendor != "postgresql":
-            migrations.AddIndex.database_forwards(
-                self, app_label, schema_editor, from_state, to_state
-            )
-            return
-        if not schema_editor.collect_sql:  # only printed (sqlmigrate, the lock check): no harm
-            self._ensure_not_in_transaction(schema_editor)
-        model = to_state.apps.get_model(app_label, self.model_name)
-        if self.allow_migrate_model(schema_editor.connection.alias, model):
-            schema_editor.add_index(model, self.index, concurrently=True)
-
-    def database_backwards(self, app_label: str, schema_editor: Any, *args: Any) -> None:
-        if schema_editor.connection.vendor == "postgresql":
-            super().database_backwards(app_label, schema_editor, *args)
-        else:
-            migrations.AddIndex.database_backwards(self, app_label, schema_editor, *args)
 
 
 class Migration(migrations.Migration):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import clocks, lifecycle, messages, protocol
@@ -25,6 +26,7 @@ def finish(
     game.status = (
         Game.Status.ABORTED if termination == Game.Termination.ABORT else (Game.Status.FINISHED)
     )
+    game.ended_at = timezone.now()
     game.winner = winner
     game.termination = termination
     game.reason = reason

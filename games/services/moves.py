@@ -49,6 +49,7 @@ MOVE_COLUMNS = (
     "reason",
     "version",
     "moved_at",
+    "ended_at",
     "offers",
     "queues",
 )
@@ -209,6 +210,7 @@ def _advance(
     game.clock = step.clock
     if step.game_over:
         game.status = Game.Status(step.status)
+        game.ended_at = game.moved_at
         game.winner = step.winner
         game.termination = Game.Termination(step.termination)
         game.reason = step.reason
