@@ -89,6 +89,28 @@ def arrive(model: type[models.Model], channel_name: str, **fields: Any) -> None:
     )
 
 
+@dataclass(frozen=True)
+class Admission:
+    """A socket asking to be recorded in `model` under its user's and address's caps (a
+    cap of 0 is not counted)."""
+
+    model: type[models.Model]
+    channel_name: str
+    user_id: int | None
+    address: str
+    per_user: int
+    per_address: int
+    fields: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def counted_user(self) -> int | None:
+        return self.user_id if self.per_user else None
+
+    @property
+    def counted_address(self) -> str:
+        return self.address if self.per_address else ""
+
+
 def admit(
     model: type[models.Model],
     channel_name: str,
@@ -99,66 +121,152 @@ def admit(
     per_address: int,
     **fields: Any,
 ) -> str | None:
-    """Count the user's and the address's open sockets and, if there is room, record this
-    one (as `arrive`), in one transaction that no other admission of the same user or
-    address overlaps: counted first and recorded later, sockets opened together all saw
-    room. Returns "user" or "address" for the cap that refused it, None when admitted.
-    (PostgreSQL: an advisory lock per user and per address; SQLite's transactions already
-    take its one write lock at their start.)"""
-    counted_user = user_id if per_user else None
-    counted_address = address if per_address else ""
+    """One socket's `admit_many`."""
+    admission = Admission(model, channel_name, user_id, address, per_user, per_address, fields)
+    return admit_many([admission])[0]
+
+
+def admit_many(admissions: list[Admission]) -> list[str | None]:
+    """Count each user's and address's open sockets and record the sockets for which there
+    is room (as `arrive`), in order, in one transaction that no other admission of the same
+    users or addresses overlaps: counted first and recorded later, sockets opened together
+    all saw room. For each, "user" or "address" for the cap that refused it, None when it
+    was admitted. (PostgreSQL: an advisory lock per user and per address; SQLite's
+    transactions already take its one write lock at their start.) One lock statement, one
+    count and one INSERT a table for all of them: a reconnection storm is made of these."""
+    verdicts: list[str | None] = []
     with transaction.atomic():
         if connection.vendor == "postgresql":
             keys = sorted(
-                ([f"sockets-user:{counted_user}"] if counted_user is not None else [])
-                + ([f"sockets-address:{counted_address}"] if counted_address else [])
+                {f"sockets-user:{a.counted_user}" for a in admissions if a.counted_user is not None}
+                | {f"sockets-address:{a.counted_address}" for a in admissions if a.counted_address}
             )
-            with connection.cursor() as cursor:
-                for key in keys:  # always in one order: two admissions cannot deadlock
-                    cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [key])
-        if counted_user is not None or counted_address:
-            by_user, by_address = open_sockets(counted_user, counted_address)
-            if counted_user is not None and by_user >= per_user:
-                return "user"
-            if counted_address and by_address >= per_address:
-                return "address"
-        fields = {"user_id": user_id, "address": address, **fields}
-        table = _tables[model]
-        with table.lock:
-            table.held[channel_name] = fields
-        # A new socket's channel name is new: one INSERT (update_or_create would add a locking
-        # read and a savepoint, and a reconnection storm is made of these).
-        model._default_manager.create(
-            channel_name=channel_name, server=SERVER_ID, seen_at=timezone.now(), **fields
+            if keys:
+                with connection.cursor() as cursor:
+                    # Always in one order: two admissions cannot deadlock.
+                    cursor.execute(
+                        "SELECT pg_advisory_xact_lock(hashtext(k)) "
+                        "FROM (SELECT unnest(%s::text[]) AS k ORDER BY 1) AS keys",
+                        [keys],
+                    )
+        by_user, by_address = open_sockets(
+            {a.counted_user for a in admissions if a.counted_user is not None},
+            {a.counted_address for a in admissions if a.counted_address},
         )
-    return None
+        now = timezone.now()
+        rows: dict[type[models.Model], list[models.Model]] = {}
+        for a in admissions:
+            if a.counted_user is not None and by_user.get(a.counted_user, 0) >= a.per_user:
+                verdicts.append("user")
+                continue
+            if a.counted_address and by_address.get(a.counted_address, 0) >= a.per_address:
+                verdicts.append("address")
+                continue
+            verdicts.append(None)
+            if a.counted_user is not None:
+                by_user[a.counted_user] = by_user.get(a.counted_user, 0) + 1
+            if a.counted_address:
+                by_address[a.counted_address] = by_address.get(a.counted_address, 0) + 1
+            fields = {"user_id": a.user_id, "address": a.address, **a.fields}
+            table = _tables[a.model]
+            with table.lock:
+                table.held[a.channel_name] = fields
+            # A new socket's channel name is new: a plain INSERT (update_or_create would add
+            # a locking read and a savepoint).
+            rows.setdefault(a.model, []).append(
+                a.model(channel_name=a.channel_name, server=SERVER_ID, seen_at=now, **fields)
+            )
+        for model, made in rows.items():
+            model._default_manager.bulk_create(made)
+    return verdicts
 
 
-def open_sockets(user_id: int | None, address: str) -> tuple[int, int]:
-    """How many sockets the user and the address have open, on every server process (the
-    rows are shared), in one query over every table; a count not asked for (None, "") is 0."""
-    if user_id is None and not address:
-        return 0, 0
-    # A count not asked for is a condition no row meets.
-    by_user, user_params = ("user_id = %s", [user_id]) if user_id is not None else ("1 = 0", [])
-    by_address, address_params = ("address = %s", [address]) if address else ("1 = 0", [])
+class _Admissions:
+    """The admissions of one process's sockets, gathered while the database records the
+    previous ones: one `admit_many` at a time, of all that came meanwhile."""
+
+    BATCH = 500
+
+    def __init__(self) -> None:
+        self.waiting: list[tuple[Admission, asyncio.Future[str | None]]] = []
+        self.running: asyncio.Task[None] | None = None
+
+    async def admit(self, admission: Admission) -> str | None:
+        loop = asyncio.get_running_loop()
+        verdict: asyncio.Future[str | None] = loop.create_future()
+        self.waiting.append((admission, verdict))
+        if self.running is None:
+            # The process's, not the socket's that started it.
+            self.running = loop.create_task(self._run(), context=logs.detached())
+        return await verdict
+
+    async def _run(self) -> None:
+        try:
+            while self.waiting:
+                batch, self.waiting = self.waiting[: self.BATCH], self.waiting[self.BATCH :]
+                try:
+                    verdicts = await db_call(admit_many)([admission for admission, _ in batch])
+                except Exception as error:  # an outage: each socket handles it as its own
+                    for _, verdict in batch:
+                        if not verdict.done():
+                            verdict.set_exception(error)
+                    continue
+                for (_, verdict), said in zip(batch, verdicts, strict=True):
+                    if not verdict.done():
+                        verdict.set_result(said)
+        finally:
+            self.running = None
+
+
+# One per event loop: a server has one; tests start a loop per test.
+_admissions: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Admissions] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def admit_socket(admission: Admission) -> str | None:
+    """`admit` from a socket's task, batched with the other sockets' of this process."""
+    loop = asyncio.get_running_loop()
+    admissions = _admissions.get(loop)
+    if admissions is None:
+        admissions = _admissions[loop] = _Admissions()
+    return await admissions.admit(admission)
+
+
+def open_sockets(users: set[int], addresses: set[str]) -> tuple[dict[int, int], dict[str, int]]:
+    """How many sockets each user and each address has open, on every server process (the
+    rows are shared), in one query over every table."""
+    if not users and not addresses:
+        return {}, {}
     parts: list[str] = []
     params: list[Any] = []
+    user_list, address_list = sorted(users), sorted(addresses)
     for table in _tables.values():
         name = connection.ops.quote_name(table.model._meta.db_table)
-        parts.append(
-            f"SELECT SUM(CASE WHEN {by_user} THEN 1 ELSE 0 END) AS u, "
-            f"SUM(CASE WHEN {by_address} THEN 1 ELSE 0 END) AS a "
-            f"FROM {name} WHERE {by_user} OR {by_address}"
-        )
-        params += [*user_params, *address_params, *user_params, *address_params]
+        if user_list:
+            marks = ", ".join(["%s"] * len(user_list))
+            parts.append(
+                f"SELECT 'u', CAST(user_id AS TEXT), COUNT(*) FROM {name} "
+                f"WHERE user_id IN ({marks}) GROUP BY user_id"
+            )
+            params += user_list
+        if address_list:
+            marks = ", ".join(["%s"] * len(address_list))
+            parts.append(
+                f"SELECT 'a', address, COUNT(*) FROM {name} "
+                f"WHERE address IN ({marks}) GROUP BY address"
+            )
+            params += address_list
+    by_user: dict[int, int] = {}
+    by_address: dict[str, int] = {}
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT COALESCE(SUM(u), 0), COALESCE(SUM(a), 0) FROM ({' UNION ALL '.join(parts)}) t",
-            params,
-        )
-        by_user_total, by_address_total = cursor.fetchone()
-    return int(by_user_total), int(by_address_total)
+        cursor.execute(" UNION ALL ".join(parts), params)
+        for kind, key, count in cursor.fetchall():
+            if kind == "u":
+                by_user[int(key)] = by_user.get(int(key), 0) + int(count)
+            else:
+                by_address[key] = by_address.get(key, 0) + int(count)
+    return by_user, by_address
 
 
 def leave(model: type[models.Model], channel_name: str) -> None:

@@ -27,7 +27,6 @@ from django.utils.translation import gettext as _
 
 from realtime import drain, language, logs, metrics, presence
 from realtime.channel_layers import LAYER_DOWN, LAYER_RETRY_SECONDS
-from realtime.db import db_call
 from realtime.errors import UNAVAILABLE, ServiceError, is_outage
 from realtime.protocol import Message, Restarting, decode, decoder, encode, tag_of
 
@@ -354,9 +353,12 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         finally:
             if layer is not None:
                 # Cancelling the layer's receive is what unsubscribes the socket's channel.
+                # Shielded: when Daphne gives up waiting for the socket's end and cancels it
+                # (thousands closing at once queue their unsubscribes on Redis), that second
+                # cancel would cut the unsubscribe short and leave the channel subscribed.
                 layer.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
-                    await layer
+                    await asyncio.shield(layer)
 
     async def _serve_layer(self, consumer: asyncio.Task[Any] | None) -> None:
         try:
@@ -472,14 +474,10 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         user = self.scope.get("user")
         user_id = user.pk if user is not None and user.is_authenticated else None
         per_user, per_address = settings.MAX_SOCKETS_PER_USER, settings.MAX_SOCKETS_PER_ADDRESS
-        refused = await db_call(presence.admit)(
-            model,
-            self.channel_name,
-            user_id=user_id,
-            address=self.address,
-            per_user=per_user,
-            per_address=per_address,
-            **fields,
+        refused = await presence.admit_socket(
+            presence.Admission(
+                model, self.channel_name, user_id, self.address, per_user, per_address, fields
+            )
         )
         if refused is None:
             return False

@@ -14,6 +14,8 @@ import websockets
 from channels.db import database_sync_to_async
 
 from config import serve
+from lobby.models import LobbyConnection
+from realtime import presence
 from realtime.ws import CLOSE_TOO_MANY_SOCKETS
 from tests.games_helpers import new_game, session_for
 from tests.servers import Server, free_port, running, shared_test_env
@@ -196,3 +198,27 @@ def test_a_burst_of_sockets_on_two_processes_is_held_to_the_caps_exactly(tmp_pat
 
     logs = behind_a_proxy(2, env, tmp_path, scenario)
     assert "Traceback" not in logs, logs[-3000:]
+
+
+def test_sockets_admitted_together_are_counted_in_order_against_every_cap() -> None:
+    """One transaction for a batch (realtime/presence.py): each socket is counted with the
+    ones before it in the batch and the ones already open."""
+    game = new_game()
+    alice, bob = game.player1.pk, game.player2.pk
+    presence.admit(LobbyConnection, "open-1", user_id=bob, address="x", per_user=2, per_address=3)
+
+    def asking(n: int, user: int | None, address: str) -> presence.Admission:
+        return presence.Admission(LobbyConnection, f"new-{n}", user, address, 2, 3)
+
+    said = presence.admit_many(
+        [
+            asking(1, alice, "x"),
+            asking(2, alice, "x"),
+            asking(3, alice, "y"),  # Alice's third: over her cap of 2
+            asking(4, bob, "x"),  # Bob's second, the address's fourth with his first
+            asking(5, None, "y"),  # a visitor on another address: room
+        ]
+    )
+    assert said == [None, None, "user", "address", None]
+    recorded = set(LobbyConnection.objects.values_list("channel_name", flat=True))
+    assert recorded == {"open-1", "new-1", "new-2", "new-5"}
