@@ -504,6 +504,35 @@ async def test_a_version_that_never_arrives_is_read_from_the_stored_feed(
     await client.disconnect()
 
 
+async def test_sockets_that_miss_the_same_version_read_the_stored_feed_once_for_all(
+    users: dict[str, User], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from channels.layers import get_channel_layer
+
+    from lobby import selectors
+    from lobby.services import feed
+
+    sockets = [await lobby_socket(None) for _ in range(6)]
+    v = sockets[0][1]["v"]
+    assert all(snapshot["v"] == v for _, snapshot in sockets)
+    reads: list[int] = []
+    read = selectors.events_since
+
+    def counted(version: int, *args: Any, **kwargs: Any) -> Any:
+        reads.append(version)  # the real read, counted
+        return read(version, *args, **kwargs)
+
+    monkeypatch.setattr(selectors, "events_since", counted)
+    await db(stamped_unsent)(monkeypatch, 301)  # its batch is lost
+    later = await db(stamped_unsent)(monkeypatch, 302)
+    await get_channel_layer().group_send(feed.LOBBY_GROUP, {"type": "lobby.batch", "events": later})
+    for client, _ in sockets:
+        seen = [await until(client, "seek_removed"), await until(client, "seek_removed")]
+        assert [(e["v"], e["seek_id"]) for e in seen] == [(v + 1, 301), (v + 2, 302)]
+        await client.disconnect()
+    assert reads == [v]  # six sockets, one gap, one read
+
+
 def test_lobby_snapshots_in_a_storm_share_one_reading_per_feed_version(
     users: dict[str, User], django_assert_max_num_queries: Any
 ) -> None:
