@@ -130,7 +130,7 @@ class LobbyConsumer(JsonConsumer):
             timer.cancel()
         try:
             if not self.handed_over:  # closed for a restart: the row is handed over
-                await db_call(lobby_presence.leave)(channel_name=self.channel_name, user_id=user_id)
+                await lobby_presence.leave_socket((self.channel_name, user_id))
         finally:
             await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
             if user_id is not None:

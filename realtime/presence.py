@@ -31,6 +31,7 @@ from django.db import connection, models, transaction
 from django.utils import timezone
 
 from realtime import logs
+from realtime.batches import Batches
 from realtime.db import db_call
 
 logger = logging.getLogger(__name__)
@@ -181,56 +182,8 @@ def admit_many(admissions: list[Admission]) -> list[str | None]:
     return verdicts
 
 
-class _Admissions:
-    """The admissions of one process's sockets, gathered while the database records the
-    previous ones: one `admit_many` at a time, of all that came meanwhile."""
-
-    BATCH = 500
-
-    def __init__(self) -> None:
-        self.waiting: list[tuple[Admission, asyncio.Future[str | None]]] = []
-        self.running: asyncio.Task[None] | None = None
-
-    async def admit(self, admission: Admission) -> str | None:
-        loop = asyncio.get_running_loop()
-        verdict: asyncio.Future[str | None] = loop.create_future()
-        self.waiting.append((admission, verdict))
-        if self.running is None:
-            # The process's, not the socket's that started it.
-            self.running = loop.create_task(self._run(), context=logs.detached())
-        return await verdict
-
-    async def _run(self) -> None:
-        try:
-            while self.waiting:
-                batch, self.waiting = self.waiting[: self.BATCH], self.waiting[self.BATCH :]
-                try:
-                    verdicts = await db_call(admit_many)([admission for admission, _ in batch])
-                except Exception as error:  # an outage: each socket handles it as its own
-                    for _, verdict in batch:
-                        if not verdict.done():
-                            verdict.set_exception(error)
-                    continue
-                for (_, verdict), said in zip(batch, verdicts, strict=True):
-                    if not verdict.done():
-                        verdict.set_result(said)
-        finally:
-            self.running = None
-
-
-# One per event loop: a server has one; tests start a loop per test.
-_admissions: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Admissions] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-async def admit_socket(admission: Admission) -> str | None:
-    """`admit` from a socket's task, batched with the other sockets' of this process."""
-    loop = asyncio.get_running_loop()
-    admissions = _admissions.get(loop)
-    if admissions is None:
-        admissions = _admissions[loop] = _Admissions()
-    return await admissions.admit(admission)
+# `admit_many` for the sockets of this process opening together (realtime/batches.py).
+admit_socket: Batches[Admission, str | None] = Batches(admit_many)
 
 
 def open_sockets(users: set[int], addresses: set[str]) -> tuple[dict[int, int], dict[str, int]]:
@@ -271,13 +224,19 @@ def open_sockets(users: set[int], addresses: set[str]) -> tuple[dict[int, int], 
 
 def leave(model: type[models.Model], channel_name: str) -> None:
     """Forget a closed socket of this process (in a database thread)."""
+    leave_many(model, [channel_name])
+
+
+def leave_many(model: type[models.Model], channel_names: list[str]) -> None:
+    """Forget closed sockets of this process, in one DELETE (in a database thread)."""
     table = _tables[model]
     with table.lock:
-        table.held.pop(channel_name, None)
-        table.gone.add(channel_name)  # until its row is known to be deleted
-    model._default_manager.filter(channel_name=channel_name).delete()
+        for name in channel_names:
+            table.held.pop(name, None)
+            table.gone.add(name)  # until its row is known to be deleted
+    model._default_manager.filter(channel_name__in=channel_names).delete()
     with table.lock:
-        table.gone.discard(channel_name)
+        table.gone.difference_update(channel_names)
 
 
 # A socket closed for a restart (realtime/drain.py) is handed over rather than removed: its

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from typing import Any
 
@@ -13,7 +14,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from games.models import Game
-from lobby.models import Challenge, LobbyEvent, Seek
+from lobby.models import Challenge, LobbyConnection, LobbyEvent, Seek
 from lobby.services import challenges, seeks
 from realtime.errors import ServiceError
 from tests.games_helpers import make_user, session_for
@@ -22,6 +23,7 @@ from tests.wsutil import communicator, receive
 pytestmark = pytest.mark.django_db(transaction=True)
 db = database_sync_to_async
 DIFFUSION = [{"slug": "diffusion", "options": {}}]
+ZIGZAG = [{"slug": "zigzag", "options": {}}]
 
 
 async def lobby_socket(user: User | None, query: str = "") -> tuple[Any, dict[str, Any]]:
@@ -163,6 +165,29 @@ async def test_a_seek_ends_with_its_owners_last_lobby_socket(users: dict[str, Us
     assert await db(Seek.objects.filter(status="open").count)() == 1
     await second.disconnect()
     assert await db(Seek.objects.filter(status="open").count)() == 0
+
+
+async def test_sockets_closing_together_end_the_seeks_of_owners_left_without_one(
+    users: dict[str, User],
+) -> None:
+    """Alice closes both her sockets and Bob one of two, at once (one batch of departures,
+    realtime/batches.py): Alice's seek ends, Bob's stays, and every row closed is gone."""
+    alice = [await lobby_socket(users["alice"]) for _ in range(2)]
+    bob = [await lobby_socket(users["bob"]) for _ in range(2)]
+    visitor, _ = await lobby_socket(None)
+    # Different games, so that the two seeks are not paired with each other.
+    for (client, _), games in ((alice[0], DIFFUSION), (bob[0], ZIGZAG)):
+        await client.send_json_to({"type": "seek", "games": games})
+        await until(client, "ok")
+    await asyncio.gather(
+        *(client.disconnect() for client in (alice[0][0], alice[1][0], bob[0][0], visitor))
+    )
+    open_seeks = await db(
+        lambda: sorted(Seek.objects.filter(status="open").values_list("user__username", flat=True))
+    )()
+    assert open_seeks == ["bob"]
+    assert await db(LobbyConnection.objects.count)() == 1  # Bob's other socket
+    await bob[1][0].disconnect()
 
 
 async def test_a_visitor_must_sign_in_to_seek() -> None:

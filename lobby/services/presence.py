@@ -9,22 +9,32 @@ import logging
 from channels.layers import get_channel_layer
 
 from lobby import selectors
-from lobby.models import LobbyConnection
+from lobby.models import LobbyConnection, Seek
 from lobby.services import feed, seeks
 from realtime import presence
+from realtime.batches import Batches
 from realtime.db import run_soon
 
 logger = logging.getLogger(__name__)
 
 
 # A socket is recorded as it is admitted under the socket caps (realtime.ws,
-# `refused_as_one_too_many`, with realtime.presence.admit).
+# `refused_as_one_too_many`, with realtime.presence.admit_socket).
 
 
 def leave(*, channel_name: str, user_id: int | None) -> None:
-    presence.leave(LobbyConnection, channel_name)
-    if user_id is not None:
-        _gone([user_id])
+    leave_many([(channel_name, user_id)])
+
+
+def leave_many(departures: list[tuple[str, int | None]]) -> list[None]:
+    """Lobby sockets closed (channel name, user): their rows deleted in one statement, and
+    the real-time seeks of the users left without a lobby socket closed. One result per
+    departure (realtime/batches.py)."""
+    presence.leave_many(LobbyConnection, [channel_name for channel_name, _ in departures])
+    users = [user_id for _, user_id in departures if user_id is not None]
+    if users:
+        _gone(users)
+    return [None] * len(departures)
 
 
 def _gone(user_ids: list[int]) -> None:
@@ -32,8 +42,21 @@ def _gone(user_ids: list[int]) -> None:
     still_here = set(
         LobbyConnection.objects.filter(user_id__in=user_ids).values_list("user_id", flat=True)
     )
-    for user_id in sorted(set(user_ids) - still_here):
+    gone = set(user_ids) - still_here
+    if not gone:
+        return
+    # Most have none: one read finds the users who do, and only theirs are locked and closed.
+    seeking = set(
+        Seek.objects.filter(user_id__in=gone, status=Seek.Status.OPEN, realtime=True).values_list(
+            "user_id", flat=True
+        )
+    )
+    for user_id in sorted(seeking):
         seeks.cancel_realtime_seeks(user_id=user_id)
+
+
+# `leave_many` for the lobby sockets of this process closing together.
+leave_socket: Batches[tuple[str, int | None], None] = Batches(leave_many)
 
 
 def send_online() -> None:
