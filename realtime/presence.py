@@ -191,25 +191,23 @@ def open_sockets(users: set[int], addresses: set[str]) -> tuple[dict[int, int], 
     rows are shared), in one query over every table."""
     if not users and not addresses:
         return {}, {}
+    # (the row's kind, the key as text, the column, the keys asked for)
+    asked: list[tuple[str, str, str, list[Any]]] = [
+        ("u", "CAST(user_id AS TEXT)", "user_id", sorted(users)),
+        ("a", "address", "address", sorted(addresses)),
+    ]
     parts: list[str] = []
     params: list[Any] = []
-    user_list, address_list = sorted(users), sorted(addresses)
     for table in _tables.values():
         name = connection.ops.quote_name(table.model._meta.db_table)
-        if user_list:
-            marks = ", ".join(["%s"] * len(user_list))
-            parts.append(
-                f"SELECT 'u', CAST(user_id AS TEXT), COUNT(*) FROM {name} "
-                f"WHERE user_id IN ({marks}) GROUP BY user_id"
-            )
-            params += user_list
-        if address_list:
-            marks = ", ".join(["%s"] * len(address_list))
-            parts.append(
-                f"SELECT 'a', address, COUNT(*) FROM {name} "
-                f"WHERE address IN ({marks}) GROUP BY address"
-            )
-            params += address_list
+        for kind, key, column, keys in asked:
+            if keys:
+                marks = ", ".join(["%s"] * len(keys))
+                parts.append(
+                    f"SELECT '{kind}', {key}, COUNT(*) FROM {name} "
+                    f"WHERE {column} IN ({marks}) GROUP BY {column}"
+                )
+                params += keys
     by_user: dict[int, int] = {}
     by_address: dict[str, int] = {}
     with connection.cursor() as cursor:

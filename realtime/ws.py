@@ -367,9 +367,6 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
                 async with self._turn:
                     await self.dispatch(message)
                 del message
-        except StopConsumer:
-            if consumer is not None:
-                consumer.cancel()
         except Exception as error:
             self._layer_failure = error
             if consumer is not None:
