@@ -112,21 +112,6 @@ class Admission:
         return self.address if self.per_address else ""
 
 
-def admit(
-    model: type[models.Model],
-    channel_name: str,
-    *,
-    user_id: int | None,
-    address: str,
-    per_user: int,
-    per_address: int,
-    **fields: Any,
-) -> str | None:
-    """One socket's `admit_many`."""
-    admission = Admission(model, channel_name, user_id, address, per_user, per_address, fields)
-    return admit_many([admission])[0]
-
-
 def admit_many(admissions: list[Admission]) -> list[str | None]:
     """Count each user's and address's open sockets and record the sockets for which there
     is room (as `arrive`), in order, in one transaction that no other admission of the same

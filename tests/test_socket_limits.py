@@ -205,7 +205,8 @@ def test_sockets_admitted_together_are_counted_in_order_against_every_cap() -> N
     ones before it in the batch and the ones already open."""
     game = new_game()
     alice, bob = game.player1.pk, game.player2.pk
-    presence.admit(LobbyConnection, "open-1", user_id=bob, address="x", per_user=2, per_address=3)
+    opened = presence.Admission(LobbyConnection, "open-1", bob, "x", 2, 3)
+    assert presence.admit_many([opened]) == [None]
 
     def asking(n: int, user: int | None, address: str) -> presence.Admission:
         return presence.Admission(LobbyConnection, f"new-{n}", user, address, 2, 3)

@@ -22,10 +22,6 @@ logger = logging.getLogger(__name__)
 # `refused_as_one_too_many`, with realtime.presence.admit_socket).
 
 
-def leave(*, channel_name: str, user_id: int | None) -> None:
-    leave_many([(channel_name, user_id)])
-
-
 def leave_many(departures: list[tuple[str, int | None]]) -> list[None]:
     """Lobby sockets closed (channel name, user): their rows deleted in one statement, and
     the real-time seeks of the users left without a lobby socket closed. One result per
