@@ -19,8 +19,9 @@ from lobby.models import LobbyConnection
 from lobby.services import computer, feed
 from lobby.services import presence as lobby_presence
 from realtime import logs, presence
+from realtime.batches import Batches
 from realtime.db import db_call
-from realtime.protocol import Message
+from realtime.protocol import Message, encode
 from realtime.ws import JsonConsumer
 
 logger = logging.getLogger(__name__)
@@ -78,6 +79,24 @@ async def _events_since(version: int) -> list[feed.Stamped] | None:
         reading[version] = task
         task.add_done_callback(lambda _: reading.pop(version, None))
     return await asyncio.shield(task)
+
+
+# A socket's snapshot is read after it joined the feed (else the events in between would be
+# in neither): sockets asking while a read is in the database share the next one. The
+# selector is looked up at each read (the tests count them).
+_snapshots: Batches[Any, protocol.Lobby] = Batches(lambda users: selectors.snapshots(users))
+# The public snapshot (a visitor's) as sent: the same text for every visitor until it changes.
+_public_text: tuple[protocol.Lobby, str] | None = None
+
+
+def _snapshot_text(snapshot: protocol.Lobby) -> str:
+    global _public_text
+    if snapshot.user is not None:
+        return encode(snapshot)
+    kept = _public_text
+    if kept is None or kept[0] is not snapshot:
+        kept = _public_text = (snapshot, encode(snapshot))
+    return kept[1]
 
 
 def _user_id(user: Any) -> int | None:
@@ -146,9 +165,9 @@ class LobbyConsumer(JsonConsumer):
             return None
 
     async def _send_snapshot(self) -> None:
-        snapshot = await db_call(selectors.snapshot)(self.user)
+        snapshot = await _snapshots(self.user)
         self.last_v = snapshot.v
-        await self.send_json(snapshot)
+        await self.send(text_data=_snapshot_text(snapshot))
 
     async def _replay(self, since: int) -> bool:
         events = await _events_since(since)

@@ -575,3 +575,70 @@ def test_lobby_snapshots_in_a_storm_share_one_reading_per_feed_version(
     changed = selectors.snapshot(None)
     assert changed.v > first.v
     assert len(changed.seeks) == 2
+
+
+def test_snapshots_for_many_sockets_give_each_user_their_own_in_a_fixed_number_of_queries(
+    users: dict[str, User], django_assert_max_num_queries: Any
+) -> None:
+    from games import services
+    from lobby import selectors
+
+    alice, bob, carol = users["alice"], users["bob"], users["carol"]
+    to_bob = challenges.create_challenge(challenger=alice, challenged="bob", slug="diffusion")
+    to_alice = challenges.create_challenge(challenger=carol, challenged="alice", slug="zigzag")
+    anyone = challenges.create_challenge(challenger=bob, challenged=None, slug="diffusion")
+    alice_carol = services.create_game(slug="diffusion", options={}, player1=alice, player2=carol)
+    carol_alice = services.create_game(slug="zigzag", options={}, player1=carol, player2=alice)
+    seeks.create_seek(user=bob, games=ZIGZAG)
+    selectors.public_snapshot()  # the public part is read once per version (tested above)
+
+    # The version, the challenges, the games: however many sockets ask.
+    with django_assert_max_num_queries(3):
+        made = selectors.snapshots([alice, None, bob, carol, alice])
+
+    seen = [
+        (
+            s.user and s.user.username,
+            [c.id for c in s.challenges.incoming],
+            [c.id for c in s.challenges.outgoing],
+            s.my_games,
+        )
+        for s in made
+    ]
+    assert seen == [
+        ("alice", [to_alice.pk], [to_bob.pk], [carol_alice.pk, alice_carol.pk]),
+        (None, [], [], []),
+        ("bob", [to_bob.pk], [anyone.pk], []),
+        ("carol", [], [to_alice.pk], [carol_alice.pk, alice_carol.pk]),
+        ("alice", [to_alice.pk], [to_bob.pk], [carol_alice.pk, alice_carol.pk]),
+    ]
+    assert all(len(s.seeks) == 1 and s.v == made[0].v for s in made)
+    assert made[1] is selectors.public_snapshot()  # a visitor's is the shared one
+
+
+async def test_sockets_opening_together_share_one_reading_of_the_snapshot(
+    users: dict[str, User], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lobby import selectors
+
+    asked: list[int] = []
+    read = selectors.snapshots
+
+    def counted(users: list[Any]) -> Any:
+        asked.append(len(users))  # the real read, counted
+        return read(users)
+
+    monkeypatch.setattr(selectors, "snapshots", counted)
+    opened = await asyncio.gather(
+        *(lobby_socket(user) for user in (None, users["alice"], None, users["bob"], None))
+    )
+    assert [snapshot["user"] and snapshot["user"]["username"] for _, snapshot in opened] == [
+        None,
+        "alice",
+        None,
+        "bob",
+        None,
+    ]
+    assert sum(asked) == 5 and len(asked) < 5
+    for client, _ in opened:
+        await client.disconnect()
