@@ -41,22 +41,36 @@ class Operation:
     call: Callable[[Any, Any, bool], Any]
     ok: Callable[[Any], dict[str, Any]]  # the socket's `ok` fields beside `id`
     answer: Callable[[Any], dict[str, Any]]  # the HTTP JSON
+    # The socket's call for many requests at once (a burst, lobby.consumers batches them):
+    # [(user, message)] -> each one's result or the ServiceError that refused it, in order.
+    # None: each request is served alone.
+    call_many: Callable[[list[tuple[Any, Any]]], list[Any]] | None = None
 
     @property
     def tag(self) -> str:
         return tag_of(self.message)
 
 
-def _seek(user: Any, message: protocol.Seek, pair_now: bool) -> Any:
-    return seeks.create_seek(
+def _seek_request(user: Any, message: protocol.Seek) -> seeks.SeekRequest:
+    return seeks.SeekRequest(
         user=user,
         games=msgspec.to_builtins(message.games),
         time_control=message.time_control,
         rated=message.rated,
         rating_range=message.rating_range,
         computer=message.computer,
-        pair_now=pair_now,
     )
+
+
+def _seek(user: Any, message: protocol.Seek, pair_now: bool) -> Any:
+    request = _seek_request(user, message)
+    return seeks.create_seek(**vars(request), pair_now=pair_now)
+
+
+def _seeks(requests: list[tuple[Any, protocol.Seek]]) -> list[Any]:
+    made = seeks.create_seeks([_seek_request(user, message) for user, message in requests])
+    # Unpaired (the matchmaker pairs them), as one socket's seek is.
+    return [seek if isinstance(seek, ServiceError) else (seek, None) for seek in made]
 
 
 def _seek_answer(made: Any) -> dict[str, Any]:
@@ -106,6 +120,7 @@ OPERATIONS: tuple[Operation, ...] = (
         call=_seek,
         ok=lambda made: {"seek_id": made[0].pk},
         answer=_seek_answer,
+        call_many=_seeks,
     ),
     Operation(
         message=protocol.CancelSeek,
@@ -202,3 +217,26 @@ def run(user: Any, message: Message, *, socket: bool) -> Done:
     if socket:
         return Done(result, protocol.Ok(id=message.id, **operation.ok(result)))
     return Done(result, operation.answer(result))
+
+
+def run_many(requests: list[tuple[Any, Message]]) -> list[Done | ServiceError]:
+    """Serve many socket requests of one operation that has `call_many`, in a database
+    thread: each one's `Done`, or the ServiceError that refused it, in order."""
+    operation = BY_TAG[tag_of(type(requests[0][1]))]
+    assert operation.call_many is not None
+    out: list[Done | ServiceError | None] = [None] * len(requests)
+    served: list[tuple[int, Any, Message]] = []
+    for index, (user, message) in enumerate(requests):
+        try:
+            served.append((index, signed_in(user), message))
+        except ServiceError as error:
+            out[index] = error
+    if served:
+        results = operation.call_many([(user, message) for _, user, message in served])
+        for (index, _, message), result in zip(served, results, strict=True):
+            out[index] = (
+                result
+                if isinstance(result, ServiceError)
+                else Done(result, protocol.Ok(id=message.id, **operation.ok(result)))
+            )
+    return [done for done in out if done is not None]

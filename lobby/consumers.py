@@ -21,7 +21,8 @@ from lobby.services import presence as lobby_presence
 from realtime import logs, presence
 from realtime.batches import Batches
 from realtime.db import db_call
-from realtime.protocol import Message, encode
+from realtime.errors import ServiceError
+from realtime.protocol import Message, encode, tag_of
 from realtime.ws import JsonConsumer
 
 logger = logging.getLogger(__name__)
@@ -97,6 +98,15 @@ def _snapshot_text(snapshot: protocol.Lobby) -> str:
     if kept is None or kept[0] is not snapshot:
         kept = _public_text = (snapshot, encode(snapshot))
     return kept[1]
+
+
+# Requests of an operation served many at once (commands.Operation.call_many, seeks): a
+# lobby's burst is a few transactions, not one each.
+_batched: dict[str, Batches[tuple[Any, Message], commands.Done | ServiceError]] = {
+    tag: Batches(commands.run_many)
+    for tag, operation in commands.BY_TAG.items()
+    if operation.call_many is not None
+}
 
 
 def _user_id(user: Any) -> int | None:
@@ -259,7 +269,13 @@ class LobbyConsumer(JsonConsumer):
 
     async def handle_operation(self, message: Message) -> None:
         """Any operation of the command table: the same service and checks as over HTTP."""
-        done = await db_call(commands.run)(self.user, message, socket=True)
+        batch = _batched.get(tag_of(type(message)))
+        if batch is None:
+            done = await db_call(commands.run)(self.user, message, socket=True)
+        else:
+            done = await batch((self.user, message))
+            if isinstance(done, ServiceError):
+                raise done
         if isinstance(message, protocol.Seek):
             seek, _ = done.result
             self._seek_opened(seek.pk, message)

@@ -642,3 +642,98 @@ async def test_sockets_opening_together_share_one_reading_of_the_snapshot(
     assert sum(asked) == 5 and len(asked) < 5
     for client, _ in opened:
         await client.disconnect()
+
+
+def test_seeks_asked_together_each_get_their_own_answer_in_a_fixed_number_of_queries(
+    users: dict[str, User], django_assert_max_num_queries: Any
+) -> None:
+    from django.contrib.auth.models import AnonymousUser
+
+    alice, bob, carol = users["alice"], users["bob"], users["carol"]
+    seeks.create_seek(user=alice, games=DIFFUSION, pair_now=False)
+    asked = [
+        seeks.SeekRequest(alice, DIFFUSION),
+        seeks.SeekRequest(bob, [{"slug": "go"}]),
+        seeks.SeekRequest(alice, ZIGZAG),
+        seeks.SeekRequest(AnonymousUser(), DIFFUSION),
+        seeks.SeekRequest(carol, ZIGZAG, time_control="5+3"),
+        seeks.SeekRequest(alice, DIFFUSION),  # her fourth: refused
+    ]
+    # Begin, the owners' locks, their counts, the insert, commit: however many ask.
+    with django_assert_max_num_queries(5):
+        made = seeks.create_seeks(asked)
+
+    assert [m.code if isinstance(m, ServiceError) else "ok" for m in made] == [
+        "ok",
+        "invalid_options",
+        "ok",
+        "not_logged_in",
+        "ok",
+        "too_many_seeks",
+    ]
+    stored = Seek.objects.filter(status="open").order_by("pk")
+    assert [(s.user.username, s.games[0]["slug"], s.time_control.code) for s in stored] == [
+        ("alice", "diffusion", ""),
+        ("alice", "diffusion", ""),
+        ("alice", "zigzag", ""),
+        ("carol", "zigzag", "5+3"),
+    ]
+    assert [m.pk for m in made if isinstance(m, Seek)] == [s.pk for s in stored][1:]
+
+
+async def test_seeks_sent_together_are_opened_together_and_each_socket_gets_its_answer(
+    users: dict[str, User], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    batches: list[int] = []
+    create = seeks.create_seeks
+
+    def counted(requests: list[Any]) -> Any:
+        batches.append(len(requests))  # the real service, counted
+        return create(requests)
+
+    monkeypatch.setattr(seeks, "create_seeks", counted)
+    opened = [await lobby_socket(users[name]) for name in ("alice", "bob", "carol")]
+    games = [DIFFUSION, [{"slug": "go"}], ZIGZAG]
+    for (client, _), (number, seek) in zip(opened, enumerate(games), strict=True):
+        await client.send_json_to({"type": "seek", "games": seek, "id": number})
+    answers = [await until(client, "ok") for client, _ in (opened[0], opened[2])]
+    refused = await until(opened[1][0], "error")
+
+    assert [a["id"] for a in answers] == [0, 2] and all(a["seek_id"] for a in answers)
+    assert (refused["id"], refused["code"]) == (1, "invalid_options")
+    assert sum(batches) == 3 and len(batches) < 3
+    for client, _ in opened:
+        await client.disconnect()
+
+
+@pytest.mark.postgres(reason="two connections at once: SQLite lets one writer in at a time")
+def test_two_batches_seeking_for_the_same_user_at_once_open_at_most_three_seeks(
+    users: dict[str, User],
+) -> None:
+    import threading
+
+    from django.db import connection
+
+    alice = users["alice"]
+    start = threading.Barrier(2)
+    made: list[Any] = []
+
+    def batch() -> None:
+        try:
+            start.wait()
+            made.extend(seeks.create_seeks([seeks.SeekRequest(alice, DIFFUSION)] * 2))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=batch) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(m.code if isinstance(m, ServiceError) else "ok" for m in made) == [
+        "ok",
+        "ok",
+        "ok",
+        "too_many_seeks",
+    ]
+    assert Seek.objects.filter(user=alice, status="open").count() == 3

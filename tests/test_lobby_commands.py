@@ -75,9 +75,17 @@ async def test_both_doors_dispatch_through_the_one_table(
         heard.append((user.username, message, pair_now))
         return SimpleNamespace(pk=0), None
 
+    def call_many(requests: list[tuple[Any, Message]]) -> list[Any]:
+        # A batch of requests, as the socket sends an operation that has one: never paired.
+        return [call(user, message, False) for user, message in requests]
+
     operation = commands.BY_TAG[tag]
     replaced = dataclasses.replace(
-        operation, call=call, ok=lambda _: {}, answer=lambda _: {"served": tag}
+        operation,
+        call=call,
+        call_many=call_many if operation.call_many else None,
+        ok=lambda _: {},
+        answer=lambda _: {"served": tag},
     )
     monkeypatch.setitem(commands.BY_TAG, tag, replaced)
 

@@ -10,10 +10,11 @@ leave the pass to the per-process matchmaker (lobby/matchmaker.py), which batche
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import Case, Value, When
+from django.db.models import Case, Count, Value, When
 from django.utils.translation import gettext as _
 
 from accounts import restrictions
@@ -105,6 +106,18 @@ def check_rating_range(value: Any) -> list[int] | None:
     return [value[0], value[1]]
 
 
+@dataclass(frozen=True)
+class SeekRequest:
+    """One seek as asked for, before any check."""
+
+    user: User
+    games: list[dict[str, Any]] | dict[str, Any]
+    time_control: str = ""
+    rated: bool = False
+    rating_range: Any = None
+    computer: Any = None
+
+
 def create_seek(
     *,
     user: User,
@@ -117,38 +130,81 @@ def create_seek(
 ) -> tuple[Seek, Game | None]:
     """Open a seek; with pair_now, pair it at once if a compatible one is waiting (else the
     lobby's matchmaker pairs it moments later)."""
+    (made,) = create_seeks([SeekRequest(user, games, time_control, rated, rating_range, computer)])
+    if isinstance(made, ServiceError):
+        raise made
+    return made, pair(made.pk) if pair_now else None
+
+
+def create_seeks(requests: list[SeekRequest]) -> list[Seek | ServiceError]:
+    """Open many seeks in one transaction, each seek or the error that refused it, in order.
+
+    A lobby's burst (everyone seeking when a round ends) comes through here from the
+    sockets (lobby.consumers): the owners' rows locked in one statement and their open seeks
+    counted in one, then one INSERT, where each seek was a transaction of five round trips.
+    The matchmaker pairs them afterwards."""
+    results: list[Seek | ServiceError] = []
+    for request in requests:
+        try:
+            results.append(_unsaved_seek(request))
+        except ServiceError as error:
+            results.append(error)
+    wanted = [seek for seek in results if isinstance(seek, Seek)]
+    if not wanted:
+        return results
+    owners = sorted({seek.user_id for seek in wanted})
+    with transaction.atomic():
+        # Lock the owners' rows (in one order: batches of other processes lock them too) so
+        # two tabs cannot both slip under the limit; a statement counting without the locks
+        # would count from before the other tab's commit.
+        list(User.objects.select_for_update().filter(pk__in=owners).order_by("pk").values("pk"))
+        open_now = dict(
+            Seek.objects.filter(user_id__in=owners, status=Seek.Status.OPEN)
+            .order_by()
+            .values("user_id")
+            .annotate(n=Count("pk"))
+            .values_list("user_id", "n")
+        )
+        for index, seek in enumerate(results):
+            if not isinstance(seek, Seek):
+                continue
+            if open_now.get(seek.user_id, 0) >= MAX_OPEN_SEEKS:
+                results[index] = ServiceError(
+                    "too_many_seeks",
+                    _("You can have at most %(most)s open seeks.") % {"most": MAX_OPEN_SEEKS},
+                )
+                continue
+            open_now[seek.user_id] = open_now.get(seek.user_id, 0) + 1
+        Seek.objects.bulk_create([seek for seek in results if isinstance(seek, Seek)])
+    return results
+
+
+def _unsaved_seek(request: SeekRequest) -> Seek:
+    """The checks of a seek that need no lock, and its row, not yet saved."""
+    user = request.user
     if not user.is_authenticated:
         raise ServiceError("not_logged_in", _("Log in or play as a guest to seek a game."))
-    checked = check_games(games)
-    control = game_services.check_time_control(time_control)
-    span = check_rating_range(rating_range)
-    computer_level = None if computer is None else bots.check_level(computer)
-    if rated and user.is_guest:
+    checked = check_games(request.games)
+    control = game_services.check_time_control(request.time_control)
+    span = check_rating_range(request.rating_range)
+    computer_level = None if request.computer is None else bots.check_level(request.computer)
+    if request.rated and user.is_guest:
         raise ServiceError(
             "guests_play_casual", _("Guests play casual games only: sign up to play rated.")
         )
-    if rated:
+    if request.rated:
         restrictions.check_may_play_rated(user)
-    with transaction.atomic():
-        # Lock the user's row so two tabs cannot both slip under the limit.
-        User.objects.select_for_update().filter(pk=user.pk).first()
-        if Seek.objects.filter(user=user, status=Seek.Status.OPEN).count() >= MAX_OPEN_SEEKS:
-            raise ServiceError(
-                "too_many_seeks",
-                _("You can have at most %(most)s open seeks.") % {"most": MAX_OPEN_SEEKS},
-            )
-        # Announced by pair() only if it has to wait: a seek paired at once never shows.
-        # A correspondence seek waits for a partner after its owner leaves the lobby.
-        seek = Seek.objects.create(
-            user=user,
-            games=checked,
-            time_control=control,
-            realtime=not control.correspondence,
-            rated=bool(rated),
-            rating_range=span,
-            computer_level=computer_level,
-        )
-    return seek, pair(seek.pk) if pair_now else None
+    # Announced by pair() only if it has to wait: a seek paired at once never shows.
+    # A correspondence seek waits for a partner after its owner leaves the lobby.
+    return Seek(
+        user=user,
+        games=checked,
+        time_control=control,
+        realtime=not control.correspondence,
+        rated=bool(request.rated),
+        rating_range=span,
+        computer_level=computer_level,
+    )
 
 
 def pair(seek_id: int) -> Game | None:

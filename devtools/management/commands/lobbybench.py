@@ -96,12 +96,15 @@ class Command(BaseCommand):
         sent: dict[int, float] = {}
         heard: dict[int, tuple[int, float]] = {}
         errors: list[str] = []
+        answered: dict[int, float] = {}
 
         async def one(user: User, socket: Any) -> None:
             sent[user.pk] = time.perf_counter()
             await socket.send(json.dumps({"type": "seek", "games": SEEK}))
             while True:
                 message = json.loads(await asyncio.wait_for(socket.recv(), 120))
+                if message["type"] == "ok":
+                    answered[user.pk] = time.perf_counter()
                 if message["type"] == "game_started" and "you" in message:
                     heard[user.pk] = (message["game_id"], time.perf_counter())
                     return
@@ -113,6 +116,7 @@ class Command(BaseCommand):
         await asyncio.gather(*(one(u, s) for u, s in zip(users, sockets, strict=True)))
         wall = time.perf_counter() - started
         await asyncio.gather(*(s.close() for s in sockets))
+        self.answered = {pk: (answered[pk] - sent[pk]) * 1000 for pk in answered}
         return sent, heard, errors, wall
 
     def _report(
@@ -142,6 +146,12 @@ class Command(BaseCommand):
         self.stdout.write(
             f"pairings per second {len(by_game) / wall:.0f}  (all paired in {wall:.2f} s)"
         )
+        answered = list(getattr(self, "answered", {}).values())
+        if answered:
+            self.stdout.write(
+                f"seek -> its ok ms: p50 {statistics.median(answered):.1f}  "
+                f"p99 {percentile(answered, 0.99):.1f}"
+            )
         if latencies:
             self.stdout.write(
                 f"second seek -> both told ms: p50 {statistics.median(latencies):.1f}  "
