@@ -117,6 +117,15 @@ class OneReaderShard(RedisSingleShardConnection):
         assert self._redis is not None
         await self._redis.publish(channel, message)
 
+    async def publish_many(self, items: list[tuple[str, bytes]]) -> None:
+        """Each (channel, message) published, in one round trip (a pipeline, no MULTI)."""
+        self._ensure_redis()
+        assert self._redis is not None
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for channel, message in items:
+                pipe.publish(channel, message)
+            await pipe.execute()
+
     async def _do_receiving(self) -> None:
         delay = RECONNECT_FIRST_SECONDS
         while True:

@@ -94,3 +94,26 @@ async def test_a_group_message_is_decoded_once_for_every_local_member() -> None:
             for channel in channels:
                 await layer.group_discard("decode-once", channel)
             await layer.flush()
+
+
+@pytest.mark.parametrize("kind", ["pubsub", "core"])
+async def test_many_group_messages_sent_at_once_each_reach_their_own_group(kind: str) -> None:
+    from realtime.channel_layers import group_send_many
+
+    # Several shards: the messages are pipelined per shard, and each must reach its group.
+    with override_settings(CHANNEL_LAYERS=redis_layers(kind, shards=3)):
+        layer = get_channel_layer()
+        groups = [f"many-{n}" for n in range(12)]
+        channels = [await layer.new_channel() for _ in groups]
+        for group, channel in zip(groups, channels, strict=True):
+            await layer.group_add(group, channel)
+        try:
+            await group_send_many(
+                layer, [(group, {"type": "x.y", "text": group}) for group in reversed(groups)]
+            )
+            received = [await asyncio.wait_for(layer.receive(channel), 5) for channel in channels]
+            assert [message["text"] for message in received] == groups
+        finally:
+            for group, channel in zip(groups, channels, strict=True):
+                await layer.group_discard(group, channel)
+            await layer.flush()

@@ -18,6 +18,7 @@ from django.db import transaction
 from lobby import protocol
 from lobby.models import LobbyEvent, LobbyVersion
 from realtime import logs, metrics
+from realtime.channel_layers import group_send_many
 from realtime.db import calling_loop, run_soon
 from realtime.protocol import Frame, encode
 
@@ -95,10 +96,8 @@ def _batch(events: list[Stamped]) -> dict[str, Any]:
 
 
 async def _group_send(messages: list[tuple[str, dict[str, Any]]]) -> None:
-    layer = get_channel_layer()
     try:
-        for group, message in messages:
-            await layer.group_send(group, message)
+        await group_send_many(get_channel_layer(), messages)
     except Exception:
         # Committed already: lobby sockets catch up by version or on reconnect.
         metrics.REDIS_ERRORS.labels("broadcast").inc()

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import Case, Count, Value, When
+from django.db.models import Count
 from django.utils.translation import gettext as _
 
 from accounts import restrictions
@@ -266,10 +266,7 @@ def _pair_queue() -> dict[int, Game]:
         events += [_removed(s) for s in (a, b) if s.announced]
     if paired:
         # One statement for the whole pass; the backstop: a seek is paired once or not at all.
-        updated = Seek.objects.filter(pk__in=list(paired), status=Seek.Status.OPEN).update(
-            status=Seek.Status.PAIRED,
-            game_id=Case(*(When(pk=seek_id, then=Value(g.pk)) for seek_id, g in paired.items())),
-        )
+        updated = _mark_paired({seek_id: game.pk for seek_id, game in paired.items()})
         if updated != len(paired):
             raise RuntimeError(f"seeks {sorted(paired)} changed under the matchmaking lock")
         metrics.seeks_paired("person", [s.created_at for a, b, _ in pairs for s in (a, b)])
@@ -280,6 +277,27 @@ def _pair_queue() -> dict[int, Game]:
     if events:
         feed.publish(*events)
     return paired
+
+
+def _mark_paired(games: dict[int, int]) -> int:
+    """Mark open seeks paired, each with its game (seek id -> game id), in one statement;
+    how many were still open. Written out: the ORM's CASE of a WHEN per seek took 75 ms of a
+    200-game pass to build."""
+    table = connection.ops.quote_name(Seek._meta.db_table)
+    cases = " ".join(["WHEN %s THEN %s"] * len(games))
+    ids = ", ".join(["%s"] * len(games))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET status = %s, game_id = CASE id {cases} END "
+            f"WHERE id IN ({ids}) AND status = %s",
+            [
+                Seek.Status.PAIRED,
+                *(number for pair in games.items() for number in pair),
+                *games,
+                Seek.Status.OPEN,
+            ],
+        )
+        return cursor.rowcount
 
 
 def _removed(seek: Seek) -> protocol.SeekRemoved:
