@@ -40,6 +40,12 @@ def busy_jiffies() -> tuple[int, int]:
     return sum(fields) - idle, sum(fields)
 
 
+def process_cpu_seconds(pid: int) -> float:
+    """A process's CPU time so far (user and system), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def cores_busy(before: tuple[int, int], after: tuple[int, int]) -> float:
     """The share of the machine's CPU time that was busy between two busy_jiffies()."""
     return (after[0] - before[0]) / max(1, after[1] - before[1])

@@ -23,8 +23,11 @@ from django.test import Client
 
 from accounts.models import User
 from devtools.servers import (
+    busy_jiffies,
     check_shared_services,
+    cores_busy,
     no_collector_pauses,
+    process_cpu_seconds,
     start_servers,
     stop_servers,
 )
@@ -63,23 +66,21 @@ class Command(BaseCommand):
         servers = start_servers(options["procs"])
         try:
             with no_collector_pauses():
-                sent, heard, errors, wall = asyncio.run(
-                    self._drive(users, cookies, [s.port for s in servers])
-                )
+                sent, heard, errors, wall = asyncio.run(self._drive(users, cookies, servers))
             memory = [server.peak_memory_mb() for server in servers]
         finally:
             stop_servers(servers)
         self._report(users, sent, heard, errors, wall, memory, options["procs"])
 
     async def _drive(
-        self, users: list[User], cookies: dict[int, str], ports: list[int]
+        self, users: list[User], cookies: dict[int, str], servers: list[Any]
     ) -> tuple[dict[int, float], dict[int, tuple[int, float]], list[str], float]:
         import websockets
 
         gate = asyncio.Semaphore(50)
 
         async def connect(index: int, user: User) -> Any:
-            port = ports[index % len(ports)]
+            port = servers[index % len(servers)].port
             async with gate:
                 socket = await websockets.connect(
                     f"ws://127.0.0.1:{port}/ws/lobby/",
@@ -97,12 +98,16 @@ class Command(BaseCommand):
         heard: dict[int, tuple[int, float]] = {}
         errors: list[str] = []
         answered: dict[int, float] = {}
+        received = [0, 0]  # frames, characters
 
         async def one(user: User, socket: Any) -> None:
             sent[user.pk] = time.perf_counter()
             await socket.send(json.dumps({"type": "seek", "games": SEEK}))
             while True:
-                message = json.loads(await asyncio.wait_for(socket.recv(), 120))
+                frame = await asyncio.wait_for(socket.recv(), 120)
+                received[0] += 1
+                received[1] += len(frame)
+                message = json.loads(frame)
                 if message["type"] == "ok":
                     answered[user.pk] = time.perf_counter()
                 if message["type"] == "game_started" and "you" in message:
@@ -112,9 +117,19 @@ class Command(BaseCommand):
                     errors.append(f"{message['code']}: {message['message']}")
                     return
 
+        # Whose CPU the burst took: this client's (it reads every frame the players get),
+        # the servers', and how busy the machine was.
+        client_cpu, machine = time.process_time(), busy_jiffies()
+        server_cpu = sum(process_cpu_seconds(s.process.pid) for s in servers)
         started = time.perf_counter()
         await asyncio.gather(*(one(u, s) for u, s in zip(users, sockets, strict=True)))
         wall = time.perf_counter() - started
+        self.received = received
+        self.cpu = (
+            time.process_time() - client_cpu,
+            sum(process_cpu_seconds(s.process.pid) for s in servers) - server_cpu,
+            cores_busy(machine, busy_jiffies()),
+        )
         await asyncio.gather(*(s.close() for s in sockets))
         self.answered = {pk: (answered[pk] - sent[pk]) * 1000 for pk in answered}
         return sent, heard, errors, wall
@@ -163,4 +178,13 @@ class Command(BaseCommand):
         )
         for error in sorted(set(errors))[:5]:
             self.stdout.write(f"  error: {error}")
+        frames, characters = self.received
+        self.stdout.write(
+            f"frames the players read until told: {frames} ({characters / 1e6:.1f} MB)"
+        )
+        client, server, busy = self.cpu
+        self.stdout.write(
+            f"CPU during the seeks: servers {server:.2f} s, this client {client:.2f} s, "
+            f"cores {busy:.0%} busy"
+        )
         self.stdout.write("peak memory per process MB: " + ", ".join(f"{m:.0f}" for m in memory))

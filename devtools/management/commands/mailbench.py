@@ -35,7 +35,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import User
-from devtools.servers import free_port, percentile, wait_for_smtp
+from devtools.servers import free_port, percentile, process_cpu_seconds, wait_for_smtp
 from games.engine import client_moves, pick_client_move
 from games.rules import get_rules
 from games.services import create_game
@@ -144,9 +144,9 @@ class Command(BaseCommand):
                 wait_for_smtp(port, server, log)
             except RuntimeError as error:
                 raise CommandError(str(error)) from None
-            cpu_before = _cpu_seconds(server.pid)
+            cpu_before = process_cpu_seconds(server.pid)
             figures = self.drive(port, sink, tables, password, options)
-            cpu = _cpu_seconds(server.pid) - cpu_before
+            cpu = process_cpu_seconds(server.pid) - cpu_before
         finally:
             server.send_signal(signal.SIGINT)  # a clean stop (cProfile writes its file)
             server.wait(timeout=20)
@@ -267,8 +267,3 @@ class Command(BaseCommand):
             self.stdout.write(f"  refused: {line}")
         if "Traceback" in log.read_text(errors="replace"):
             self.stdout.write("tracebacks in the mail server's log: see the log")
-
-
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
