@@ -16,6 +16,7 @@ reconnection storm every handshake queued behind every other's two queries.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable
 from importlib import import_module
 from typing import Any
 from urllib.parse import ParseResult, urlparse
@@ -47,12 +48,14 @@ class SocketAdmission:
         self.origins = AllowedHostsOriginValidator(None)
         self.sessions = import_module(settings.SESSION_ENGINE).SessionStore
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Awaitable[None]:
+        """The socket's application, to be awaited. Not a coroutine of its own: a visitor's
+        socket gets the inner application's coroutine itself, so no frame of this one stays
+        on the stack of every idle visitor's socket (0.4 KB each)."""
         if scope["type"] != "websocket":
             raise ValueError("SocketAdmission serves websockets only")
         if not self.origins.valid_origin(_origin(scope)):
-            await WebsocketDenier()(scope, receive, send)
-            return
+            return WebsocketDenier()(scope, receive, send)
         cookies = _cookies(scope)
         # Added to the server's own scope, not to a copy: nothing above reads it once it is
         # handed on (Daphne, the protocol router), and every copy stays for the socket's life.
@@ -64,8 +67,10 @@ class SocketAdmission:
             # connect storm the handshake queued behind other sockets' work past Daphne's
             # handshake timeout (refused with 403).
             scope["user"] = AnonymousUser()
-            await self.inner(scope, receive, send)
-            return
+            return self.inner(scope, receive, send)
+        return self._signed_in(scope, receive, send)
+
+    async def _signed_in(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         try:
             scope["user"] = await db_call(_lookup)(scope)
         except Exception as error:
