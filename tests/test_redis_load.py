@@ -117,3 +117,27 @@ async def test_many_group_messages_sent_at_once_each_reach_their_own_group(kind:
             for group, channel in zip(groups, channels, strict=True):
                 await layer.group_discard(group, channel)
             await layer.flush()
+
+
+async def test_broadcasts_made_at_once_go_out_in_their_order_over_one_connection() -> None:
+    with override_settings(CHANNEL_LAYERS=redis_layers("pubsub")):
+        layer = get_channel_layer()
+        channel = await layer.new_channel()
+        await layer.group_add("burst", channel)
+        try:
+            await asyncio.gather(
+                *(layer.group_send("burst", {"type": "x.y", "n": n}) for n in range(300))
+            )
+            received = [
+                (await asyncio.wait_for(layer.receive(channel), 5))["n"] for _ in range(300)
+            ]
+            assert received == list(range(300))
+            loop_layer = layer._get_layer()
+            shard = loop_layer._get_shard(loop_layer._get_group_channel_name("burst"))
+            pool = shard._redis.connection_pool
+            # The subscriptions' connection and one for the broadcasts, pipelined: not a
+            # pooled connection opened for each broadcast of the burst.
+            assert len(pool._available_connections) + len(pool._in_use_connections) == 2
+        finally:
+            await layer.group_discard("burst", channel)
+            await layer.flush()
