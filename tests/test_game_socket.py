@@ -445,7 +445,7 @@ async def test_a_socket_whose_sign_in_cannot_be_looked_up_is_told_to_come_back(
     def away(*args: Any) -> None:
         raise OperationalError("terminating connection due to administrator command")
 
-    monkeypatch.setattr(auth, "_lookup", away)
+    monkeypatch.setattr(auth, "signed_in_many", away)
     client = communicator(f"/ws/games/{game.pk}/", session_key=key)
     accepted, _ = await client.connect()
     assert accepted
