@@ -6,11 +6,12 @@ stack for the socket's whole life, awaiting the next: four coroutine frames, fou
 the scope, a session wrapper and a lazy user per socket, about 4 KB of an idle socket's
 memory. The session wrapper saves the session on "http.response.start", which a websocket
 never sends. Here the scope is not copied, the user is the user (not a lazy object), and the
-frame that stays is this one.
+frame that stays is this one for a signed-in socket, none for a visitor's.
 
-The user is looked up in the project's database thread pool: Channels' `get_user` goes
-through `database_sync_to_async`, whose default is ONE thread per process, so in a
-reconnection storm every handshake queued behind every other's two queries.
+Sessions and users are read in the project's database thread pool, for every socket opening
+meanwhile at once (`signed_in_many`): Channels' `get_user` goes through
+`database_sync_to_async`, whose default is ONE thread per process, so in a reconnection storm
+every handshake queued behind every other's two queries.
 """
 
 from __future__ import annotations
