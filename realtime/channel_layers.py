@@ -106,20 +106,6 @@ class PubSubChannelLayer(RedisPubSubChannelLayer):
             layer._shards = [OneReaderShard(shard.host, layer) for shard in layer._shards]
         return layer
 
-    async def group_send_many(self, messages: list[tuple[str, dict[str, Any]]]) -> None:
-        """Send each (group, message), in one round trip per shard: a pipeline of PUBLISH
-        commands, where `group_send` is a round trip each (a matchmaking pass telling 400
-        players their games waited for 400 of them, one after another, on a busy loop)."""
-        layer = self._get_layer()
-        by_shard: dict[int, tuple[OneReaderShard, list[tuple[str, bytes]]]] = {}
-        for group, message in messages:
-            channel = layer._get_group_channel_name(group)
-            shard = layer._get_shard(channel)
-            by_shard.setdefault(id(shard), (shard, []))[1].append(
-                (channel, self.serialize(message))
-            )
-        await asyncio.gather(*(shard.publish_many(items) for shard, items in by_shard.values()))
-
     def deserialize(self, message: bytes) -> Any:
         kept = self._decoded.get(id(message))
         if kept is not None and kept[0] is message:
@@ -138,9 +124,12 @@ LAYER_BACKENDS = {
 
 
 async def group_send_many(layer: Any, messages: list[tuple[str, dict[str, Any]]]) -> None:
-    """Send each (group, message) on any channel layer: pipelined on ours, else one by one."""
+    """Send each (group, message) on any channel layer. On ours all at once: sent in the
+    same turn of the event loop, they leave in one pipeline per shard (OneReaderShard), where
+    one after another each waited for its own round trip (a matchmaking pass telling 400
+    players their games). Elsewhere one by one: the core layer takes a pooled connection each."""
     if isinstance(layer, PubSubChannelLayer):
-        await layer.group_send_many(messages)
+        await asyncio.gather(*(layer.group_send(group, message) for group, message in messages))
         return
     for group, message in messages:
         await layer.group_send(group, message)

@@ -109,8 +109,8 @@ class OneReaderShard(RedisSingleShardConnection):
     def __init__(self, host: dict[str, Any], channel_layer: Any) -> None:
         super().__init__(host, channel_layer)
         self._down_since: float | None = None
-        # This turn's publishes, and the pipelines on their way (publish_many).
-        self._outbox: list[tuple[list[tuple[Any, Any]], asyncio.Future[None]]] = []
+        # This turn's publishes, and the pipelines on their way (publish).
+        self._outbox: list[tuple[Any, Any, asyncio.Future[None]]] = []
         self._sending: set[asyncio.Task[None]] = set()
 
     def _ensure_redis(self) -> None:
@@ -120,11 +120,8 @@ class OneReaderShard(RedisSingleShardConnection):
             self._pubsub = OneReaderPubSub(pool)
 
     async def publish(self, channel: Any, message: Any) -> None:
-        await self.publish_many([(channel, message)])
-
-    async def publish_many(self, items: list[tuple[Any, Any]]) -> None:
-        """Publish each (channel, message), in order, with every other publish of this turn
-        of the event loop: one pipeline, sent as the next turn begins.
+        """Publish, with every other publish of this turn of the event loop and in their
+        order: one pipeline, sent as the next turn begins.
 
         channels_redis publishes under the shard's lock, beside every subscribe and
         unsubscribe: an asyncio lock hands over once per turn of the event loop, so in a storm
@@ -135,7 +132,7 @@ class OneReaderShard(RedisSingleShardConnection):
         for each other's answers (a move's broadcast would wait a turn more)."""
         loop = asyncio.get_running_loop()
         sent: asyncio.Future[None] = loop.create_future()
-        self._outbox.append((items, sent))
+        self._outbox.append((channel, message, sent))
         if len(self._outbox) == 1:
             # The shard's work, not the publishing socket's (its log context, its cancel).
             task = loop.create_task(self._send_outbox(), context=contextvars.Context())
@@ -149,21 +146,20 @@ class OneReaderShard(RedisSingleShardConnection):
             self._ensure_redis()
             assert self._redis is not None
             async with self._redis.pipeline(transaction=False) as pipe:
-                for items, _ in batch:
-                    for channel, message in items:
-                        pipe.publish(channel, message)
+                for channel, message, _ in batch:
+                    pipe.publish(channel, message)
                 await pipe.execute()
         except Exception as error:
             # Each publisher sees the failure as its own publish's.
-            for _, sent in batch:
+            for *_, sent in batch:
                 if not sent.done():
                     sent.set_exception(error)
             return
         except BaseException:  # cancelled: the loop is going away
-            for _, sent in batch:
+            for *_, sent in batch:
                 sent.cancel()
             raise
-        for _, sent in batch:
+        for *_, sent in batch:
             if not sent.done():
                 sent.set_result(None)
 
