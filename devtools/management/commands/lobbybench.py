@@ -15,6 +15,7 @@ import json
 import statistics
 import time
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.management.base import BaseCommand
@@ -35,6 +36,24 @@ from games.models import Game
 from lobby.models import Seek
 
 SEEK = [{"slug": "diffusion", "options": {}}]
+
+
+@dataclass(frozen=True)
+class Burst:
+    """What every user seeking at once measured."""
+
+    sent: dict[int, float]  # user id -> when the seek went
+    heard: dict[int, tuple[int, float]]  # user id -> (game id, when game_started came)
+    errors: list[str]
+    wall: float
+    answered_ms: list[float]  # each seek's time to its `ok`
+    frames: int  # what the players read until told, and its size
+    characters: int
+    # Whose CPU the burst took: this client's (it reads every frame the players get), the
+    # servers', and how busy the machine was.
+    client_cpu: float
+    server_cpu: float
+    cores_busy: float
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -66,15 +85,13 @@ class Command(BaseCommand):
         servers = start_servers(options["procs"])
         try:
             with no_collector_pauses():
-                sent, heard, errors, wall = asyncio.run(self._drive(users, cookies, servers))
+                burst = asyncio.run(self._drive(users, cookies, servers))
             memory = [server.peak_memory_mb() for server in servers]
         finally:
             stop_servers(servers)
-        self._report(users, sent, heard, errors, wall, memory, options["procs"])
+        self._report(users, burst, memory, options["procs"])
 
-    async def _drive(
-        self, users: list[User], cookies: dict[int, str], servers: list[Any]
-    ) -> tuple[dict[int, float], dict[int, tuple[int, float]], list[str], float]:
+    async def _drive(self, users: list[User], cookies: dict[int, str], servers: list[Any]) -> Burst:
         import websockets
 
         gate = asyncio.Semaphore(50)
@@ -117,33 +134,34 @@ class Command(BaseCommand):
                     errors.append(f"{message['code']}: {message['message']}")
                     return
 
-        # Whose CPU the burst took: this client's (it reads every frame the players get),
-        # the servers', and how busy the machine was.
         client_cpu, machine = time.process_time(), busy_jiffies()
         server_cpu = sum(process_cpu_seconds(s.process.pid) for s in servers)
         started = time.perf_counter()
         await asyncio.gather(*(one(u, s) for u, s in zip(users, sockets, strict=True)))
         wall = time.perf_counter() - started
-        self.received = received
-        self.cpu = (
-            time.process_time() - client_cpu,
-            sum(process_cpu_seconds(s.process.pid) for s in servers) - server_cpu,
-            cores_busy(machine, busy_jiffies()),
+        burst = Burst(
+            sent=sent,
+            heard=heard,
+            errors=errors,
+            wall=wall,
+            answered_ms=[(answered[pk] - sent[pk]) * 1000 for pk in answered],
+            frames=received[0],
+            characters=received[1],
+            client_cpu=time.process_time() - client_cpu,
+            server_cpu=sum(process_cpu_seconds(s.process.pid) for s in servers) - server_cpu,
+            cores_busy=cores_busy(machine, busy_jiffies()),
         )
         await asyncio.gather(*(s.close() for s in sockets))
-        self.answered = {pk: (answered[pk] - sent[pk]) * 1000 for pk in answered}
-        return sent, heard, errors, wall
+        return burst
 
     def _report(
         self,
         users: list[User],
-        sent: dict[int, float],
-        heard: dict[int, tuple[int, float]],
-        errors: list[str],
-        wall: float,
+        burst: Burst,
         memory: list[float],
         procs: int,
     ) -> None:
+        sent, heard, errors, wall = burst.sent, burst.heard, burst.errors, burst.wall
         ids = [u.pk for u in users]
         by_game: dict[int, list[int]] = {}
         for user_id, (game_id, _) in heard.items():
@@ -161,7 +179,7 @@ class Command(BaseCommand):
         self.stdout.write(
             f"pairings per second {len(by_game) / wall:.0f}  (all paired in {wall:.2f} s)"
         )
-        answered = list(getattr(self, "answered", {}).values())
+        answered = burst.answered_ms
         if answered:
             self.stdout.write(
                 f"seek -> its ok ms: p50 {statistics.median(answered):.1f}  "
@@ -178,13 +196,11 @@ class Command(BaseCommand):
         )
         for error in sorted(set(errors))[:5]:
             self.stdout.write(f"  error: {error}")
-        frames, characters = self.received
         self.stdout.write(
-            f"frames the players read until told: {frames} ({characters / 1e6:.1f} MB)"
+            f"frames the players read until told: {burst.frames} ({burst.characters / 1e6:.1f} MB)"
         )
-        client, server, busy = self.cpu
         self.stdout.write(
-            f"CPU during the seeks: servers {server:.2f} s, this client {client:.2f} s, "
-            f"cores {busy:.0%} busy"
+            f"CPU during the seeks: servers {burst.server_cpu:.2f} s, this client "
+            f"{burst.client_cpu:.2f} s, cores {burst.cores_busy:.0%} busy"
         )
         self.stdout.write("peak memory per process MB: " + ", ".join(f"{m:.0f}" for m in memory))
