@@ -152,9 +152,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_boo
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Django's backend, with its pool quick to get over killed sessions (the module says how).
     DATABASES["default"]["ENGINE"] = "realtime.postgresql"
-# Threads that run database work for websocket consumers (see realtime/db.py).
+# Threads that run database work for websocket consumers (see realtime/db.py). Three, not
+# more: each runs Python between its round trips, and the more of them hold the interpreter
+# lock in turn, the longer the event loop waits for it at every socket write (at 500 moves/s
+# on two processes, 8 threads stalled the loop over 10 ms 40-160 times in 30 s, 3 threads
+# 16-50 times; docs/PERFORMANCE.md).
 DB_THREADS = int(
-    os.environ.get("DB_THREADS", "1" if DATABASES["default"]["ENGINE"].endswith("sqlite3") else "8")
+    os.environ.get("DB_THREADS", "1" if DATABASES["default"]["ENGINE"].endswith("sqlite3") else "3")
 )
 
 AUTH_USER_MODEL = "accounts.User"
