@@ -12,8 +12,8 @@ cannot go below on the same machine.
 A pairing (BareLobby, /ws/bare/lobby/<user>/) is a frame from a seeker: Redis pairs it with
 the seeker waiting, in one atomic script, or keeps it waiting; a pair is one INSERT of its
 game through raw psycopg (none with ?store=0), then `game_started` goes to both seekers'
-groups. No sessions, no
-batching, no validation, no rules, no feed: what the product's seek path cannot go below.
+groups. No sessions, no batching, no validation, no rules, no feed: what the product's seek
+path cannot go below.
 
 HTTP (the health check) is Django's, as in config.asgi, with /bench/stats (devtools/stats.py).
 """
@@ -135,7 +135,7 @@ class BareLobby(AsyncWebsocketConsumer):
         await self.channel_layer.group_discard(f"bare.user.{self.user_id}", self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        json.loads(text_data or "{}")
+        json.loads(text_data or "{}")  # decoded, as any server must; a seek says nothing more
         waiting = await _pairing_script()(keys=[WAITING_KEY], args=[self.user_id])
         await self.send(text_data='{"type":"ok"}')
         if waiting is None:
