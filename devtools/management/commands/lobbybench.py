@@ -101,21 +101,15 @@ class Command(BaseCommand):
             browser = Client()
             browser.force_login(user)
             cookies[user.pk] = f"sessionid={browser.cookies['sessionid'].value}"
-        servers = start_servers(options["procs"])
-        try:
-            with no_collector_pauses():
-                burst = asyncio.run(
-                    self._drive(
-                        [u.pk for u in users],
-                        lambda user_id: ("/ws/lobby/", {"Cookie": cookies[user_id]}),
-                        servers,
-                    )
-                )
-            memory = [server.peak_memory_mb() for server in servers]
-        finally:
-            stop_servers(servers)
-        self._report([u.pk for u in users], burst, memory, options["procs"])
-        self._check_stored([u.pk for u in users])
+        ids = [u.pk for u in users]
+        burst, memory = self._run(
+            ids,
+            lambda user_id: ("/ws/lobby/", {"Cookie": cookies[user_id]}),
+            options["procs"],
+            "devtools.asgi:application",
+        )
+        self._report(ids, burst, memory, options["procs"])
+        self._check_stored(ids)
 
     def _floor(self, count: int, procs: int, *, stored: bool) -> None:
         if connection.vendor != "postgresql" or not settings.REDIS_URL:
@@ -132,23 +126,34 @@ class Command(BaseCommand):
         redis.Redis.from_url(settings.REDIS_URL).delete(bare_asgi.WAITING_KEY)
         ids = list(range(1, count + 1))
         query = "" if stored else "?store=0"
-        servers = start_servers(procs, application="devtools.bare_asgi:application")
-        try:
-            with no_collector_pauses():
-                burst = asyncio.run(
-                    self._drive(
-                        ids, lambda user_id: (f"/ws/bare/lobby/{user_id}/{query}", {}), servers
-                    )
-                )
-            memory = [server.peak_memory_mb() for server in servers]
-        finally:
-            stop_servers(servers)
+        burst, memory = self._run(
+            ids,
+            lambda user_id: (f"/ws/bare/lobby/{user_id}/{query}", {}),
+            procs,
+            "devtools.bare_asgi:application",
+        )
         self.stdout.write(
             "the bare stack (devtools/bare_asgi.py), no product code"
             + ("" if stored else ", pairs not stored")
             + ":"
         )
         self._report(ids, burst, memory, procs)
+
+    def _run(
+        self,
+        ids: list[int],
+        address: Callable[[int], tuple[str, dict[str, str]]],
+        procs: int,
+        application: str,
+    ) -> tuple[Burst, list[float]]:
+        """The burst on PROCS servers of `application`, and each server's peak memory."""
+        servers = start_servers(procs, application=application)
+        try:
+            with no_collector_pauses():
+                burst = asyncio.run(self._drive(ids, address, servers))
+            return burst, [server.peak_memory_mb() for server in servers]
+        finally:
+            stop_servers(servers)
 
     async def _drive(
         self,
