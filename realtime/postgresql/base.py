@@ -8,14 +8,25 @@ saw the first success 2.79 s after a kill, and this machine 0.91-1.08 s with one
 connection. Here the first failed check has every idle connection checked at once (the dead
 ones replaced together), and the wait before the next attempt starts at 50 ms
 (tests/test_database_outage.py).
+
+And with its cursors mending a prepared statement made stale by a schema change. Statements
+run often are prepared (DATABASE_PREPARE_THRESHOLD); a column's type changed under a running
+server (a migration in a rolling deploy) makes PostgreSQL refuse every later run of a prepared
+statement that returns the column ("cached plan must not change result type"), on that
+connection, for good. Outside a transaction the cursor then has the connection's prepared
+statements deallocated, to be prepared again from the new schema, and runs the statement once
+more; a transaction is aborted by the refusal and fails as a whole, and its rollback
+deallocates them (tests/test_prepared_statements.py).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import psycopg
 import psycopg_pool.base
 from django.db.backends.postgresql import base
+from psycopg.pq import TransactionStatus
 
 # The first wait after a failed check or a failed reconnection (psycopg_pool's is 1 s); it
 # still doubles on each further failure, so a database that is down is not hammered.
@@ -40,3 +51,49 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
                 pool._check = check_or_purge
         return pool
+
+    def get_connection_params(self) -> dict[str, Any]:
+        params = super().get_connection_params()
+        factory = params.get("cursor_factory")
+        params["cursor_factory"] = _MENDING.get(factory, factory)
+        return params
+
+
+def stale_plan(error: BaseException) -> bool:
+    """Whether PostgreSQL refused a prepared statement whose result type the schema changed."""
+    return (
+        isinstance(error, psycopg.errors.FeatureNotSupported)
+        and error.diag.source_function == "RevalidateCachedQuery"
+    )
+
+
+class MendsStalePlans:
+    """A cursor that, refused a stale prepared statement outside a transaction, has the
+    connection's prepared statements deallocated and runs the statement again. In a
+    transaction the refusal stands: the transaction is aborted, and its rollback deallocates
+    them (psycopg's `rollback` does)."""
+
+    def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Any:
+        connection: Any = self.connection  # type: ignore[attr-defined]
+        # Outside a transaction: in autocommit (else the statement opens one) and none open.
+        status = connection.info.transaction_status
+        idle = connection.autocommit and status == TransactionStatus.IDLE
+        try:
+            return super().execute(query, params, **kwargs)  # type: ignore[misc]
+        except psycopg.errors.FeatureNotSupported as error:
+            if not (idle and stale_plan(error)):
+                raise
+        # psycopg sees the command and forgets its own names of the statements too.
+        super().execute("DEALLOCATE ALL")  # type: ignore[misc]
+        return super().execute(query, params, **kwargs)  # type: ignore[misc]
+
+
+class ServerBindingCursor(MendsStalePlans, base.ServerBindingCursor):
+    pass
+
+
+class Cursor(MendsStalePlans, base.Cursor):
+    pass
+
+
+_MENDING = {base.ServerBindingCursor: ServerBindingCursor, base.Cursor: Cursor}
