@@ -28,9 +28,11 @@ def env_bool(name: str, default: bool = False) -> bool:
     raise ImproperlyConfigured(f"{name} must be a boolean (1/0, true/false), not {value!r}")
 
 
-def prepare_threshold(value: str) -> int | None:
-    """DATABASE_PREPARE_THRESHOLD: after how many runs a connection prepares a statement;
-    None (`off`) never."""
+def prepare_threshold(value: str, default: int = 5) -> int | None:
+    """DATABASE_PREPARE_THRESHOLD: after how many runs a connection prepares a statement
+    (psycopg's own default when unset or empty); None (`off`) never."""
+    if not value.strip():
+        return default
     if value.strip().lower() in ("off", "none"):
         return None
     try:
@@ -161,7 +163,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # before max_prepared_statements). A plan made stale by a column's new type is dropped
     # and prepared again (realtime/postgresql/base.py).
     DATABASES["default"]["OPTIONS"]["prepare_threshold"] = prepare_threshold(
-        os.environ.get("DATABASE_PREPARE_THRESHOLD", "5")
+        os.environ.get("DATABASE_PREPARE_THRESHOLD", "")
     )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
     "DATABASE_POOL", True

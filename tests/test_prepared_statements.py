@@ -15,18 +15,18 @@ from django.db import NotSupportedError, connection, transaction
 from config.settings import prepare_threshold
 
 TABLE = "prepared_statements_probe"
-
 QUERY = f"SELECT x FROM {TABLE} WHERE y = %s"
 
 
 @pytest.mark.parametrize(
-    ("value", "runs"), [("5", 5), ("0", 0), ("off", None), ("None", None), (" 12 ", 12)]
+    ("value", "runs"),
+    [("5", 5), ("0", 0), ("off", None), ("None", None), (" 12 ", 12), ("", 5), (" ", 5)],
 )
 def test_the_threshold_is_a_number_of_runs_or_off(value: str, runs: int | None) -> None:
     assert prepare_threshold(value) == runs
 
 
-@pytest.mark.parametrize("value", ["", "-1", "five", "1.5"])
+@pytest.mark.parametrize("value", ["-1", "five", "1.5"])
 def test_a_threshold_that_is_neither_is_refused_by_name(value: str) -> None:
     with pytest.raises(ImproperlyConfigured, match="DATABASE_PREPARE_THRESHOLD"):
         prepare_threshold(value)
