@@ -31,19 +31,16 @@ def env_bool(name: str, default: bool = False) -> bool:
 def prepare_threshold(value: str, default: int = 5) -> int | None:
     """DATABASE_PREPARE_THRESHOLD: after how many runs a connection prepares a statement
     (psycopg's own default when unset or empty); None (`off`) never."""
-    if not value.strip():
+    text = value.strip().lower()
+    if not text:
         return default
-    if value.strip().lower() in ("off", "none"):
+    if text in ("off", "none"):
         return None
-    try:
-        runs = int(value)
-    except ValueError:
-        runs = -1
-    if runs < 0:
-        raise ImproperlyConfigured(
-            f"DATABASE_PREPARE_THRESHOLD must be a number of runs (0 or more) or off, not {value!r}"
-        )
-    return runs
+    if text.isascii() and text.isdigit():
+        return int(text)
+    raise ImproperlyConfigured(
+        f"DATABASE_PREPARE_THRESHOLD must be a number of runs (0 or more) or off, not {value!r}"
+    )
 
 
 def env_list(name: str, default: str) -> list[str]:

@@ -1,4 +1,5 @@
-"""Django's PostgreSQL backend, with its connection pool quick to get over killed sessions.
+"""Django's PostgreSQL backend, with its connection pool quick to get over killed sessions
+and its cursors over prepared statements made stale by a migration.
 
 psycopg_pool checks a connection before handing it out (CONN_HEALTH_CHECKS) and, when the
 check fails, waits before it takes the next idle one: 1 s, then 2 s, 4 s... After the
@@ -74,14 +75,15 @@ class MendsStalePlans:
     them (psycopg's `rollback` does)."""
 
     def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Any:
-        connection: Any = self.connection  # type: ignore[attr-defined]
-        # Outside a transaction: in autocommit (else the statement opens one) and none open.
-        status = connection.info.transaction_status
-        idle = connection.autocommit and status == TransactionStatus.IDLE
         try:
             return super().execute(query, params, **kwargs)  # type: ignore[misc]
         except psycopg.errors.FeatureNotSupported as error:
-            if not (idle and stale_plan(error)):
+            # Looked at only after a refusal, not at every statement: a refused statement
+            # leaves a transaction it ran in failed, so an idle connection in autocommit
+            # means none was open.
+            connection: Any = self.connection  # type: ignore[attr-defined]
+            idle = connection.info.transaction_status == TransactionStatus.IDLE
+            if not (connection.autocommit and idle and stale_plan(error)):
                 raise
         # psycopg sees the command and forgets its own names of the statements too.
         super().execute("DEALLOCATE ALL")  # type: ignore[misc]
