@@ -253,6 +253,7 @@ def analysis_page(request: HttpRequest, key: str) -> HttpResponse:
         {
             "analysis": analysis,
             "title": _("Analysis: %(game)s") % {"game": title_for(analysis.slug, analysis.options)},
+            "name": title_for(analysis.slug, {}),
             "mine": request.user.is_authenticated and request.user.pk == analysis.owner_id,
         },
     )

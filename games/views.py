@@ -108,7 +108,13 @@ def game_positions(request: HttpRequest, game_id: int) -> JsonResponse:
 @require_GET
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     game = _game_or_404(game_id)
-    return render(request, "games/game.html", {"game": game, "title": selectors.title(game)})
+    context = {
+        "game": game,
+        "title": selectors.title(game),
+        # The game's own name, for what a screen reader calls its board.
+        "name": selectors.title_for(game.slug, {}),
+    }
+    return render(request, "games/game.html", context)
 
 
 # --- vacations -------------------------------------------------------------------------------

@@ -489,7 +489,13 @@ def test_the_rules_pages_draw_every_diagram_on_a_wide_screen_and_a_phone(
 ) -> None:
     # /rules/<slug>/: the diagrams' positions come from the server's engine; the page draws
     # them with the game page's board renderers, under the site's Content-Security-Policy.
-    slugs = ["diffusion", "four-rank-diffusion", "diffusion-chess", "zigzag"]
+    # Each with the name a screen reader gives its boards.
+    slugs = {
+        "diffusion": "Diffusion board",
+        "four-rank-diffusion": "Four-rank Diffusion board",
+        "diffusion-chess": "Diffusion Chess board",
+        "zigzag": "ZigZag board",
+    }
     console: list[str] = []
     failed: list[str] = []
     with site.serve():
@@ -514,13 +520,14 @@ def test_the_rules_pages_draw_every_diagram_on_a_wide_screen_and_a_phone(
                     else None
                 ),
             )
-            for slug in slugs:
+            for slug, label in slugs.items():
                 page.goto(f"{site.url}/rules/{slug}/")
                 boards = page.locator(".rules-board")
                 expect(boards.last).to_have_attribute("data-drawn", "true")
                 assert boards.count() >= 3, slug
                 for index in range(boards.count()):
                     expect(boards.nth(index).locator("svg")).to_have_count(1)
+                    expect(boards.nth(index).locator("svg")).to_have_attribute("aria-label", label)
                 # Nothing wider than the screen: the page never scrolls sideways.
                 assert page.evaluate("document.documentElement.scrollWidth") <= width, slug
                 keep_screenshot(page, f"rules-{slug}-{width}", full_page=True)

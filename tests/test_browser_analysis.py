@@ -114,6 +114,7 @@ def test_a_position_set_up_on_the_editor_is_checked_by_the_rules_and_analysed(
         page.wait_for_url(f"{site.url}/analysis/*/")
         expect(page.locator("#position-text")).to_have_value("4,3,3,3/2,3,3,3 0,0 2")
         expect(page.locator("#turn-info")).to_contain_text("Player 2 to move")
+        expect(page.locator("#board svg")).to_have_attribute("aria-label", "ZigZag board")
 
         # Diffusion Chess: the men are set by clicking cells.
         page.goto(f"{site.url}/analysis/")

@@ -119,6 +119,9 @@ def test_a_pit_game_is_played_by_keyboard_and_every_move_and_the_end_are_announc
     options: dict[str, int] | None,
 ) -> None:
     alice, bob = players(browser, world, slug, options=options)
+    # A screen reader names the board by the game's name, not its address.
+    name = {"diffusion": "Diffusion", "zigzag": "ZigZag"}[slug]
+    expect(alice.locator("#board svg")).to_have_attribute("aria-label", f"{name} board")
     first = play_a_pit_by_keyboard(alice)
     announced(bob).to_contain_text(f"{world.names['alice']} played {first}. Your move.")
     announced(alice).to_contain_text(f"You played {first}.")

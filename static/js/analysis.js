@@ -137,6 +137,7 @@ function drawBoard(analysis) {
   const node = analysis.node;
   const view = {
     slug: analysis.slug,
+    name: root.dataset.name,
     board: analysis.board,
     state: node.state,
     legal: mine ? node.legal : [],

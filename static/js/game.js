@@ -485,6 +485,7 @@ function boardView(game, shown) {
   const { viewingOld, sowing, state, myTurn } = shown;
   return {
     slug: game.slug,
+    name: root.dataset.name,
     board: game.board,
     state,
     legal: myTurn ? game.legal_moves : [],

@@ -44,7 +44,7 @@ const ZOOMED_PIT = 48;
 let zoomed = false;
 
 export function renderMancala(container, view) {
-  const { slug, board, state, legal, previous, flipped, onMove, onRefused, captured, lastMove, you, players } = view;
+  const { name, board, state, legal, previous, flipped, onMove, onRefused, captured, lastMove, you, players } = view;
   const rows = state.rows;
   const names = board.names;
   const columns = rows[0].length;
@@ -57,7 +57,7 @@ export function renderMancala(container, view) {
   // The captured seeds' line under the board: two lines upright, where the board is narrow.
   const capturedLines = captured ? (upright ? 2 : 1) : 0;
   const height = (upright ? length : depth) + TOP + BOTTOM + capturedLines * 20;
-  const root = svg(width, height, interpolate(gettext("%(game)s board"), { game: slug }, true));
+  const root = svg(width, height, interpolate(gettext("%(game)s board"), { game: name }, true));
   root.classList.add("mancala", upright ? "upright" : "flat");
   root.dataset.layout = upright ? "upright" : "flat";
   const legalSet = new Set(legal || []);
