@@ -136,7 +136,6 @@ function drawComputer(search) {
 function drawBoard(analysis) {
   const node = analysis.node;
   const view = {
-    slug: analysis.slug,
     name: root.dataset.name,
     board: analysis.board,
     state: node.state,

@@ -484,7 +484,6 @@ function drawBoard(game, shown) {
 function boardView(game, shown) {
   const { viewingOld, sowing, state, myTurn } = shown;
   return {
-    slug: game.slug,
     name: root.dataset.name,
     board: game.board,
     state,

@@ -9,7 +9,6 @@ const nothing = () => {};
 
 function draw(container, diagram) {
   const view = {
-    slug: diagram.slug,
     name: document.getElementById("rules").dataset.name,
     board: diagram.board,
     state: diagram.state,
