@@ -6,10 +6,12 @@ import { renderChess } from "./boards/chess.js";
 import { renderMancala } from "./boards/mancala.js";
 
 const nothing = () => {};
+// The game's name, which every diagram's board is labelled with.
+const gameName = document.getElementById("rules").dataset.name;
 
 function draw(container, diagram) {
   const view = {
-    name: document.getElementById("rules").dataset.name,
+    name: gameName,
     board: diagram.board,
     state: diagram.state,
     legal: [],
