@@ -14,12 +14,13 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import PasswordChangeForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from accounts import emails, services, twofactor
+from accounts import emails, services, twofactor, views
 from accounts.forms import CodeForm, CurrentPasswordForm, EmailChangeForm
 from accounts.models import User
 from realtime import limits
@@ -45,6 +46,17 @@ def registered_only(view: View) -> View:
 
 def settings_page(request: HttpRequest, template: str, status: int = 200, **context: Any) -> Any:
     return render(request, f"accounts/{template}", {"section": template, **context}, status=status)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def notifications(request: HttpRequest) -> HttpResponse:
+    """The e-mail notices' settings live on one's own profile page (its form posts here): a
+    visit, from a bookmark or a guess at the address, goes to that form rather than to an
+    error."""
+    if request.method == "POST":
+        return views.notifications(request)
+    return redirect(reverse("profile", args=[request.user.username]) + "#notifications-form")
 
 
 @require_http_methods(["GET"])

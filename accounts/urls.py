@@ -7,7 +7,7 @@ urlpatterns = [
     path("language/", language.choose, name="language"),
     # The client's strings in the page's language (static/js reads them through gettext()).
     path("jsi18n/<str:language>/<str:version>.js", language.catalog, name="javascript-catalog"),
-    path("settings/notifications/", views.notifications, name="notifications"),
+    path("settings/notifications/", settings_views.notifications, name="notifications"),
     path("settings/account/", settings_views.account, name="settings-account"),
     path("settings/password/", settings_views.password, name="settings-password"),
     path("settings/email/", settings_views.email, name="settings-email"),

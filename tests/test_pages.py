@@ -251,6 +251,18 @@ def test_only_the_player_sees_their_e_mail_settings_and_can_turn_the_mails_off()
     assert alice.email_on_move is True
 
 
+def test_the_notifications_settings_address_leads_to_the_form_not_to_an_error(
+    client: Client,
+) -> None:
+    # GET /settings/notifications/ answered 405: the settings live on the profile's form.
+    make_user("alice")
+    answer = signed_in(User.objects.get(username="alice")).get("/settings/notifications/")
+    assert answer.status_code == 302
+    assert answer["Location"] == "/@alice/#notifications-form"
+    visitor = client.get("/settings/notifications/")
+    assert visitor.status_code == 302 and "/login/" in visitor["Location"]
+
+
 def test_a_bad_address_is_refused_and_nothing_changes() -> None:
     alice = make_user("alice")
     page = signed_in(alice).post(
