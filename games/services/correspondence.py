@@ -4,7 +4,7 @@ and the "your move" e-mails."""
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.core.mail import EmailMessage, send_mail
@@ -13,7 +13,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from accounts.language import for_user
-from games import messages, selectors
+from games import clocks, messages, selectors
 from games.engine import rules_for
 from games.models import Game, GameConnection, MoveNotice, Vacation
 from games.reply_address import reply_address
@@ -152,6 +152,27 @@ def send_move_notices(limit: int = 100) -> int:
     return sum(notify_move(notice.game_id, notice.player) for notice in pending)
 
 
+def _clock_sentence(game: Game) -> str:
+    """What the clock asks of the player to move, in the active language: when a
+    correspondence move is due, or that an untimed game has none (only the forfeit of a
+    stalled game ends it)."""
+    control = game.time_control
+    due = clocks.due(game.clock)
+    if control.correspondence and due is not None:
+        when = datetime.fromtimestamp(due.at / 1000, tz=UTC)
+        return _("Move by %(when)s UTC (%(time)s).") % {
+            "when": f"{when:%Y-%m-%d %H:%M}",
+            "time": selectors.time_label(control),
+        }
+    if control.kind == "untimed":
+        return _(
+            "This game has no clock, but a player who does not move for %(days)s days loses "
+            "it by forfeit."
+        ) % {"days": f"{settings.FORFEIT_DAYS:g}"}
+    # Real-time games get no "your move" mail; should one be sent, it names the control.
+    return _("The clock: %(time)s.") % {"time": selectors.time_label(control)}
+
+
 def notify_move(game_id: int, player: int) -> bool:
     """E-mail `player` that it is their move, unless it no longer is (they moved before the
     sweeper's pass, by mail or on the page), a socket of theirs is on the game (they see it
@@ -176,7 +197,7 @@ def notify_move(game_id: int, player: int) -> bool:
             "number": game.pk,
             "opponent": opponent.username,
             "link": link,
-            "time": selectors.time_label(game.time_control),
+            "clock": _clock_sentence(game),
             "move": game.ply + 1,
             "board": selectors.game_text(game, last=10),
             "profile": f"{settings.SITE_URL.rstrip('/')}/@{user.username}/",
@@ -187,7 +208,7 @@ def notify_move(game_id: int, player: int) -> bool:
         body = (
             _(
                 "%(opponent)s has moved in %(game)s #%(number)s. It is your move:\n\n"
-                "%(link)s\n\nYou have %(time)s.\n"
+                "%(link)s\n\n%(clock)s\n"
                 "To move by mail, reply to this mail with your move as its subject (it is move "
                 "#%(move)s).\n\n%(board)s\n"
                 "Turn these e-mails off on your profile: %(profile)s\n"
