@@ -14,6 +14,10 @@ from django.conf import settings
 from django.utils.crypto import constant_time_compare, salted_hmac
 
 _TOKEN = re.compile(r"\+r-(\d{1,12})-(\d{1,12})-(\d{1,9})-([0-9a-f]{20})@", re.IGNORECASE)
+# Any address in the reply addresses' shape, signed or not: one whose signature or numbers
+# were altered, or cut off, still reads as a reply meant for a game, and is answered as an
+# invalid reply address rather than taken for a command.
+_SHAPE = re.compile(r"\+r-[^@\s]*@", re.IGNORECASE)
 
 
 def _signature(user_id: int, game_id: int, ply: int) -> str:
@@ -36,3 +40,8 @@ def read_reply_address(address: str) -> tuple[int, int, int] | None:
     if not constant_time_compare(found.group(4).lower(), _signature(user_id, game_id, ply)):
         return None
     return user_id, game_id, ply
+
+
+def looks_like_reply_address(address: str) -> bool:
+    """Whether `address` has a reply address's shape (`pbm+r-...@`), signed or not."""
+    return _SHAPE.search(address) is not None

@@ -24,7 +24,7 @@ from games import services as game_services
 from games.engine import rules_for
 from games.messages import described_games, translated
 from games.models import Game
-from games.reply_address import read_reply_address
+from games.reply_address import looks_like_reply_address, read_reply_address
 from games.rules import IllegalMove, available_games, game_info
 from lobby.models import Challenge
 from lobby.services.challenges import accept_challenge, create_challenge, parse_pbm_command
@@ -709,6 +709,19 @@ def answer(subject: str, body: str, sender: str, recipient: str = "") -> Reply:
     signed = read_reply_address(recipient)
     if signed is not None:
         return reply_move(signed, subject, mail)
+    if looks_like_reply_address(recipient):
+        # Altered or forged (a changed number, signature or none): the subject is a move meant
+        # for a game, not a command to read.
+        return refusal(
+            "bad_reply_address",
+            _(
+                "This reply address is not valid: it is not one this site sent, or it was "
+                'changed. Nothing was played. Reply to the "your move" mail as it came, or '
+                "mail the move as a command."
+            ),
+            subject or recipient,
+            GAME_FORMS["move"],
+        )
     if words_of(subject)[:1] != ["multiple"] or len(words_of(subject)) != 1:
         return run(subject, mail)
     lines = [line.strip() for line in body.splitlines() if line.strip()]

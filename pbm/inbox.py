@@ -27,9 +27,10 @@ from django.utils.translation import gettext as _
 
 from accounts.language import for_user
 from accounts.models import User
-from games.reply_address import read_reply_address
+from games.reply_address import looks_like_reply_address, read_reply_address
 from pbm import handlers
 from pbm.identity import address_of
+from pbm.mailtext import body_text
 from pbm.models import InboundMail, OutboundMail
 from realtime import logs, metrics
 from realtime.errors import is_outage
@@ -48,13 +49,8 @@ def _one_line(text: str, limit: int) -> str:
 
 
 def _plain_body(message: ParsedMail) -> str:
-    part = message.get_body(preferencelist=("plain",))
-    if part is None:
-        return ""
-    try:
-        return str(part.get_content())[:MAX_BODY_CHARS]
-    except (LookupError, ValueError):  # an unknown or broken charset
-        return ""
+    # The plain part, or the HTML one read as text when there is no plain text (mailtext).
+    return body_text(message)[:MAX_BODY_CHARS]
 
 
 def robot_reason(message: ParsedMail, envelope_sender: str) -> str:
@@ -78,9 +74,11 @@ def robot_reason(message: ParsedMail, envelope_sender: str) -> str:
 
 def _recipient(recipients: list[str]) -> str:
     """The recipient that matters: a signed reply address (a "your move" mail answered) if
-    the mail went to one, else the first."""
+    the mail went to one, else one that only looks like one (answered as not valid), else
+    the first."""
     signed = [r for r in recipients if read_reply_address(r) is not None]
-    return (signed or recipients or [""])[0]
+    shaped = [r for r in recipients if looks_like_reply_address(r)]
+    return (signed or shaped or recipients or [""])[0]
 
 
 def store(raw: bytes, envelope_sender: str, recipients: list[str]) -> InboundMail | None:

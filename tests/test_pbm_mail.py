@@ -6,7 +6,9 @@ from __future__ import annotations
 import random
 import re
 import smtplib
+import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -188,13 +190,121 @@ def test_replying_to_a_your_move_mail_with_just_the_move_plays_it_once(
     sent = site.send(BOB, answer, to=reply_to)
     again = site.sink.reply_to(sent)
     assert "refused: this board is at move #3" in str(again["Subject"])
-    # A forged address (the signature of another move) is an ordinary, unknown command.
-    forged = (
-        reply_to.replace("-2-", "-3-", 1) if "-2-" in reply_to else reply_to[:-15] + "@localhost"
+    # A forged or altered address (another move number under the old signature, a changed
+    # signature, the signature cut off) is answered as such, and plays nothing.
+    local, _at, domain = reply_to.partition("@")
+    user_id, game_id, ply, signature = local.removeprefix("pbm+r-").split("-")
+    assert (int(game_id), int(ply)) == (board, 1)
+    for forged in (
+        f"pbm+r-{user_id}-{game_id}-2-{signature}@{domain}",
+        f"pbm+r-{user_id}-{game_id}-{ply}-{signature[:-1]}{'0' if signature[-1] != '0' else '1'}"
+        f"@{domain}",
+        f"pbm+r-{user_id}-{game_id}-{ply}@{domain}",
+    ):
+        sent = site.send(BOB, answer, to=forged)
+        odd = site.sink.reply_to(sent)
+        assert str(odd["Subject"]).startswith("error (bad_reply_address)"), str(odd["Subject"])
+        assert "not valid" in text_of(odd) and "Nothing was played" in text_of(odd)
+        assert "neither a command nor a game" not in text_of(odd)
+    unchanged = text_of(site.ask(BOB, f"zigzag show {board}"))
+    assert "to move; this move is #3." in unchanged, unchanged
+
+
+def your_move_mail(site: MailSite, game: str, board: int) -> EmailMessage:
+    """The "your move" mail the sweeper sends about a board."""
+    return site.sink.wait_for(
+        lambda m: (
+            str(m["Subject"]).startswith(f"Your move in {game}")
+            and f"#{board} " in str(m["Subject"])
+        )
     )
-    sent = site.send(BOB, answer, to=forged)
-    odd = site.sink.reply_to(sent)
-    assert str(odd["Subject"]).startswith("error (bad_command)")
+
+
+def test_a_your_move_mail_says_which_clock_the_game_has(
+    site: MailSite, players: dict[str, str]
+) -> None:
+    # Untimed (pbmserv's games were): no clock, and the forfeit that still ends a stalled game.
+    site.ask(ALICE, "zigzag challenge alice bob -pits=2 -seeds=7")
+    begun = site.ask(BOB, "zigzag challenge alice bob -pits=2 -seeds=7")
+    board = board_of(begun)
+    site.ask(ALICE, f"zigzag move {board} alice alice-mailpw {legal_moves(text_of(begun))[0]}#1")
+    untimed = text_of(your_move_mail(site, "ZigZag", board))
+    assert "You have untimed" not in untimed, untimed
+    assert (
+        "This game has no clock, but a player who does not move for 21 days loses it by forfeit."
+        in untimed
+    ), untimed
+    # A correspondence clock: when the move is due, and the clock's allowance.
+    site.ask(ALICE, "diffusion challenge alice bob -time=3d")
+    begun = site.ask(BOB, "diffusion challenge alice bob -time=3d")
+    board = board_of(begun)
+    site.ask(ALICE, f"diffusion move {board} alice alice-mailpw {legal_moves(text_of(begun))[0]}#1")
+    timed = text_of(your_move_mail(site, "Diffusion", board))
+    due = re.search(r"^Move by (\d{4}-\d\d-\d\d \d\d:\d\d) UTC \(3 days per move\)\.$", timed, re.M)
+    assert due, timed
+    when = datetime.strptime(due.group(1), "%Y-%m-%d %H:%M").replace(tzinfo=UTC)
+    assert abs(when - (datetime.now(UTC) + timedelta(days=3))) < timedelta(minutes=5)
+    assert "You have" not in timed
+
+
+def html_mail(sender: str, subject: str, html: str, *, plain: str | None = None) -> EmailMessage:
+    """A mail as the mail programs that write HTML send it: HTML only, or (with `plain`)
+    multipart/alternative with that plain part beside the HTML."""
+    mail = EmailMessage()
+    mail["From"], mail["To"], mail["Subject"] = sender, "pbm@localhost", subject
+    mail["Message-ID"] = f"<{uuid.uuid4().hex}@players.test>"
+    if plain is None:
+        mail.set_content(html, subtype="html")
+    else:
+        mail.set_content(plain)
+        mail.add_alternative(html, subtype="html")
+    return mail
+
+
+def ask_with(site: MailSite, mail: EmailMessage) -> EmailMessage:
+    with smtplib.SMTP("127.0.0.1", site.port, timeout=10) as smtp:
+        smtp.send_message(mail)
+    return site.sink.reply_to(str(mail["Message-ID"]))
+
+
+def test_an_html_only_mails_body_is_read_as_its_text(
+    site: MailSite, players: dict[str, str]
+) -> None:
+    # Gmail's way: a <div> a line, inside a wrapping <div>, with a signature after.
+    commands = (
+        '<div dir="ltr"><div>zigzag help</div><div>list</div></div>'
+        "<style>div { color: red }</style><script>help</script>"
+    )
+    several = ask_with(site, html_mail(ALICE, "multiple", commands))
+    assert str(several["Subject"]) == "multiple: 2 of 2 done", text_of(several)
+    assert "> zigzag help\nZigZag:" in text_of(several), text_of(several)
+    assert "> list\nThe games here:" in text_of(several), text_of(several)
+    site.ask(ALICE, "zigzag challenge alice bob -pits=2 -seeds=9")
+    board = board_of(site.ask(BOB, "zigzag challenge alice bob -pits=2 -seeds=9"))
+    # Outlook's way: paragraphs, inline markup and non-breaking spaces.
+    chat = (
+        '<html><body><p class="MsoNormal">Good&nbsp;<b>luck</b>, bob!<o:p></o:p></p></body></html>'
+    )
+    sent = ask_with(site, html_mail(ALICE, f"zigzag chat {board} alice alice-mailpw", chat))
+    assert str(sent["Subject"]) == f"zigzag board {board}: chat sent", text_of(sent)
+    assert "Sent to bob: Good luck, bob!" in text_of(sent)
+    told = site.sink.wait_for(lambda m: str(m["Subject"]) == f"zigzag board {board}: alice says")
+    assert "Good luck, bob!" in text_of(told)
+
+
+def test_an_empty_plain_part_beside_the_html_one_gives_way_to_it(
+    site: MailSite, players: dict[str, str]
+) -> None:
+    html = "<p>help zigzag<br>list</p><blockquote>signup mallory quoted-pw</blockquote>"
+    several = ask_with(site, html_mail(BOB, "multiple", html, plain="\n  \n"))
+    assert str(several["Subject"]) == "multiple: 2 of 2 done", text_of(several)
+    assert "> help zigzag\n" in text_of(several) and "> list\n" in text_of(several)
+    # The quoted text of a reply is not the sender's: no command in it is run.
+    assert "mallory" not in text_of(several)
+    # A plain part that says something is read, not the HTML beside it.
+    plain = ask_with(site, html_mail(BOB, "multiple", "<p>list</p>", plain="help zigzag\n"))
+    assert str(plain["Subject"]) == "multiple: 1 of 1 done", text_of(plain)
+    assert "> help zigzag\n" in text_of(plain)
 
 
 @pytest.mark.sqlite(reason="whole games: the moves' services are the web's, tested on both")
