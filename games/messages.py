@@ -12,10 +12,11 @@ services' below); games/reasons.py says a stored reason in the reader's language
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop, pgettext_lazy
+from django.utils.translation import gettext_noop, pgettext, pgettext_lazy
 
 from games.rules import available_games
 from games.rules.base import Message, Outcome, Refusal
@@ -57,12 +58,34 @@ def _value(value: Any) -> Any:
     return translated(value) if isinstance(value, Message | Refusal | Outcome) else value
 
 
-# The games' options as forms label them (the engine names them in English, as the protocol
-# and pbmserv's -OPTION=VALUE do).
+# The games' options as forms and games' names label them (the engine names them in English,
+# as the protocol and pbmserv's -OPTION=VALUE do). Every option of every game has its label
+# here, a marked string (tests/test_translations.py holds it).
 OPTION_LABELS = {
     "pits": pgettext_lazy("game option", "pits"),
     "seeds": pgettext_lazy("game option", "seeds"),
 }
+
+
+def option_label(name: str) -> str:
+    """An option's name as people read it, in the active language."""
+    label = OPTION_LABELS.get(name)
+    return str(label) if label is not None else name
+
+
+def game_title(name: str, options: Mapping[str, Any]) -> str:
+    """A game's name with its options, in the active language: "ZigZag (pits 6, seeds 5)",
+    "ZigZag (6 trous, 5 graines)". Every piece is a marked string, so a language orders and
+    words them its own way (static/js/game_title.js builds the same from the client's
+    catalog)."""
+    if not options:
+        return name
+    parts = [
+        pgettext("a game's option and its value, as in its name: pits 6", "%(option)s %(value)s")
+        % {"option": option_label(option), "value": value}
+        for option, value in sorted(options.items())
+    ]
+    return _("%(game)s (%(options)s)") % {"game": name, "options": ", ".join(parts)}
 
 
 def described_games() -> list[dict[str, Any]]:
@@ -73,7 +96,7 @@ def described_games() -> list[dict[str, Any]]:
         options = [
             {
                 **option,
-                "label": str(OPTION_LABELS.get(option["name"], option["name"])),
+                "label": option_label(option["name"]),
                 "help": _(option["help"]) if option.get("help") else "",
             }
             for option in game["options"]

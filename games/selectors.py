@@ -15,7 +15,7 @@ from django.utils.translation import ngettext, pgettext
 
 from accounts import restrictions
 from accounts.models import Block
-from games import clocks
+from games import clocks, messages
 from games.clocks import now_ms
 from games.engine import client_moves, rules_for
 from games.models import ChatLine, Game, GameEvent, Vacation
@@ -323,12 +323,10 @@ def title(game: Game) -> str:
 
 
 def title_for(slug: str, options: dict[str, Any]) -> str:
-    """A game's display name with its options (ZigZag (pits 8, seeds 7))."""
+    """A game's display name with its options (ZigZag (pits 8, seeds 7)), in the active
+    language."""
     names = {g["slug"]: g.get("name", g["slug"]) for g in available_games()}
-    name = names.get(slug, slug)
-    if options:
-        name += " (" + ", ".join(f"{k} {v}" for k, v in sorted(options.items())) + ")"
-    return name
+    return messages.game_title(names.get(slug, slug), options)
 
 
 def time_label(control: clocks.TimeControl) -> str:

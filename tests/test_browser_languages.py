@@ -14,7 +14,7 @@ from django.utils import translation
 
 from games import messages
 from tests.browsers import Problems, Site, expect_game_live
-from tests.test_browser import challenge_by_request, guest
+from tests.test_browser import api, challenge_by_request, guest
 
 pytestmark = [
     pytest.mark.browser,
@@ -83,3 +83,43 @@ def test_each_player_reads_the_game_in_their_own_language(
         expect(alice.locator("#announce")).to_contain_text(french)
         expect(bob.locator("#announce")).to_contain_text(german)
         expect(bob.locator("#announce")).not_to_contain_text(re.compile(r"\bresigned\b"))
+
+
+def test_a_challenge_names_its_game_and_options_in_the_readers_language(
+    browser: Browser, site: Site, problems: Problems
+) -> None:
+    # "Guest-X vous défie à ZigZag (pits 6, seeds 5).": the lobby and the news bar built the
+    # name from the engine's option names. They come from the server's labels now, and the
+    # words around them from the client's catalog.
+    french = polib.pofile(str(Path(settings.LOCALE_PATHS[0]) / "fr/LC_MESSAGES/djangojs.po"))
+    pattern = french.find(
+        "%(option)s %(value)s", msgctxt="a game's option and its value, as in its name: pits 6"
+    )
+    assert pattern is not None and pattern.msgstr
+    with translation.override("fr"):
+        labels = {name: str(messages.option_label(name)) for name in ("pits", "seeds")}
+    parts = [
+        pattern.msgstr % {"option": labels[name], "value": 5 if name == "seeds" else 6}
+        for name in ("pits", "seeds")
+    ]
+    title = client_text("fr", "%(game)s (%(options)s)") % {
+        "game": "ZigZag",
+        "options": ", ".join(parts),
+    }
+    with site.serve():
+        alice = guest(browser, site, problems, "alice", locale="fr-FR")
+        elsewhere = problems.watch("alice-rules", alice.context.new_page())
+        elsewhere.goto(site.url + "/rules/")
+        bob = guest(browser, site, problems, "bob")
+        name = str(alice.locator("body").get_attribute("data-username"))
+        api(
+            bob,
+            site,
+            "/api/challenges",
+            {"user": name, "slug": "zigzag", "options": {"pits": 6, "seeds": 5}},
+        )
+        expect(alice.locator("#lobby-notice .text")).to_contain_text(title)
+        expect(alice.locator("#challenges-in li .what")).to_contain_text(title)
+        expect(elsewhere.locator("#notices .notice")).to_contain_text(title)
+        for page in (alice, elsewhere):
+            expect(page.locator("body")).not_to_contain_text("pits")

@@ -142,9 +142,12 @@ PUBLIC = ["/login/", "/signup/", "/password-reset/"]
 
 
 def pages() -> list[str]:
-    """The pages a signed-in player sees (a game between alice and bob among them)."""
+    """The pages a signed-in player sees (a game between alice and bob among them, and one
+    with options, whose name the lists and its page give with them)."""
     game = new_game()
+    options = new_game("zigzag", {"pits": 6, "seeds": 5})
     return [
+        f"/games/{options.pk}/",
         "/",
         "/live/",
         "/rules/",

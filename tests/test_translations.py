@@ -19,8 +19,11 @@ from pathlib import Path
 import polib
 import pytest
 from django.conf import settings
+from django.utils import translation
 
+from games.rules import available_games
 from games.rules_pages import DIAGRAM_FENCE, RULES_DIR, documented_games, rules_page_for
+from games.selectors import title_for
 
 ROOT = Path(settings.BASE_DIR)
 LOCALE = ROOT / "locale"
@@ -149,6 +152,35 @@ def test_the_catalogs_hold_every_marked_string(tmp_path: Path) -> None:
             missing, stale = sorted(wanted - held, key=str), sorted(held - wanted, key=str)
             assert not missing, f"{language}/{domain} lacks {missing[:20]}: run `make messages`"
             assert not stale, f"{language}/{domain} holds unused {stale[:20]}: run `make messages`"
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_a_games_name_with_its_options_is_built_from_translated_pieces(language: str) -> None:
+    # "ZigZag (pits 6, seeds 5)" stayed English in every language: the name was an f-string
+    # of the engine's option names, which no catalog holds. Every option of every game is
+    # labelled by a marked string, and the words around them are marked too.
+    po = catalog(language, "django")
+    pattern = po.find(
+        "%(option)s %(value)s",
+        msgctxt="a game's option and its value, as in its name: pits 6",
+    )
+    assert pattern is not None and pattern.msgstr, "the option's pattern is not in the catalog"
+    wrong = []
+    for game in available_games():
+        options = {option["name"]: option["default"] for option in game["options"]}
+        with translation.override(language):
+            title = title_for(game["slug"], options)
+        for name in options:
+            label = po.find(name, msgctxt="game option")
+            if label is None or not label.msgstr:
+                wrong.append(f"{game['slug']}: option {name!r} has no label in the catalog")
+                continue
+            shown = pattern.msgstr % {"option": label.msgstr, "value": options[name]}
+            if shown not in title:
+                wrong.append(f"{game['slug']}: {title!r} does not say {shown!r}")
+            if label.msgstr != name and re.search(rf"\b{re.escape(name)}\b", title):
+                wrong.append(f"{game['slug']}: {title!r} says {name!r} in English")
+    assert not wrong, f"{language}: {wrong}"
 
 
 def _diagrams(text: str) -> list[dict[str, object]]:

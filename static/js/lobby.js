@@ -28,6 +28,7 @@
 /* global gettext, ngettext, interpolate */
 import { followedNotice, notice } from "./notices.js";
 import { isNavigating, openSocket } from "./socket.js";
+import { gameTitle as titleOf } from "./game_title.js";
 import { timeControlLabel } from "./time_control.js";
 
 const $ = (id) => document.getElementById(id);
@@ -358,9 +359,7 @@ function gameName(slug) {
 }
 
 function gameTitle(slug, options) {
-  const keys = Object.keys(options || {}).sort();
-  const name = gameName(slug);
-  return keys.length ? `${name} (${keys.map((k) => `${k} ${options[k]}`).join(", ")})` : name;
+  return titleOf(GAMES, slug, options);
 }
 
 function userLink(name) {

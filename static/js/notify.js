@@ -2,10 +2,13 @@
 // challenge to answer, a seek that paired, a challenge accepted. The server sends the same
 // personal messages as on the lobby socket (docs/PROTOCOL.md, "The notification socket").
 /* global gettext, interpolate */
+import { gameTitle, pageGames } from "./game_title.js";
 import { action, followedNotice, link, notice } from "./notices.js";
 import { CLOSE, openSocket } from "./socket.js";
 
 const box = document.getElementById("notices");
+// The games' names and options' labels, in the page's language (templates/base.html).
+const GAMES = pageGames();
 // Refused: the page works without news, and asking again would only be refused again.
 const giveUp = () => {};
 const socket = openSocket("/ws/notify/", {
@@ -32,7 +35,7 @@ function receive(message) {
     const challenge = message.challenge;
     if (challenge.status !== "pending" || challenge.challenged === null) return;
     if (challenge.challenger === document.body.dataset.username) return; // sent from another tab
-    const what = challenge.slug.replaceAll("-", " ");
+    const what = gameTitle(GAMES, challenge.slug, challenge.options);
     notice(interpolate(gettext("%(name)s challenges you to %(game)s."), { name: challenge.challenger, game: what }, true), [
       action(gettext("Accept"), () => answer(challenge.id, "accept")),
       action(gettext("Decline"), () => answer(challenge.id, "decline")),
