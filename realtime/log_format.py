@@ -31,10 +31,11 @@ from urllib.parse import quote, quote_plus, urlsplit
 
 from django.conf import settings
 
-from realtime import logs
+from realtime import log_paths, logs
 
 REDACTED = "[redacted]"
 _NAMES = ("pass", "secret", "token", "session", "key", "signature")
+_QUERY_NAMES = "|".join(map(re.escape, logs.SECRET_QUERY_NAMES))
 _KEY = r"(?:pass(?:word|wd|phrase)|secret|token|session_?(?:id|key)|api_?key|signature)[\w-]*"
 # (words one of which the line must hold, lower-cased: a cheap test first; the pattern; what
 # replaces it)
@@ -71,6 +72,12 @@ PATTERNS: list[tuple[tuple[str, ...], re.Pattern[str], str]] = [
     ),
     # A URL's password: postgres://user:secret@host
     (("://",), re.compile(r"(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:)[^\s@/]+@", re.I), rf"\1{REDACTED}@"),
+    # A query string's secret under a name that does not say so: /tournaments/3/?invite=…
+    (
+        tuple(f"{name}=" for name in logs.SECRET_QUERY_NAMES),
+        re.compile(rf"""([?&](?:{_QUERY_NAMES})=)[^&\s"'#<>]+""", re.I),
+        rf"\1{REDACTED}",
+    ),
 ]
 
 
@@ -120,7 +127,9 @@ def _spellings(values: frozenset[str]) -> tuple[str, ...]:
 
 
 def redact(text: str, known: Iterable[str] = ()) -> str:
-    """`text` without the `known` secret values and what the patterns recognise."""
+    """`text` without the secret parts of the site's paths (realtime/log_paths.py), the
+    `known` secret values and what the patterns recognise."""
+    text = log_paths.mask(text)
     for value in _spellings(frozenset(known)):
         if value in text:
             text = text.replace(value, REDACTED)

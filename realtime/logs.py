@@ -40,6 +40,9 @@ _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
 SECRET_NAME = re.compile(
     r"pass(?:word|wd|phrase)|secret|token|session_?(?:id|key)|api_?key|signature", re.I
 )
+# Query parameters that carry a secret though their names do not say so: a tournament's
+# invitation (/tournaments/3/?invite=…).
+SECRET_QUERY_NAMES = ("invite",)
 # Shorter values are not looked for in log lines: each would blank out common words.
 MIN_SECRET_LENGTH = 4
 MAX_JSON_BODY = 64 * 1024
@@ -199,6 +202,10 @@ class RequestLogContext:
         game_id = kwargs.get("game_id")
         if game_id is not None:
             add(game_id=game_id)
+        # The proof a link carries in its path (a reset's or a confirmation's token): never
+        # written, wherever the request's lines show it (realtime/log_paths.py masks the
+        # path itself in any line).
+        secret(*(str(v) for name, v in kwargs.items() if SECRET_NAME.search(name)))
 
 
 def _request_finished(**_: Any) -> None:
@@ -232,7 +239,7 @@ def _request_secrets(request: HttpRequest) -> set[str]:
         found.append(getattr(session, "session_key", None))
     for form in (request.GET, request.__dict__.get("_post")):
         for name in form or ():
-            if SECRET_NAME.search(name):
+            if SECRET_NAME.search(name) or name in SECRET_QUERY_NAMES:
                 found += form.getlist(name)
     body = request.__dict__.get("_body")
     if (

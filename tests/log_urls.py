@@ -1,6 +1,6 @@
 """The site's URLs plus one view with a bug that drags secrets into the log (tests/test_logs.py):
 it logs the request's form, cookies and headers, then fails with them and the secret key in its
-exception's message, as careless code might."""
+exception's message, as careless code might; and a mailed link the site does not have."""
 
 from __future__ import annotations
 
@@ -27,8 +27,15 @@ def explode(request: HttpRequest, game_id: int) -> HttpResponse:
     )
 
 
+def unsubscribe(request: HttpRequest, signature: str) -> HttpResponse:
+    """A mailed link the site does not have (yet): realtime/log_paths.py masks its secret
+    from its route alone."""
+    return HttpResponse("unsubscribed")
+
+
 urlpatterns = [
     path("api/games/<int:game_id>/explode", explode),
     path("games/<int:game_id>/explode", explode),
+    path("mail/<int:user_id>/<str:signature>/unsubscribe/", unsubscribe, name="unsubscribe"),
     *site,
 ]

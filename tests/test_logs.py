@@ -26,9 +26,11 @@ from urllib.parse import urlencode
 
 import pytest
 import yaml
+from aiosmtpd.controller import Controller
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.test import Client, override_settings
+from django.urls import reverse
 
 from accounts.models import User
 from bots.search.mcts import Choice
@@ -38,9 +40,10 @@ from config import serve
 from games import lifecycle, services
 from games.management.commands import sweeper
 from pbm import handlers, identity, inbox
-from realtime import logs
+from realtime import log_paths, logs
 from realtime.log_format import JsonFormatter, redact
 from tests.games_helpers import new_game, next_of_type, open_socket, overdue_game
+from tests.mail import Sink, text_of
 from tests.servers import Server, free_port, migrated_scratch_database, running
 
 PASSWORD = "Correct-Horse-Battery-42"
@@ -238,6 +241,62 @@ def test_a_secret_in_a_line_is_redacted(line: str, secret: str) -> None:
 )
 def test_a_line_without_secrets_is_left_alone(line: str) -> None:
     assert redact(line) == line
+
+
+# Each route of the URLconf with a secret parameter, and a value for each parameter.
+MAILED_LINKS = {
+    "password-reset-confirm": {"uidb64": "MQ", "token": "ctz3ab-0123456789abcdef0123"},
+    "email-confirm": {"token": ".eJyrVkrOz8lJTS5RslJKLErMS8pXqgUAQ9oG9Q:1uX3Ab:Sig-nature_0123"},
+    "challenge-link": {"token": "M2lTpVGaPxQxcIeK"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(MAILED_LINKS))
+def test_the_token_in_a_links_path_is_redacted_in_every_kind_of_line(name: str) -> None:
+    values = MAILED_LINKS[name]
+    path = reverse(name, kwargs=values)
+    token = values["token"]
+    for line in (
+        f'127.0.0.1:5 "GET {path}" 200 3537',
+        f'127.0.0.1:5 "POST {path}?next=/" 302 -',
+        f'127.0.0.1:5 "GET {path.rstrip("/")}" 301 -',  # cut short of its slash
+        f"Bad Request: {path}",
+        f"Forbidden (CSRF token missing.): {path}",
+        f"Internal Server Error: {path}\nTraceback …\nRuntimeError: at https://example.org{path}",
+    ):
+        assert token not in redact(line), line
+        assert "[redacted]" in redact(line)
+    assert redact(f"GET {path}") == f"GET {path.replace(token, '[redacted]')}"
+
+
+def test_every_route_whose_parameter_is_named_as_a_secret_is_masked_and_no_other() -> None:
+    # Read from the URLconf: the site's three links, and none of its other routes.
+    routes = {route.route for route in log_paths.read_routes("config.urls")}
+    assert routes == {
+        "password-reset/<uidb64>/<token>/",
+        "settings/email/confirm/<str:token>/",
+        "challenge/<str:token>/",
+    }
+    for line in (
+        "GET /password-reset/sent/ 200",
+        "GET /password-reset/done/ 200",
+        "GET /analysis/Ab12Cd34Ef56/ 200",  # shown to whoever has the link, changed by none
+        "GET /@dora/ 200",
+        "GET /games/12/ 200",
+    ):
+        assert redact(line) == line
+
+
+@override_settings(ROOT_URLCONF="tests.log_urls")
+def test_a_mailed_link_added_later_is_masked_from_its_route_alone() -> None:
+    path = reverse("unsubscribe", kwargs={"user_id": 7, "signature": "s1gn4ture-of-the-link"})
+    assert redact(f'"GET {path}" 200') == '"GET /mail/7/[redacted]/unsubscribe/" 200'
+
+
+def test_a_tournaments_invitation_in_a_query_string_is_redacted() -> None:
+    line = '"GET /tournaments/3/?invite=0123456789abcdef&x=1" 200'
+    assert redact(line) == '"GET /tournaments/3/?invite=[redacted]&x=1" 200'
+    assert redact("invite_only: True") == "invite_only: True"
 
 
 def test_the_secret_key_and_a_bound_contexts_secrets_never_reach_the_log(console: Console) -> None:
@@ -532,6 +591,116 @@ def test_a_real_server_writes_only_json_lines_naming_request_user_and_game_and_n
     (access,) = [r for r in of(page_id) if r["logger"] == "daphne.access"]
     assert '"GET /games/8/explode?password=[redacted]" 500 ' in access["message"]
     assert access["status"] == 500
+
+
+def test_no_line_of_a_real_server_holds_the_token_of_a_mailed_or_shared_link(
+    tmp_path: Path,
+) -> None:
+    # The whole life of each link, through a real server mailing a real SMTP server, with every
+    # line at DEBUG: an address confirmed (its page, the Confirm button, the link used again:
+    # a 400 and Django's "Bad Request" warning; cut short of its slash: a redirect), a
+    # password reset (the link, the form it moves to, the new password, the link used
+    # again), an open challenge's link opened and accepted, a tournament's invitation.
+    sink = Sink()
+    controller = Controller(sink, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    try:
+        with migrated_scratch_database(tmp_path) as database_url:
+            env: dict[str, str | None] = {
+                "DJANGO_SECRET_KEY": SECRET,
+                "DATABASE_URL": database_url,
+                "REDIS_URL": None,
+                "LOG_FORMAT": "json",
+                "LOG_LEVEL": "DEBUG",
+                "EMAIL_HOST": "127.0.0.1",
+                "EMAIL_PORT": str(controller.port),
+                "EMAIL_USE_TLS": "0",
+            }
+            port = free_port()
+            with running(
+                serve.command("127.0.0.1", port), env, tmp_path / "server.log", port
+            ) as server:
+                tokens, used = _mailed_and_shared_links(Browser(server), Browser(server), sink)
+            output = server.output()
+    finally:
+        controller.stop()
+
+    assert len(tokens) == 4 and all(len(token) >= 12 for token in tokens), tokens
+    for number, line in enumerate(output.splitlines(), 1):
+        for token in tokens:
+            assert token not in line, (number, line)
+    messages = [json.loads(line)["message"] for line in output.splitlines() if line.strip()]
+    # The links' requests are all there, each with its secret masked.
+    for path in used:
+        assert any(f' {path}" ' in message for message in messages), (path, messages)
+    assert "Bad Request: /settings/email/confirm/[redacted]/" in messages
+
+
+def _mailed_and_shared_links(
+    dora: Browser, visitor: Browser, sink: Sink
+) -> tuple[list[str], list[str]]:
+    """Every link's life (see the test above): the tokens, and the paths of the requests
+    made with them as the log should show them."""
+
+    def form(browser: Browser, path: str, **fields: str) -> int:
+        fields["csrfmiddlewaretoken"] = browser.cookie("csrftoken")
+        status, _, _ = browser.open(path, urlencode(fields).encode())
+        return status
+
+    def mailed(subject: str) -> str:
+        mail = sink.wait_for(lambda m: subject in str(m["Subject"]))
+        found = re.search(r"https?://[^/\s]+(/\S+/)", text_of(mail))
+        assert found, text_of(mail)
+        return found.group(1)
+
+    dora.open("/signup/")
+    assert form(dora, "/signup/", username="dora", password1=PASSWORD, password2=PASSWORD) == 200
+    dora.open("/settings/email/")
+    assert form(dora, "/settings/email/", email="dora@players.test", password=PASSWORD) == 200
+    confirm = mailed("Confirm your e-mail address")
+    confirm_token = confirm.split("/")[-2]
+    assert dora.open(confirm)[0] == 200
+    assert form(dora, confirm) == 200
+    assert form(dora, confirm) == 400  # used already
+    assert dora.open(confirm.rstrip("/"))[0] == 400  # redirected to the slash; used already
+
+    challenge = dora.open(
+        "/api/challenges",
+        json.dumps({"slug": "zigzag"}).encode(),
+        {"Content-Type": "application/json", "X-CSRFToken": dora.cookie("csrftoken")},
+    )
+    challenge_token = json.loads(challenge[2])["challenge"]["token"]
+    visitor.open(f"/challenge/{challenge_token}/")
+    assert form(visitor, "/guest/") == 200
+    assert form(visitor, f"/challenge/{challenge_token}/") == 200  # accepted: on the game page
+    invite_token = "invitation-0123456789abcdef"
+    visitor.open(f"/tournaments/999999/?invite={invite_token}")
+
+    assert form(dora, "/logout/") == 200
+    dora.open("/password-reset/")
+    assert form(dora, "/password-reset/", email="dora@players.test") == 200
+    reset = mailed("new password")
+    uid, reset_token = reset.split("/")[-3:-1]
+    assert dora.open(reset)[0] == 200  # the form, at /password-reset/<uid>/set-password/
+    new_password = PASSWORD + "-new"
+    chosen = form(
+        dora,
+        f"/password-reset/{uid}/set-password/",
+        new_password1=new_password,
+        new_password2=new_password,
+    )
+    assert chosen == 200
+    assert "reset-link-dead" in dora.open(reset)[2].decode()  # used: it works once
+    assert form(dora, "/login/", username="dora", password=new_password) == 200
+    assert dora.cookie("sessionid")
+    used = [
+        "/settings/email/confirm/[redacted]/",
+        "/settings/email/confirm/[redacted]",
+        "/challenge/[redacted]/",
+        "/tournaments/999999/?invite=[redacted]",
+        f"/password-reset/{uid}/[redacted]/",
+    ]
+    return [confirm_token, challenge_token, invite_token, reset_token], used
 
 
 def _is_json_object(line: str) -> bool:
