@@ -57,6 +57,17 @@ class LogContext:
     secrets: set[str] = field(default_factory=set)
     # The HTTP request: its user once something asked who it is, its cookies and its form.
     request: HttpRequest | None = None
+    # A socket's: whether its user and game are known yet, and what waits for them (the
+    # server's line for its handshake, config/access_log.py).
+    identified: bool = False
+    on_identified: Callable[[], None] | None = None
+
+    def identify(self) -> None:
+        """The socket's fields are known (or will not be): run what waited for them, once."""
+        self.identified = True
+        waiting, self.on_identified = self.on_identified, None
+        if waiting is not None:
+            waiting()
 
     def current_fields(self) -> dict[str, Any]:
         fields = dict(self.fields)
@@ -149,22 +160,31 @@ def detached() -> contextvars.Context:
 # --- sockets --------------------------------------------------------------------------------
 
 
+# Where the server puts a socket's context in its scope, made with the connection so that the
+# server's own lines of the socket (config/access_log.py) carry it too.
+SCOPE_KEY = "log_context"
+
+
 def for_socket(scope: dict[str, Any]) -> LogContext:
-    """A socket's context: a new socket id, its user, the game its URL names; its session key
-    and CSRF cookie as secrets."""
-    fields: dict[str, Any] = {"socket_id": new_id()}
+    """A socket's context: its socket id, its user, the game its URL names; its session key
+    and CSRF cookie as secrets. The one the server made with the connection if there is one
+    (filled in, and what waited for it run), else a new one."""
+    made = scope.get(SCOPE_KEY)
+    context = made if isinstance(made, LogContext) else LogContext({"socket_id": new_id()})
     user = scope.get("user")
     if user is not None and getattr(user, "is_authenticated", False):
-        fields["user_id"], fields["user"] = user.pk, user.get_username()
+        context.fields["user_id"], context.fields["user"] = user.pk, user.get_username()
     game_id = scope.get("url_route", {}).get("kwargs", {}).get("game_id")
     if game_id is not None:
-        fields["game_id"] = game_id
+        context.fields["game_id"] = game_id
     cookies = scope.get("cookies") or {}
     found = {
         cookies.get(settings.SESSION_COOKIE_NAME),
         cookies.get(settings.CSRF_COOKIE_NAME),
     }
-    return LogContext(fields, {v for v in found if v and len(v) >= MIN_SECRET_LENGTH})
+    context.secrets.update(v for v in found if v and len(v) >= MIN_SECRET_LENGTH)
+    context.identify()
+    return context
 
 
 # --- HTTP requests --------------------------------------------------------------------------

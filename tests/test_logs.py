@@ -17,6 +17,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -31,6 +32,8 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.test import Client, override_settings
 from django.urls import reverse
+from websockets import ConnectionClosed, InvalidStatus, Origin
+from websockets.sync.client import connect
 
 from accounts.models import User
 from bots.search.mcts import Choice
@@ -565,6 +568,7 @@ def test_a_real_server_writes_only_json_lines_naming_request_user_and_game_and_n
             status, headers, _ = browser.open("/api/games/999999")
             assert status == 404
             missing_id = headers.get("X-Request-ID")
+            _open_and_close_sockets(server, session_key)
         output = server.output()
 
     for secret in (PASSWORD, session_key, csrf, SECRET):
@@ -591,6 +595,51 @@ def test_a_real_server_writes_only_json_lines_naming_request_user_and_game_and_n
     (access,) = [r for r in of(page_id) if r["logger"] == "daphne.access"]
     assert '"GET /games/8/explode?password=[redacted]" 500 ' in access["message"]
     assert access["status"] == 500
+
+    # Each socket's lines, from its handshake to its close, name it, and its user and game.
+    sockets = [r for r in records if r["logger"] == "daphne.access" and ' "WS' in r["message"]]
+    by_socket: dict[str, list[tuple[str, str | None, int | None]]] = {}
+    for record in sockets:
+        assert re.fullmatch(r"[0-9a-f]{16}", record.get("socket_id", "")), record
+        line = (record["message"].split('"')[1], record.get("user"), record.get("game_id"))
+        by_socket.setdefault(record["socket_id"], []).append(line)
+    assert sorted(by_socket.values(), key=str) == [
+        [
+            ("WSCONNECTING /ws/games/404/", "dora", 404),
+            ("WSCONNECT /ws/games/404/", "dora", 404),
+            ("WSDISCONNECT /ws/games/404/", "dora", 404),
+        ],
+        [
+            ("WSCONNECTING /ws/lobby/", "dora", None),
+            ("WSCONNECT /ws/lobby/", "dora", None),
+            ("WSDISCONNECT /ws/lobby/", "dora", None),
+        ],
+        # Refused before anyone read who it is: its id ties its lines.
+        [
+            ("WSCONNECTING /ws/lobby/", None, None),
+            ("WSREJECT /ws/lobby/", None, None),
+            ("WSDISCONNECT /ws/lobby/", None, None),
+        ],
+    ], by_socket
+
+
+def _open_and_close_sockets(server: Server, session_key: str) -> None:
+    """Dora's game socket, closed by the server (there is no such game), her lobby socket,
+    closed by her, and a socket refused (a page of another site)."""
+    cookie = {"Cookie": f"sessionid={session_key}"}
+    with connect(
+        f"{server.ws}/ws/games/404/", origin=Origin(server.http), additional_headers=cookie
+    ) as game:
+        assert json.loads(game.recv(timeout=10))["code"] == "no_such_game"
+        with pytest.raises(ConnectionClosed):
+            game.recv(timeout=10)
+    with connect(
+        f"{server.ws}/ws/lobby/", origin=Origin(server.http), additional_headers=cookie
+    ) as lobby:
+        lobby.recv(timeout=10)
+    with pytest.raises(InvalidStatus):
+        connect(f"{server.ws}/ws/lobby/", origin=Origin("https://elsewhere.example"))
+    time.sleep(0.5)  # the server's lines of the closes
 
 
 def test_no_line_of_a_real_server_holds_the_token_of_a_mailed_or_shared_link(
