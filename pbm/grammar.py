@@ -122,6 +122,12 @@ def words_of(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+def is_challenge(text: str) -> bool:
+    """Whether `text` is a `GAME challenge ...` command (read as the lobby reads it)."""
+    words = words_of(text)
+    return len(words) >= 2 and words[1].lower() == "challenge"
+
+
 def parse(text: str) -> Command:
     """The command in a subject line; BadCommand if there is none that pbmserv knew."""
     if len(text) > MAX_COMMAND_CHARS:

@@ -689,17 +689,50 @@ def refusal(code: str, message: str, command: str, form: str = "") -> Reply:
     return Reply(f"error ({code}): {command[:80]}", f"{message}{more}", ok=False)
 
 
+# The commands that only read (boards, lists, help): anyone may send them, and the API's
+# `POST /api/command` answers them too (pbm/views.py). The others act for an account that
+# only its mail password and address prove: they are the mail's.
+GLOBAL_READS = frozenset({"help", "list", "all"})
+GAME_READS = frozenset({"help", "standings", "ratings", "history", "games", "show", "preview"})
+
+
+def _execute(command: Command, mail: Mail) -> Reply:
+    """Run one parsed command; BadCommand or ServiceError if it is refused (nothing changed)."""
+    handler = (GLOBAL if command.game is None else GAME)[command.verb]
+    with transaction.atomic():
+        return handler(command, mail)
+
+
 def run(text: str, mail: Mail) -> Reply:
     """One command: its reply, or an error reply that changed nothing."""
     try:
-        command = parse(text)
-        handler = (GLOBAL if command.game is None else GAME)[command.verb]
-        with transaction.atomic():
-            return handler(command, mail)
+        return _execute(parse(text), mail)
     except BadCommand as error:
         return refusal(error.code, error.message, text, error.form)
     except ServiceError as error:
         return refusal(error.code, error.message, text)
+
+
+def read(text: str) -> Reply:
+    """A read command's reply, as the mail door answers it (the API's door): BadCommand or
+    ServiceError as `run` would answer them, `mail_only` for a command that acts for an
+    account."""
+    command = parse(text)
+    if command.verb not in (GLOBAL_READS if command.game is None else GAME_READS):
+        raise ServiceError(
+            "mail_only",
+            _(
+                "`%(command)s` acts for an account that its mail password proves: send it by "
+                "mail. Here: %(reads)s, and `GAME challenge`."
+            )
+            % {"command": command.verb, "reads": ", ".join(_read_forms())},
+        )
+    return _execute(command, Mail(sender="", body=""))
+
+
+def _read_forms() -> list[str]:
+    verbs = ["all show" if verb == "all" else verb for verb in sorted(GLOBAL_READS)]
+    return [f"`{verb}`" for verb in verbs] + [f"`GAME {verb}`" for verb in sorted(GAME_READS)]
 
 
 def answer(subject: str, body: str, sender: str, recipient: str = "") -> Reply:
