@@ -1,5 +1,5 @@
-"""Log filters: an outage, or a request refused as suspicious, is one line per event; a bug
-keeps its traceback.
+"""Log filters: an outage, or a request refused as suspicious or as expected, is one line per
+event; a bug keeps its traceback.
 
 While Redis or PostgreSQL is unreachable, channels_redis's receive loop and our broadcasts log
 an error every time they try; with tracebacks, a short outage buried the log in pages of
@@ -15,6 +15,8 @@ import asyncio
 import logging
 
 import redis.exceptions
+from django.core.exceptions import BadRequest, PermissionDenied
+from django.http.multipartparser import MultiPartParserError
 
 from realtime.errors import is_outage
 
@@ -50,10 +52,27 @@ class ConnectionErrorsInOneLine(logging.Filter):
         return True
 
 
+# What is raised to refuse a request the site expects to refuse: the page of someone else's
+# role, a request it cannot read (a broken multipart body). Django answers 403 or 400, and
+# logs "Forbidden (Permission denied): /moderation/" and the like with the exception's
+# traceback, as if the site had failed. (A raised Http404 is logged without one.)
+EXPECTED_REFUSALS: tuple[type[BaseException], ...] = (
+    PermissionDenied,
+    BadRequest,
+    MultiPartParserError,
+)
+
+
 class RefusedRequestsInOneLine(logging.Filter):
     """Django logs a request it refuses as suspicious (a body over the limit, a bad Host) at
     ERROR with its traceback, under `django.security.*`. The client's mistake is answered
-    with a 400; it is logged as one warning line, as an outage is."""
+    with a 400; it is logged as one warning line, as an outage is.
+
+    An expected refusal (EXPECTED_REFUSALS) is one line too, with the reason the view gave. A
+    request refused as forbidden (403: a moderation page asked for by a player, a guest's
+    settings) is the site working as designed: it is an INFO line beside the access line,
+    not a warning. A CSRF refusal stays a warning (`django.security.csrf`): it may be a
+    forged request."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.name.startswith("django.security.") and record.exc_info:
@@ -62,4 +81,19 @@ class RefusedRequestsInOneLine(logging.Filter):
             record.exc_info = None
             record.exc_text = None
             record.levelno, record.levelname = logging.WARNING, "WARNING"
+        elif record.name == "django.request":
+            refusal = record.exc_info[1] if record.exc_info else None
+            if isinstance(refusal, EXPECTED_REFUSALS):
+                reason = str(refusal.args[0]) if refusal.args else ""
+                message = record.getMessage()
+                record.msg = (
+                    f"{message} ({reason})" if reason and reason not in message else message
+                )
+                record.args = None
+                record.exc_info = None
+                record.exc_text = None
+            if getattr(record, "status_code", None) == 403:
+                record.levelno, record.levelname = logging.INFO, "INFO"
+                # Logged as a warning, it passed a level (LOG_LEVEL) that may keep INFO out.
+                return logging.getLogger().isEnabledFor(logging.INFO)
         return True

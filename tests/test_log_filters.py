@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import io
 import logging
+from typing import Any
 
 import pytest
 import redis.exceptions
 from django.test import Client
 
 from realtime.log_filters import ConnectionErrorsInOneLine
+from tests.games_helpers import make_user
 
 
 def logged(error: BaseException) -> str:
@@ -80,3 +82,69 @@ def test_a_page_sent_a_body_over_the_limit_answers_400_and_logs_one_line_without
     text = stream.getvalue()
     assert "refused request: Request body exceeded" in text
     assert "Traceback" not in text
+
+
+def through_the_console(make_requests: Any) -> str:
+    """What the settings' console handler writes (in the plain format) while requests run."""
+    console = next(h for h in logging.getLogger().handlers if h.name == "console")
+    assert isinstance(console, logging.StreamHandler)
+    stream = io.StringIO()
+    previous = console.setStream(stream)
+    try:
+        make_requests()
+    finally:
+        console.setStream(previous)
+    return stream.getvalue()
+
+
+@pytest.mark.django_db
+def test_a_page_refused_as_forbidden_is_one_info_line_with_its_reason_and_no_traceback() -> None:
+    player = Client()
+    player.force_login(make_user("carol"))
+    guest = Client()
+    guest.post("/guest/")
+
+    def refused() -> None:
+        assert player.get("/moderation/").status_code == 403  # raises PermissionDenied
+        assert guest.get("/settings/account/").status_code == 403  # answers 403
+
+    lines = through_the_console(refused).splitlines()
+    assert "Traceback" not in "\n".join(lines)
+    forbidden = [line for line in lines if "django.request" in line]
+    assert len(forbidden) == 2, lines
+    assert all(" INFO django.request " in line for line in forbidden), forbidden
+    assert forbidden[0].endswith(
+        "Forbidden (Permission denied): /moderation/ (Only moderators can see this page.)"
+    )
+    assert forbidden[1].endswith(": Forbidden: /settings/account/")
+
+
+@pytest.mark.django_db
+def test_a_body_that_cannot_be_read_is_one_warning_line_without_a_traceback() -> None:
+    def unreadable() -> None:
+        answer = Client().post(
+            "/login/",
+            data=b"--x\r\nContent-Disposition: form-data\r\n\r\nno name\r\n--x--",
+            content_type="multipart/form-data; boundary=",
+        )
+        assert answer.status_code == 400
+
+    lines = through_the_console(unreadable).splitlines()
+    (refused,) = [line for line in lines if "django.request" in line]
+    assert " WARNING django.request " in refused
+    assert "Bad request (Unable to parse request body): /login/ (" in refused
+    assert not any("Traceback" in line for line in lines), lines
+
+
+@pytest.mark.django_db
+def test_a_forbidden_line_is_left_out_when_the_level_keeps_info_lines_out() -> None:
+    player = Client()
+    player.force_login(make_user("carol"))
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.WARNING)
+    try:
+        text = through_the_console(lambda: player.get("/moderation/"))
+    finally:
+        root.setLevel(level)
+    assert "Forbidden" not in text
