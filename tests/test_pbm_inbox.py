@@ -82,3 +82,29 @@ def test_a_robots_mail_is_stored_but_never_answered(headers: dict[str, str], env
     assert mail is not None and mail.status == InboundMail.Status.IGNORED
     assert inbox.process(mail.pk) == 0
     assert not OutboundMail.objects.exists()
+
+
+def test_a_mail_to_an_altered_reply_address_beside_the_door_is_answered_as_not_valid() -> None:
+    # The Cc'd door's own address comes first; the altered reply address is still the one
+    # that matters, so the subject (a move) is not read as a command.
+    forged = "pbm+r-1-2-3-0123456789abcdef0123@localhost"
+    mail = inbox.store(
+        raw("<forged@players.test>", "b"), "p@players.test", ["pbm@localhost", forged]
+    )
+    assert mail is not None and mail.recipient == forged
+    inbox.process(mail.pk)
+    reply = OutboundMail.objects.get()
+    assert reply.subject == "error (bad_reply_address): b"
+    assert "Nothing was played" in reply.body
+
+
+def test_an_html_part_in_an_unknown_charset_is_read_as_an_empty_body() -> None:
+    message = (
+        b"From: p@players.test\r\nTo: pbm@localhost\r\nMessage-ID: <charset@players.test>\r\n"
+        b"Subject: multiple\r\nContent-Type: text/html; charset=no-such-charset\r\n\r\n"
+        b"<div>list</div>\r\n"
+    )
+    mail = inbox.store(message, "p@players.test", ["pbm@localhost"])
+    assert mail is not None and mail.body == ""
+    inbox.process(mail.pk)
+    assert OutboundMail.objects.get().subject == "multiple: 0 of 0 done"
