@@ -13,7 +13,7 @@ from bots.models import SearchJob
 from games.engine import client_moves, normalized_options, rules_for
 from games.messages import translated
 from games.rules import InvalidOptions
-from games.rules.notation import game_text, parse_position, position_text
+from games.rules.notation import editor_fields, game_text, parse_position, position_text
 from games.selectors import title_for
 from realtime.errors import ServiceError
 
@@ -96,7 +96,8 @@ def computer_view(analysis: Analysis, node: int) -> SearchJob | None:
 
 
 def board_of(slug: str, options: dict[str, Any]) -> dict[str, Any]:
-    """A game's board description and its start as a position's text."""
+    """A game's board description, its start as a position's text and how the position
+    editor sets up each field of that text (its words in the active language)."""
     try:
         rules = rules_for(slug, normalized_options(slug, options))
     except InvalidOptions as error:
@@ -105,7 +106,23 @@ def board_of(slug: str, options: dict[str, Any]) -> dict[str, Any]:
         "slug": slug,
         "board": rules.board(),
         "start": position_text(rules, rules.initial_state()),
+        "editor": {"fields": [_said(field) for field in editor_fields(rules)]},
     }
+
+
+# The words of an editor's field, marked in English by the engine (games/rules/notation.py).
+_WORDS = ("label", "hint")
+
+
+def _said(field: dict[str, Any]) -> dict[str, Any]:
+    """An editor's field with its words in the active language (a copy: the engine's stays)."""
+    said = {key: translated(value) if key in _WORDS else value for key, value in field.items()}
+    if "labels" in field:
+        said["labels"] = [translated(label) for label in field["labels"]]
+    for key in ("choices", "men"):
+        if key in field:
+            said[key] = [_said(item) for item in field[key]]
+    return said
 
 
 def computer_purpose(analysis: Analysis, node: int) -> str:

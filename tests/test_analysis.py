@@ -8,14 +8,16 @@ import json
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.test import Client
+from django.utils import translation
 
 from accounts.models import User
 from analysis.models import Analysis
 from analysis.services import MOST_ANALYSES
 from games import services as games
 from games.models import Game
-from games.rules import get_rules
+from games.rules import available_games, get_rules
 from games.rules.notation import position_text
 from tests.games_helpers import make_user
 
@@ -72,6 +74,41 @@ def test_an_analysis_from_a_pasted_position_and_moves_shows_the_last_move(alice:
     rules: Any = get_rules("diffusion")
     after = rules.play(rules.play(rules.initial_state(), "I"), "A")
     assert analysis["node"]["position"] == position_text(rules, after)
+
+
+def test_the_editor_of_every_game_is_described_by_the_server_in_the_readers_language() -> None:
+    # static/js/editor.js knew ZigZag by its slug (its labels, its no-return field): the
+    # server describes each field of the position's text, as it describes boards.
+    with translation.override("fr"):
+        to_move = translation.gettext("To move")
+    assert to_move != "To move"
+    kinds = {}
+    for game in available_games():
+        browser = Client()
+        browser.cookies[settings.LANGUAGE_COOKIE_NAME] = "fr"
+        answer = browser.get("/api/analysis/board", {"slug": game["slug"]}).json()
+        fields = answer["editor"]["fields"]
+        kinds[game["slug"]] = [field["kind"] for field in fields]
+        # What an editor writes from the fields, each at its start value, is the start.
+        values = answer["start"].split()
+        written = [
+            field["value"]
+            if field["kind"] == "fixed"
+            else values[i]
+            if i < len(values)
+            else field.get("usual", "")
+            for i, field in enumerate(fields)
+        ]
+        while written and fields[len(written) - 1].get("usual") == written[-1]:
+            written.pop()
+        assert " ".join(written) == answer["start"], game["slug"]
+        words = [field.get("label") for field in fields] + [
+            item["label"] for field in fields for item in field.get("choices", [])
+        ]
+        assert to_move in words, words
+    assert kinds["diffusion"] == ["pits", "numbers", "choice"]
+    assert kinds["zigzag"] == ["pits", "numbers", "choice", "fixed", "choice"]
+    assert kinds["diffusion-chess"] == ["grid", "choice", "number", "number"]
 
 
 def test_playing_branching_promoting_and_deleting_through_the_api(alice: User) -> None:

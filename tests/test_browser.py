@@ -408,6 +408,21 @@ def test_a_fifth_pit_game_registered_only_in_the_tests_is_drawn_and_played_to_th
             moves = play_by_clicking([alice, bob], [], random.Random(5))
             assert moves > 0
             expect(alice.locator("#banner")).to_be_visible()
+            # The analysis board's position editor too is drawn from the server's description
+            # of the game's fields: its captures, and who captured last, after the no-return
+            # field it leaves at its usual value.
+            alice.goto(f"{site.url}/analysis/")
+            alice.select_option("#analysis-slug", "test-pits")
+            alice.locator("#editor-open").click()
+            position = alice.locator("#analysis-position")
+            expect(position).to_have_value("3,3,3,3/3,3,3,3 0,0 1")
+            expect(alice.locator("#editor")).to_contain_text("South has captured")
+            alice.fill("#store-0", "1")
+            alice.fill("#pit-a", "2")
+            alice.select_option("#editor-last", "1")
+            expect(position).to_have_value("3,3,3,3/2,3,3,3 1,0 1 - 1")
+            alice.select_option("#editor-last", "0")
+            expect(position).to_have_value("3,3,3,3/2,3,3,3 1,0 1")
 
 
 def test_logging_out_in_one_tab_signs_the_users_other_tabs_out_at_once(

@@ -4,6 +4,7 @@
     state = parse_position(rules, text)    # the same state back, or BadNotation saying why
     game_text(moves)                       # "1. I 2. b 3. echo": the moves, numbered
     parse_game(rules, text, start)         # the moves checked by the rules, or BadNotation
+    editor_fields(rules)                   # how a position editor sets each field up
 
 A position's text holds everything its JSON holds (`rules.to_json`), so the round trip is exact;
 fields that have their usual value at the end of a line may be left out. Whether a position
@@ -54,6 +55,19 @@ def parse_position(rules: Rules, text: object) -> Any:
         raise BadNotation(
             gettext_noop("not a position of this game: %(error)s"), error=error
         ) from None
+
+
+def editor_fields(rules: Rules) -> list[dict[str, Any]]:
+    """The fields of a position's text as a position editor sets them up (the analysis
+    board's, static/js/editor.js; docs/PROTOCOL.md, "Analysis"), in the text's order, so that
+    the editor knows no game: `kind` says how a field is set (`pits`: a count per pit of the
+    board; `numbers`: counts joined by commas, one per `labels`; `choice`: one of `choices`;
+    `number`: a whole number from `min` (to `max`); `grid`: a man per cell of a grid board,
+    from `men`; `fixed`: `value`, not set by hand). A field with `usual` is left off the end
+    of the text when it has that value, as position_text does; the fields after the last one
+    described take their usual values. The words (`label`, `labels`, `hint`) are English,
+    marked for the site to translate."""
+    return _family(rules)[2](rules)
 
 
 def game_text(moves: Sequence[str]) -> str:
@@ -113,6 +127,29 @@ def _pits_data(rules: Any, fields: list[str]) -> dict[str, Any]:
     }
 
 
+_TO_MOVE = {
+    "name": "side",
+    "kind": "choice",
+    "label": gettext_noop("To move"),
+    "choices": [
+        {"value": "1", "label": gettext_noop("South (player 1)")},
+        {"value": "2", "label": gettext_noop("North (player 2)")},
+    ],
+}
+
+
+def _pits_fields(rules: Any) -> list[dict[str, Any]]:
+    return [
+        {"name": "pit", "kind": "pits"},
+        {
+            "name": "store",
+            "kind": "numbers",
+            "labels": [gettext_noop("Left store"), gettext_noop("Right store")],
+        },
+        _TO_MOVE,
+    ]
+
+
 # --- ZigZag: "5,5,5,5,5,5/5,5,5,5,5,5 0,0 1" and, where not usual, more ---------------------
 
 _ZIGZAG_USUAL = ("-", "0", "-", "-")
@@ -154,6 +191,32 @@ def _zigzag_data(rules: Any, fields: list[str]) -> dict[str, Any]:
         "end": None if fields[5] == "-" else fields[5],
         "repetition": history,
     }
+
+
+def _zigzag_fields(rules: Any) -> list[dict[str, Any]]:
+    return [
+        {"name": "pit", "kind": "pits"},
+        {
+            "name": "store",
+            "kind": "numbers",
+            "labels": [gettext_noop("South has captured"), gettext_noop("North has captured")],
+        },
+        _TO_MOVE,
+        # The pit the player to move may not lift comes of a move played, not of a position
+        # set up by hand: the editor leaves it at its usual "-".
+        {"name": "no-return", "kind": "fixed", "value": "-", "usual": "-"},
+        {
+            "name": "last",
+            "kind": "choice",
+            "label": gettext_noop("Last to capture"),
+            "choices": [
+                {"value": "0", "label": gettext_noop("nobody yet")},
+                {"value": "1", "label": gettext_noop("South")},
+                {"value": "2", "label": gettext_noop("North")},
+            ],
+            "usual": "0",
+        },
+    ]
 
 
 # --- Diffusion Chess: "2OO2OO2OOO2OO2OO/... w 1 4" ----------------------------------------
@@ -283,6 +346,39 @@ def _chess_data(rules: Any, fields: list[str]) -> dict[str, Any]:
     return data
 
 
+def _chess_fields(rules: Any) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": "board",
+            "kind": "grid",
+            "hint": gettext_noop(
+                "Click a cell to change it: empty, white stone, black stone, White's king, "
+                "Black's king."
+            ),
+            # A click steps a cell through the men in this order. A side has one king: a king
+            # set on a cell turns the side's other one, if any, into its `single` man.
+            "men": [
+                {"value": ".", "label": gettext_noop("empty")},
+                {"value": "O", "label": gettext_noop("a white stone")},
+                {"value": "X", "label": gettext_noop("a black stone")},
+                {"value": "K", "label": gettext_noop("White's king"), "single": "O"},
+                {"value": "k", "label": gettext_noop("Black's king"), "single": "X"},
+            ],
+        },
+        {
+            "name": "side",
+            "kind": "choice",
+            "label": gettext_noop("To move"),
+            "choices": [
+                {"value": "w", "label": gettext_noop("White")},
+                {"value": "b", "label": gettext_noop("Black")},
+            ],
+        },
+        {"name": "turn", "kind": "number", "label": gettext_noop("Turn"), "min": 1},
+        {"name": "left", "kind": "number", "label": gettext_noop("Moves left"), "min": 0, "max": 5},
+    ]
+
+
 def _chess_board(data: dict[str, Any]) -> list[int]:
     board = [0] * (SIDE * SIDE)
     for colour, key in ((1, "white"), (2, "black")):
@@ -306,16 +402,20 @@ def _chess_groups(data: dict[str, Any]) -> int:
 
 # --- shared --------------------------------------------------------------------------------
 
-_Family = tuple[Callable[[Any, dict[str, Any]], str], Callable[[Any, list[str]], dict[str, Any]]]
+_Family = tuple[
+    Callable[[Any, dict[str, Any]], str],
+    Callable[[Any, list[str]], dict[str, Any]],
+    Callable[[Any], list[dict[str, Any]]],
+]
 
 
 def _family(rules: Rules) -> _Family:
     if isinstance(rules, DiffusionRules):
-        return _pits_text, _pits_data
+        return _pits_text, _pits_data, _pits_fields
     if isinstance(rules, ZigZagRules):
-        return _zigzag_text, _zigzag_data
+        return _zigzag_text, _zigzag_data, _zigzag_fields
     if isinstance(rules, DiffusionChessRules):
-        return _chess_text, _chess_data
+        return _chess_text, _chess_data, _chess_fields
     raise TypeError(f"no notation for {rules.slug}")
 
 

@@ -1,18 +1,14 @@
-// The position editor on /analysis/: stones per pit, or Diffusion Chess men on the 19x19
-// board, written into the position's text (docs/NOTATION.md) as they are set. Whether the
-// position could happen is the server's to say: "Analyse" sends the text, and the rules
-// engine checks it (an impossible one comes back with the reason). No rules here.
-/* global gettext */
+// The position editor on /analysis/: the position's text (docs/NOTATION.md) set up field by
+// field, as the server describes the fields of the game chosen (GET /api/analysis/board,
+// `editor.fields`: docs/PROTOCOL.md, "Analysis"), so that no game is named here; a new game
+// needs no code in this file. Whether the position could happen is the server's to say:
+// "Analyse" sends the text, and the rules engine checks it (an impossible one comes back
+// with the reason). No rules here.
 const $ = (id) => document.getElementById(id);
 const form = $("new-analysis");
 const box = $("editor");
 const text = $("analysis-position");
-const CYCLE = [".", "O", "X", "K", "k"];
-const MEN = {
-  ".": gettext("empty"), O: gettext("a white stone"), X: gettext("a black stone"),
-  K: gettext("White's king"), k: gettext("Black's king"),
-};
-let current = null; // {slug, board, fields}
+let current = null; // {board, fields, readers: [() => the field's text]}
 let loads = 0; // only the latest load draws: an earlier answer arriving late is dropped
 
 function query() {
@@ -37,76 +33,105 @@ async function load(fromStart) {
   }
   $("editor-note").textContent = "";
   const start = fromStart || !text.value.trim() ? answer.start : text.value.trim();
-  current = { slug: answer.slug, board: answer.board };
-  if (answer.board.renderer === "grid") drawGrid(start);
-  else drawPits(start, answer.board);
+  current = { board: answer.board, fields: answer.editor.fields, readers: [] };
+  draw(start);
   write();
 }
 
-// --- pit games --------------------------------------------------------------------------
+// Each field of the text, drawn from its value (`parts`: the editor's blocks, one under the
+// other; `line`: the short fields, side by side): returns what reads the field's text back.
+const KINDS = {
+  pits: drawPits,
+  numbers: drawNumbers,
+  choice: (field, value, parts, line) => {
+    const input = select(`editor-${field.name}`, field.choices, value);
+    line.push(labelled(field.label, input));
+    return () => input.value;
+  },
+  number: (field, value, parts, line) => {
+    const input = number(`editor-${field.name}`, value);
+    input.min = String(field.min ?? 0);
+    if (field.max !== undefined) input.max = String(field.max);
+    line.push(labelled(field.label, input));
+    return () => input.value || input.min;
+  },
+  fixed: (field) => () => field.value,
+  grid: drawGrid,
+};
 
-function drawPits(position, board) {
-  const fields = position.split(/\s+/);
-  const rows = fields[0].split("/").map((row) => row.split(",").map(Number));
-  const zigzag = current.slug === "zigzag";
-  const [first, second] = (fields[1] || "0,0").split(",").map(Number);
+function draw(position) {
+  const values = position.split(/\s+/);
+  const parts = [];
+  const line = [];
+  current.readers = current.fields.map((field, i) => {
+    const value = values[i] ?? field.usual ?? (field.choices ? field.choices[0].value : "");
+    return KINDS[field.kind](field, value, parts, line);
+  });
+  const more = document.createElement("p");
+  line.forEach((node, i) => more.append(...(i ? [" ", node] : [node])));
+  box.replaceChildren(...parts, more);
+}
+
+function write() {
+  if (!current) return;
+  const parts = current.readers.map((read) => read());
+  // A field at its usual value is left off the end, as the server writes positions.
+  while (parts.length && current.fields[parts.length - 1].usual === parts[parts.length - 1]) parts.pop();
+  text.value = parts.join(" ");
+}
+
+// --- pits: a count per pit, the rows as the board names them ----------------------------
+
+function drawPits(field, value, parts) {
+  const rows = value.split("/").map((row) => row.split(",").map(Number));
   const table = document.createElement("table");
   table.className = "editor-pits";
-  board.names.forEach((names, r) => {
+  const inputs = [];
+  current.board.names.forEach((names, r) => {
     const tr = table.insertRow();
-    names.forEach((name, c) => {
-      const cell = tr.insertCell();
+    inputs.push(names.map((name, c) => {
       const label = document.createElement("label");
       label.textContent = `${name} `;
-      const input = number(`pit-${name}`, rows[r] ? rows[r][c] ?? 0 : 0);
-      input.dataset.row = String(r);
-      input.dataset.column = String(c);
-      input.className = "pit-count";
+      const input = number(`${field.name}-${name}`, rows[r] ? rows[r][c] ?? 0 : 0);
       label.append(input);
-      cell.append(label);
-    });
+      tr.insertCell().append(label);
+      return input;
+    }));
   });
-  const stores = document.createElement("p");
-  const names = zigzag ? [gettext("South has captured"), gettext("North has captured")]
-    : [gettext("Left store"), gettext("Right store")];
-  stores.append(labelled(names[0], number("store-0", first)), " ", labelled(names[1], number("store-1", second)));
-  const side = select("editor-side", [["1", gettext("South (player 1)")], ["2", gettext("North (player 2)")]], fields[2] || "1");
-  const extra = [labelled(gettext("To move"), side)];
-  if (zigzag) {
-    const last = select("editor-last", [["0", gettext("nobody yet")], ["1", gettext("South")], ["2", gettext("North")]], fields[4] || "0");
-    extra.push(" ", labelled(gettext("Last to capture"), last));
-  }
-  const more = document.createElement("p");
-  more.append(...extra);
-  box.replaceChildren(table, stores, more);
+  parts.push(table);
+  return () => inputs.map((row) => row.map((input) => input.value || "0").join(",")).join("/");
 }
 
-function writePits() {
-  const rows = [];
-  for (const input of box.querySelectorAll("input.pit-count")) {
-    const r = Number(input.dataset.row);
-    (rows[r] ||= [])[Number(input.dataset.column)] = input.value || "0";
-  }
-  const stores = `${$("store-0").value || 0},${$("store-1").value || 0}`;
-  const parts = [rows.map((row) => row.join(",")).join("/"), stores, $("editor-side").value];
-  if (current.slug === "zigzag" && $("editor-last").value !== "0") parts.push("-", $("editor-last").value);
-  return parts.join(" ");
+// Counts joined by commas, each with its label ("the left store", "the right store").
+function drawNumbers(field, value, parts) {
+  const counts = value.split(",");
+  const inputs = field.labels.map((label, i) => number(`${field.name}-${i}`, Number(counts[i] || 0)));
+  const line = document.createElement("p");
+  inputs.forEach((input, i) => line.append(...(i ? [" "] : []), labelled(field.labels[i], input)));
+  parts.push(line);
+  return () => inputs.map((input) => input.value || "0").join(",");
 }
 
-// --- Diffusion Chess ----------------------------------------------------------------------
+// --- a grid board: a man per cell, rows from the top, a number for a run of empty cells ---
 
-function drawGrid(position) {
-  const fields = position.split(/\s+/);
+function drawGrid(field, value, parts) {
   const { files, size } = current.board;
+  const men = new Map(field.men.map((man) => [man.value, man]));
+  const order = field.men.map((man) => man.value);
+  const empty = order[0];
   const grid = document.createElement("div");
   grid.className = "editor-grid";
   grid.style.gridTemplateColumns = `repeat(${size}, 1fr)`;
-  const rows = fields[0].split("/");
-  rows.forEach((row, index) => {
+  const setMan = (button, man) => {
+    button.dataset.man = man;
+    button.textContent = man === empty ? "" : man;
+    button.setAttribute("aria-label", `${button.dataset.cell}: ${men.get(man).label}`);
+  };
+  value.split("/").forEach((row, index) => {
     const rank = size - index;
     const cells = [];
     for (const token of row.match(/[0-9]+|./g) || []) {
-      if (/[0-9]/.test(token)) cells.push(...".".repeat(Number(token)));
+      if (/[0-9]/.test(token)) cells.push(...empty.repeat(Number(token)));
       else cells.push(token);
     }
     for (let file = 0; file < size; file += 1) {
@@ -114,63 +139,43 @@ function drawGrid(position) {
       button.type = "button";
       button.className = "editor-cell";
       button.dataset.cell = `${files[file]}${rank}`;
-      setMan(button, cells[file] || ".");
+      setMan(button, men.has(cells[file]) ? cells[file] : empty);
       button.addEventListener("click", () => {
-        const next = CYCLE[(CYCLE.indexOf(button.dataset.man) + 1) % CYCLE.length];
-        if (next === "K" || next === "k") {
-          for (const other of grid.querySelectorAll(`[data-man="${next}"]`)) setMan(other, next === "K" ? "O" : "X");
-        }
+        const next = order[(order.indexOf(button.dataset.man) + 1) % order.length];
+        // One of its kind on the board: the one set before becomes its `single` man.
+        const single = men.get(next).single;
+        if (single) for (const other of grid.querySelectorAll(`[data-man="${next}"]`)) setMan(other, single);
         setMan(button, next);
         write();
       });
       grid.append(button);
     }
   });
-  const side = select("editor-side", [["w", gettext("White")], ["b", gettext("Black")]], fields[1] || "w");
-  const turn = number("editor-turn", Number(fields[2] || 1));
-  turn.min = "1";
-  const left = number("editor-left", Number(fields[3] || 4));
-  left.max = "5";
-  const more = document.createElement("p");
-  more.append(labelled(gettext("To move"), side), " ", labelled(gettext("Turn"), turn), " ", labelled(gettext("Moves left"), left));
   const hint = document.createElement("p");
   hint.className = "hint";
-  hint.textContent = gettext("Click a cell to change it: empty, white stone, black stone, White's king, Black's king.");
-  box.replaceChildren(hint, grid, more);
-}
-
-function setMan(button, man) {
-  button.dataset.man = man;
-  button.textContent = man === "." ? "" : man;
-  button.setAttribute("aria-label", `${button.dataset.cell}: ${MEN[man]}`);
-}
-
-function writeGrid() {
-  const { size } = current.board;
-  const cells = [...box.querySelectorAll(".editor-cell")].map((button) => button.dataset.man);
-  const rows = [];
-  for (let r = 0; r < size; r += 1) {
-    let row = "";
-    let empty = 0;
-    for (const man of cells.slice(r * size, r * size + size)) {
-      if (man === ".") {
-        empty += 1;
-        continue;
+  hint.textContent = field.hint;
+  parts.push(hint, grid);
+  return () => {
+    const cells = [...grid.querySelectorAll(".editor-cell")].map((button) => button.dataset.man);
+    const rows = [];
+    for (let r = 0; r < size; r += 1) {
+      let row = "";
+      let run = 0;
+      for (const man of cells.slice(r * size, r * size + size)) {
+        if (man === empty) {
+          run += 1;
+          continue;
+        }
+        row += (run ? String(run) : "") + man;
+        run = 0;
       }
-      row += (empty ? String(empty) : "") + man;
-      empty = 0;
+      rows.push(row + (run ? String(run) : ""));
     }
-    rows.push(row + (empty ? String(empty) : ""));
-  }
-  return [rows.join("/"), $("editor-side").value, $("editor-turn").value || "1", $("editor-left").value || "5"].join(" ");
+    return rows.join("/");
+  };
 }
 
 // --- shared -------------------------------------------------------------------------------
-
-function write() {
-  if (!current) return;
-  text.value = current.board.renderer === "grid" ? writeGrid() : writePits();
-}
 
 function number(id, value) {
   const input = document.createElement("input");
@@ -185,14 +190,14 @@ function number(id, value) {
 function select(id, choices, value) {
   const input = document.createElement("select");
   input.id = id;
-  for (const [key, label] of choices) input.append(new Option(label, key, false, key === value));
+  for (const choice of choices) input.append(new Option(choice.label, choice.value, false, choice.value === value));
   input.addEventListener("change", write);
   return input;
 }
 
-function labelled(text, input) {
+function labelled(words, input) {
   const label = document.createElement("label");
-  label.append(`${text} `, input);
+  label.append(`${words} `, input);
   return label;
 }
 
