@@ -7,13 +7,20 @@ number. Production sets VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY (docs/DEPLOY.md);
 and `manage.py` use a development pair generated into `.vapid_keys` (git-ignored).
 
     python -m push.keys            # print a new pair as environment lines
-    python -m push.keys FILE       # the pair in FILE, generated into it when missing
+    python -m push.keys FILE       # the pair in FILE, generated into it when missing or empty
+
+A FILE that holds something other than a pair (`public=...` and `private=...` lines, the public
+key the private key's) is refused with what is wrong and left as it is: it may be someone's
+pair with a typo, and a new pair would cut off every browser subscribed with the old one. An
+empty FILE holds no pair to lose (a first run stopped halfway, or `touch`), and `make`'s
+`.vapid_keys` rule would never run again on it, so the pair is made into it.
 
 No Django here: manage.py and the settings read it before Django is set up.
 """
 
 from __future__ import annotations
 
+import argparse
 import base64
 import os
 import sys
@@ -53,31 +60,68 @@ def public_of(private: str) -> str:
     )
 
 
+class KeyFileError(ValueError):
+    """A key file that holds no usable pair; the message says what is wrong and what to do."""
+
+
 def local_keys(path: Path) -> tuple[str, str]:
     """The development pair kept in `path` (`public=...` and `private=...` lines), made on
-    first use."""
-    if not path.exists():
+    first use, or when the file is empty; KeyFileError if it holds anything else."""
+    if not path.exists() or not path.read_text().strip():
         public, private = generate()
-        path.write_text(f"public={public}\nprivate={private}\n")
-        path.chmod(0o600)
-    fields = dict(
-        line.split("=", 1) for line in path.read_text().splitlines() if "=" in line.strip()
-    )
-    return fields["public"].strip(), fields["private"].strip()
+        # Readable by its owner only from the start: the private key is never world-readable.
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w") as out:
+            out.write(f"public={public}\nprivate={private}\n")
+        path.chmod(0o600)  # an existing empty file keeps its mode through os.open
+    fields = {
+        name.strip(): value.strip()
+        for name, _, value in (line.partition("=") for line in path.read_text().splitlines())
+    }
+    public, private = fields.get("public", ""), fields.get("private", "")
+    remedy = "fix it, or delete it to have a new pair made (browsers then subscribe again)"
+    if not public or not private:
+        raise KeyFileError(f"{path} holds no key pair (public=... and private=... lines): {remedy}")
+    try:
+        matches = public_of(private) == public
+    except ValueError:  # not base64url (binascii.Error is one), or not a P-256 private number
+        matches = False
+    if not matches:
+        raise KeyFileError(f"{path}: the public key is not the private key's: {remedy}")
+    return public, private
 
 
 def use_local_keys(path: Path) -> None:
     """Put the development pair in the environment unless a pair is set there already."""
     if os.environ.get("VAPID_PUBLIC_KEY") and os.environ.get("VAPID_PRIVATE_KEY"):
         return
-    public, private = local_keys(path)
+    try:
+        public, private = local_keys(path)
+    except KeyFileError as error:
+        raise SystemExit(f"push keys: {error}") from None  # a command line's clear stop
     os.environ["VAPID_PUBLIC_KEY"] = public
     os.environ["VAPID_PRIVATE_KEY"] = private
     os.environ.setdefault("VAPID_SUBJECT", DEVELOPMENT_SUBJECT)
 
 
-def main(argv: list[str]) -> None:
-    public, private = local_keys(Path(argv[0])) if argv else generate()
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m push.keys",
+        description="Print a VAPID key pair for push notices as environment lines "
+        "(VAPID_PUBLIC_KEY=..., VAPID_PRIVATE_KEY=...).",
+    )
+    parser.add_argument(
+        "file",
+        nargs="?",
+        type=Path,
+        help="keep the pair in FILE (public=... and private=... lines, mode 600): made into it "
+        "when it is missing or empty, else read from it; without FILE a new pair is printed",
+    )
+    arguments = parser.parse_args(argv)
+    try:
+        public, private = local_keys(arguments.file) if arguments.file else generate()
+    except KeyFileError as error:
+        parser.exit(2, f"{parser.prog}: {error}\n")
     print(f"VAPID_PUBLIC_KEY={public}\nVAPID_PRIVATE_KEY={private}")
 
 

@@ -588,3 +588,74 @@ def test_a_development_pair_is_made_once_into_a_local_file(tmp_path: Path) -> No
     assert keys.local_keys(path) == (public, private)
     assert keys.public_of(private) == public
     assert oct(path.stat().st_mode & 0o777) == "0o600"
+
+
+def keys_command(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "push.keys", *arguments],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_the_keys_command_answers_help_and_writes_no_file(tmp_path: Path) -> None:
+    answer = keys_command("--help", cwd=tmp_path)
+    assert answer.returncode == 0, answer.stderr
+    assert "usage: python -m push.keys [-h] [file]" in answer.stdout
+    assert list(tmp_path.iterdir()) == []
+    refused = keys_command("a", "b", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "unrecognized arguments: b" in refused.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_key_file_gets_a_pair_as_a_missing_one_does(tmp_path: Path) -> None:
+    # What make's .vapid_keys rule leaves when its first run stops halfway: make never runs
+    # the rule again on an existing file, so the command fills it.
+    path = tmp_path / ".vapid_keys"
+    path.write_text("\n")
+    made = keys_command(str(path), cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    public, private = keys.local_keys(path)
+    assert keys.public_of(private) == public
+    assert made.stdout == f"VAPID_PUBLIC_KEY={public}\nVAPID_PRIVATE_KEY={private}\n"
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("public=abc\n", "holds no key pair (public=... and private=... lines)"),
+        ("# a pair, once\nprivate=not-a-key\npublic=abc\n", "the public key is not the private"),
+    ],
+)
+def test_a_key_file_without_a_pair_is_refused_clearly_and_kept(
+    tmp_path: Path, text: str, said: str
+) -> None:
+    path = tmp_path / ".vapid_keys"
+    path.write_text(text)
+    refused = keys_command(str(path), cwd=tmp_path)
+    assert refused.returncode == 2
+    assert said in refused.stderr and "delete it to have a new pair made" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert path.read_text() == text
+    # manage.py's way in (use_local_keys) stops as clearly, without a traceback.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VAPID_")}
+    stopped = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"from pathlib import Path; from push.keys import use_local_keys"
+            f"; use_local_keys(Path({str(path)!r}))",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert stopped.returncode == 1
+    assert "Traceback" not in stopped.stderr and said in stopped.stderr
