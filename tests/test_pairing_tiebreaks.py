@@ -80,16 +80,36 @@ PLAIN_EXPECTED = {
     "D": (1 + 1 + 2.5, 1 + 2.5, 0.5 + 0.5 + 1.25),
 }
 
+# A round robin of five: each player sits out one round (None: no round of his at all). The
+# classical Sonneborn-Berger, worked out by hand in tests/test_tournaments_standings.py.
+# R1 2-5 1-0, 3-4 1-0, 1 out; R2 5-3 =, 1-2 1-0, 4 out; R3 3-1 =, 4-5 0-1, 2 out;
+# R4 1-4 0-1, 2-3 1-0, 5 out; R5 4-2 =, 5-1 0-1, 3 out. Scores 2.5, 2.5, 2, 1.5, 1.5.
+ROUND_ROBIN = {
+    "1": [None, played(1, "2"), played(0.5, "3"), played(0, "4"), played(1, "5")],
+    "2": [played(1, "5"), played(0, "1"), None, played(1, "3"), played(0.5, "4")],
+    "3": [played(1, "4"), played(0.5, "5"), played(0.5, "1"), played(0, "2"), None],
+    "4": [played(0, "3"), None, played(0, "5"), played(1, "1"), played(0.5, "2")],
+    "5": [played(0, "2"), played(0.5, "3"), played(1, "4"), None, played(0, "1")],
+}
+ROUND_ROBIN_EXPECTED = {
+    "1": (2.5 + 2 + 1.5 + 1.5, 2.5 + 2 + 1.5, 2.5 + 1 + 1.5),
+    "2": (1.5 + 2.5 + 2 + 1.5, 2.5 + 2 + 1.5, 1.5 + 2 + 0.75),
+    "3": (1.5 + 1.5 + 2.5 + 2.5, 2.5 + 2.5 + 1.5, 1.5 + 0.75 + 1.25),
+    "4": (2 + 1.5 + 2.5 + 2.5, 2.5 + 2.5 + 2, 2.5 + 1.25),
+    "5": (2.5 + 2 + 1.5 + 2.5, 2.5 + 2.5 + 2, 1 + 1.5),
+}
+
 CASES = [
     pytest.param(WITH_BYES, WITH_BYES_EXPECTED, id="byes"),
     pytest.param(WITH_FORFEIT, WITH_FORFEIT_EXPECTED, id="forfeit"),
     pytest.param(PLAIN, PLAIN_EXPECTED, id="plain"),
+    pytest.param(ROUND_ROBIN, ROUND_ROBIN_EXPECTED, id="round robin sit-outs"),
 ]
 
 
 @pytest.mark.parametrize(("table", "expected"), CASES)
 def test_tiebreaks_count_unplayed_games_against_fides_virtual_opponent(
-    table: dict[Hashable, list[Game]], expected: dict[str, tuple[float, float, float]]
+    table: dict[Hashable, list[Game | None]], expected: dict[str, tuple[float, float, float]]
 ) -> None:
     scores = tiebreaks(table)
     for player, (bh, cut1, sb) in expected.items():

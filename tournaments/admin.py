@@ -57,9 +57,33 @@ class ScheduleAdmin(admin.ModelAdmin):
     list_filter = ("kind", "slug", "active")
 
 
+class HeldFilter(admin.SimpleListFilter):
+    """Tournaments set aside because their work failed (tournaments/services/holding.py)."""
+
+    title = "held"
+    parameter_name = "held"
+
+    def lookups(self, request: Any, model_admin: Any) -> list[tuple[str, str]]:
+        return [("yes", "held"), ("no", "not held")]
+
+    def queryset(self, request: Any, queryset: Any) -> Any:
+        if self.value() == "yes":
+            return queryset.exclude(problem="")
+        if self.value() == "no":
+            return queryset.filter(problem="")
+        return queryset
+
+
 @admin.register(Tournament)
 class TournamentAdmin(admin.ModelAdmin):
-    list_display = ("name", "kind", "slug", "status", "starts_at", "creator", "winner")
-    list_filter = ("kind", "status", "slug")
+    list_display = ("name", "kind", "slug", "status", "starts_at", "creator", "winner", "problem")
+    list_filter = (HeldFilter, "kind", "status", "slug")
     search_fields = ("name",)
-    readonly_fields = ("version", "round", "winner", "first_colour", "invite_token")
+    readonly_fields = ("version", "round", "winner", "first_colour", "invite_token", "problem")
+    actions = ("try_again",)
+
+    @admin.action(description="Try again: clear the problem of the held tournaments chosen")
+    def try_again(self, request: Any, queryset: Any) -> None:
+        # The sweeper's next pass counts their waiting results and pairs them again.
+        cleared = queryset.exclude(problem="").update(problem="")
+        self.message_user(request, f"{cleared} tournament(s) no longer held.")

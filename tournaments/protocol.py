@@ -75,13 +75,15 @@ class Row(msgspec.Struct, forbid_unknown_fields=True):
     fire: bool  # arena: on a streak (the next win counts double)
     playing: bool
     withdrawn: bool
-    tiebreak: float
-    sheet: str  # the results so far, one mark per game: 2 1 0 (arena: 4 2 when on fire), + a bye
+    tiebreak: float  # Swiss: Buchholz; round robin: Sonneborn-Berger; arena: 0
+    # One mark a game (arena: its points, 0 1 2 4) or a round (Swiss, round robin): 1 = 0 a
+    # win, draw, loss; + a bye or a win by forfeit; - a round without a game or points.
+    sheet: str
 
 
 class PairingView(msgspec.Struct, forbid_unknown_fields=True):
     round: int
-    game_id: int | None  # None: a bye
+    game_id: int | None  # None: a bye (a round robin's sit-out too) or a forfeit
     first: str
     second: str | None
     result: str  # "" in play, "1", "2", "draw", "bye", "void"

@@ -8,9 +8,13 @@ tie-break:
   game against a virtual opponent who starts the round with the player's score, gets the
   opposite of the player's result in it and draws every later round:
   Svon = SPR + (1 - SfPR) + 0.5 * (n - R), SPR the player's score before round R, SfPR his
-  points in it, n the number of rounds.
+  points in it, n the number of rounds (the player's own: a sit-out is none, below).
 - When an opponent's score is counted, his own unplayed games count as draws, whatever they
   scored him: a player is not paid for his opponents' byes.
+
+A round robin's sit-out (the odd player drawn against the Berger table's dummy) is no round of
+the player's at all: it is given as None and left out of everything, so that a round robin's
+Sonneborn-Berger is the classical sum over the games played (every player sits out as often).
 """
 
 from __future__ import annotations
@@ -35,7 +39,8 @@ class Game:
         return self.opponent is None or not self.played
 
 
-Crosstable = Mapping[Hashable, Sequence[Game]]
+# Each player's rounds in order: a Game, or None for a round robin's sit-out.
+Crosstable = Mapping[Hashable, Sequence[Game | None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,21 +53,28 @@ class Tiebreaks:
 
 
 def tiebreaks(table: Crosstable) -> dict[Hashable, Tiebreaks]:
-    """Every player's tie-breaks; each player's list of games is by round, all equally long."""
+    """Every player's tie-breaks; each player's list of games is by round, all equally long
+    (None for a round robin's sit-out)."""
     rounds = {len(games) for games in table.values()}
     if len(rounds) > 1:
-        raise PairingError("every player needs one entry per round (a Game for a bye too)")
-    for player, games in table.items():
-        for game in games:
-            if not game.unplayed and game.opponent not in table:
+        raise PairingError(
+            "every player needs one entry per round (a Game for a bye or an absence too)"
+        )
+    for player, entries in table.items():
+        for game in entries:
+            if game is not None and not game.unplayed and game.opponent not in table:
                 raise PairingError(f"{player!r:.30} met {game.opponent!r:.30}, not in the table")
+    # A sit-out is no round of the player's: dropped before anything is counted.
+    rounds_of = {
+        player: [game for game in entries if game is not None] for player, entries in table.items()
+    }
     # What each player counts for as an opponent: his unplayed games as draws.
     as_opponent = {
         player: sum(0.5 if game.unplayed else game.points for game in games)
-        for player, games in table.items()
+        for player, games in rounds_of.items()
     }
     result = {}
-    for player, games in table.items():
+    for player, games in rounds_of.items():
         opponents = _opponent_scores(games, as_opponent)
         weighted = sum(game.points * score for game, score in zip(games, opponents, strict=True))
         result[player] = Tiebreaks(

@@ -6,6 +6,7 @@ import contextlib
 import secrets
 
 from django.db import transaction
+from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -60,6 +61,15 @@ def join(*, user: User, tournament_id: int, token: str = "") -> Entry:
         entry = Entry.objects.filter(tournament=tournament, user=user).first()
         if entry is not None and not entry.withdrawn:
             raise ServiceError("already_joined", _("You are in this tournament already."))
+        if (
+            tournament.status == Tournament.Status.RUNNING
+            and tournament.kind == Tournament.Kind.SWISS
+            and tournament.round >= (tournament.rounds or 0)
+        ):
+            # Its last round is in play: a player joining now would never be paired.
+            raise ServiceError(
+                "tournament_started", _("This Swiss is in its last round: none is left to play.")
+            )
         active = Entry.objects.filter(tournament=tournament, withdrawn=False).count()
         if active >= tournament.max_players:
             raise ServiceError(
@@ -68,21 +78,29 @@ def join(*, user: User, tournament_id: int, token: str = "") -> Entry:
             )
         if entry is None:
             rating, _provisional = rating_of(user.pk, tournament.slug, speed(tournament))
-            entry = Entry.objects.create(
-                tournament=tournament,
-                user=user,
-                rating=rating,
-                free_since=timezone.now(),
-                # A Swiss joined late: the rounds missed count as games not played.
-                colours="-" * tournament.round if tournament.kind == Tournament.Kind.SWISS else "",
-                floats="-" * tournament.round if tournament.kind == Tournament.Kind.SWISS else "",
+            entry = Entry(
+                tournament=tournament, user=user, rating=rating, free_since=timezone.now()
             )
+            if tournament.kind == Tournament.Kind.SWISS and tournament.round:
+                _joined_late(tournament, entry)
+            entry.save()
         else:
             entry.withdrawn = False
             entry.free_since = timezone.now()
             entry.save(update_fields=["withdrawn", "free_since"])
         publish.changed(tournament, entries=[entry])
     return entry
+
+
+def _joined_late(tournament: Tournament, entry: Entry) -> None:
+    """A Swiss joined after its start: every round paired so far (the one in play too) is a
+    round without a game and without points (FIDE's zero-point bye for an unpaired round;
+    docs/TOURNAMENTS.md), and the player is paired from the next round with the next
+    pairing number."""
+    missed = tournament.round
+    entry.colours = entry.floats = entry.sheet = "-" * missed
+    last = Entry.objects.filter(tournament=tournament).aggregate(last=Max("seed"))["last"]
+    entry.seed = (last or 0) + 1
 
 
 def withdraw(*, user: User, tournament_id: int) -> None:

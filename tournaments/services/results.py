@@ -10,7 +10,7 @@ from django.utils import timezone
 from games.models import Game
 from tournaments.models import Entry, Pairing, Tournament
 from tournaments.pairing import arena
-from tournaments.services import publish, rounds, saving
+from tournaments.services import holding, publish, rounds, saving
 from tournaments.services.locking import locked
 
 # A pairing's result -> what each player got.
@@ -22,12 +22,20 @@ _OUTCOMES: dict[str, tuple[arena.Result, arena.Result]] = {
 
 
 def game_ended(game: Game, **_: Any) -> None:
-    """games.lifecycle.game_ended: count it if it is a tournament's (after its commit)."""
-    tournament_id = (
-        Pairing.objects.filter(game_id=game.pk).values_list("tournament_id", flat=True).first()
+    """games.lifecycle.game_ended: count it if it is a tournament's (after its commit). A
+    held tournament's is left for the sweeper to count once staff cleared the hold; one whose
+    counting fails is held (tournaments/services/holding.py)."""
+    found = (
+        Pairing.objects.filter(game_id=game.pk)
+        .values_list("tournament_id", "tournament__problem")
+        .first()
     )
-    if tournament_id is not None:
-        count(tournament_id, game.pk)
+    if found is None or found[1]:
+        return
+    tournament_id = found[0]
+    holding.guarded(
+        tournament_id, f"counting game {game.pk}", lambda: count(tournament_id, game.pk)
+    )
 
 
 def count(tournament_id: int, game_id: int) -> bool:

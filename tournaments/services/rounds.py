@@ -29,8 +29,9 @@ from tournaments.services.locking import locked
 
 logger = logging.getLogger(__name__)
 
-# Half points: a win, a draw, a bye (FIDE: a pairing-allocated bye scores as a win).
-WIN, DRAW, BYE = 2, 1, 2
+# Half points: a win, a draw, a Swiss's bye (FIDE: a pairing-allocated bye scores as a win),
+# a round robin's sit-out (nothing: the odd field's player drawn against the table's dummy).
+WIN, DRAW, BYE, SIT_OUT = 2, 1, 2, 0
 # The letters an entry keeps per round, as the pairing library reads them.
 _COLOURS: dict[str, swiss.Colour] = {"W": "W", "B": "B"}
 _FLOATS: dict[str, swiss.Float] = {"U": "up", "D": "down"}
@@ -295,8 +296,23 @@ def _round_robin_round(tournament: Tournament) -> bool:
         else:
             pairs.append((first, second))
     if table.bye is not None:
-        number[table.bye].sheet += "-"  # sitting out: no points in a round robin
-    saving.update_entries(seeded, ["opponents", "points", "wins", "losses", "games", "sheet"])
+        # Sitting out (an odd field, the Berger table's dummy): a bye without points, as round
+        # robins count it, marked as a round without a game (docs/TOURNAMENTS.md).
+        sitting = number[table.bye]
+        sitting.sheet += "-"
+        sitting.byes += 1
+        forfeits.append(
+            Pairing(
+                tournament=tournament,
+                round=tournament.round,
+                first=sitting.user,
+                result=Pairing.Result.BYE,
+                first_points=SIT_OUT,
+            )
+        )
+    saving.update_entries(
+        seeded, ["opponents", "points", "wins", "losses", "games", "byes", "sheet"]
+    )
     pairings = _create_games(tournament, pairs) + Pairing.objects.bulk_create(forfeits)
     publish.changed(tournament, entries=seeded, pairings=pairings)
     _timed(tournament, len(pairs), began)
@@ -345,25 +361,37 @@ def finish(tournament: Tournament) -> None:
 
 
 def update_tiebreaks(tournament: Tournament) -> None:
-    """Buchholz and Sonneborn-Berger of every entry, from the pairings so far (Swiss: by
-    Buchholz first; round robin: Sonneborn-Berger first)."""
+    """Buchholz and Sonneborn-Berger of every entry, from the rounds counted so far (Swiss:
+    Buchholz first; round robin: Sonneborn-Berger first).
+
+    Every player has one entry in each round: his game, his bye, or, in a round he had no
+    part in (joined later, withdrawn, not paired), a zero-point round without a game
+    (docs/TOURNAMENTS.md). A round robin's sit-out is no round of his (None)."""
     entries = list(Entry.objects.filter(tournament=tournament))
-    table: dict[Hashable, list[Played]] = {entry.user_id: [] for entry in entries}
-    for pairing in Pairing.objects.filter(tournament=tournament).order_by("round", "id"):
-        if pairing.result == Pairing.Result.PENDING:
-            continue
-        first, second = pairing.first_id, pairing.second_id
+    # The rounds whose every result is in: the current one only once it is complete.
+    counted = tournament.round - (0 if round_complete(tournament) else 1)
+    rounds: dict[Hashable, dict[int, Played | None]] = {entry.user_id: {} for entry in entries}
+    for pairing in Pairing.objects.filter(tournament=tournament, round__lte=counted).exclude(
+        result=Pairing.Result.PENDING
+    ):
+        first, second, number = pairing.first_id, pairing.second_id, pairing.round
         if pairing.result == Pairing.Result.BYE or second is None:
-            table[first].append(Played(points=pairing.first_points / 2))
+            if tournament.kind == Tournament.Kind.ROUND_ROBIN:
+                rounds[first][number] = None  # sitting out the odd field's round
+            else:
+                rounds[first][number] = Played(points=pairing.first_points / 2)
             continue
         played = pairing.game_id is not None and pairing.result != Pairing.Result.VOID
-        table[first].append(Played(pairing.first_points / 2, second, played))
-        table[second].append(Played(pairing.second_points / 2, first, played))
+        rounds[first][number] = Played(pairing.first_points / 2, second, played)
+        rounds[second][number] = Played(pairing.second_points / 2, first, played)
+    absent = Played(points=0.0)  # a round without a game and without points
+    table = {
+        user: [games.get(number, absent) for number in range(1, counted + 1)]
+        for user, games in rounds.items()
+    }
     scores = tiebreaks(table)
     for entry in entries:
-        found = scores.get(entry.user_id)
-        if found is None:
-            continue
+        found = scores[entry.user_id]
         if tournament.kind == Tournament.Kind.SWISS:
             entry.tiebreak, entry.tiebreak2 = found.buchholz, found.sonneborn_berger
         else:
@@ -373,9 +401,11 @@ def update_tiebreaks(tournament: Tournament) -> None:
 
 def games_to_count() -> list[tuple[int, Game]]:
     """Tournament games that ended but were not counted (their end's receiver did not run:
-    a process killed after the commit). The sweeper counts them."""
+    a process killed after the commit). The sweeper counts them, but not a held tournament's
+    (tournaments/services/holding.py)."""
     pending = Pairing.objects.filter(
         result=Pairing.Result.PENDING,
         game__status__in=[Game.Status.FINISHED, Game.Status.ABORTED],
+        tournament__problem="",
     ).select_related("game")[:500]
     return [(p.tournament_id, p.game) for p in pending if p.game is not None]
