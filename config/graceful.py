@@ -14,6 +14,13 @@ SIGTERM instead:
 4. then stops the reactor, within SHUTDOWN_GRACE_SECONDS of the signal (an orchestrator's
    own stop timeout must be longer: compose gives 75 s).
 
+Every step waits at most what is left of the grace, less a reserve for the reactor's own stop
+(RESERVE_SECONDS). A thread can still fail to return: a database that hangs (its connection
+open, no byte passing) holds a database thread in a read for as long as the kernel keeps the
+connection, minutes, and Python waits for every thread before it exits. So the grace is
+also enforced from outside the event loop: a watchdog thread ends the process when it is over,
+whatever is still running, after logging what that is (`stopped at the end of the grace`).
+
 A second SIGTERM, or SIGINT (Ctrl-C), stops at once.
 """
 
@@ -21,14 +28,27 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
+import sys
+import threading
 import time
 from typing import Any
 
 logger = logging.getLogger("config.graceful")
 
+# What the drain leaves of the grace for Daphne to cancel what still runs and the reactor to
+# stop (at most a second, a fifth of a short grace).
+RESERVE_SECONDS = 1.0
 
-_state: dict[str, Any] = {"stopping": False, "task": None}
+# How long the process waits, at the end of the grace, for its last line to be written.
+LAST_WORDS_SECONDS = 0.2
+
+_state: dict[str, Any] = {"stopping": False, "task": None, "deadline": None}
+
+
+def reserve(grace: float) -> float:
+    return min(RESERVE_SECONDS, grace * 0.2)
 
 
 def install(cli: Any) -> None:
@@ -75,6 +95,8 @@ def begin(server: Any) -> None:
         reactor.stop()
         return
     _state["stopping"] = True
+    _state["deadline"] = time.monotonic() + grace_seconds()
+    end_at_the_deadline(_state["deadline"])
     from realtime import drain
 
     for reader in list(reactor.getReaders()):
@@ -96,10 +118,11 @@ async def _stop(server: Any) -> None:
 
     started = time.monotonic()
     grace = grace_seconds()
+    within = grace - reserve(grace)
     try:
-        drained = await drain.drain(grace)
+        drained = await drain.drain(grace, within=within)
         # Daphne's table of connections is the only record of the requests in hand: look.
-        while time.monotonic() - started < grace and _requests_in_hand(server):  # noqa: ASYNC110
+        while time.monotonic() - started < within and _requests_in_hand(server):  # noqa: ASYNC110
             await asyncio.sleep(0.05)
         logger.info(
             "drained in %.2f s: %d socket(s) moved by their clients, %d closed with 1012 "
@@ -116,6 +139,53 @@ async def _stop(server: Any) -> None:
     finally:
         if reactor.running:
             reactor.stop()
+
+
+def end_at_the_deadline(deadline: float) -> None:
+    """End the process at `deadline` (time.monotonic()) if it is still running then: a
+    daemon thread, which runs on while Python waits for the other threads before exiting."""
+
+    def say_why() -> None:
+        logger.warning(
+            "stopped at the end of the grace (%g s), still busy: %s",
+            grace_seconds(),
+            "; ".join(_busy_threads()) or "nothing",
+        )
+        for handler in logging.getLogger().handlers:
+            handler.flush()
+        sys.stdout.flush()
+        sys.stderr.flush()
+
+    def watch() -> None:
+        threading.Event().wait(max(0.0, deadline - time.monotonic()))
+        # Said from a thread of its own, waited for briefly: a stuck thread may hold the log's
+        # lock (a write to a full pipe), and the exit must not wait for it.
+        saying = threading.Thread(target=say_why, name="grace-deadline-log", daemon=True)
+        saying.start()
+        saying.join(LAST_WORDS_SECONDS)
+        # Not sys.exit: it would wait for the very threads that hold the process up.
+        os._exit(0)
+
+    threading.Thread(target=watch, name="grace-deadline", daemon=True).start()
+
+
+def _busy_threads() -> list[str]:
+    """The threads the process would wait for, each with where it is (`db_0 in wait
+    (psycopg/connection.py:495)`); not the idle workers of a thread pool."""
+    frames = sys._current_frames()
+    busy = []
+    for thread in threading.enumerate():
+        if thread.daemon or thread is threading.current_thread() or thread.ident is None:
+            continue
+        frame = frames.get(thread.ident)
+        if frame is None:
+            busy.append(thread.name)
+            continue
+        path = "/".join(frame.f_code.co_filename.replace(os.sep, "/").split("/")[-2:])
+        if (path, frame.f_code.co_name) == ("futures/thread.py", "_worker"):
+            continue  # waiting for work: it ends as the process does
+        busy.append(f"{thread.name} in {frame.f_code.co_name} ({path}:{frame.f_lineno})")
+    return busy
 
 
 def _requests_in_hand(server: Any) -> int:
@@ -167,7 +237,12 @@ def patch_daphne_shutdown() -> None:
                 wait_for.append(task)
         if wait_for:
             logger.info("cancelled %d application instance(s) still running", len(wait_for))
-        deferred = defer.Deferred.fromFuture(asyncio.gather(*wait_for, return_exceptions=True))
+        ending: Any = asyncio.gather(*wait_for, return_exceptions=True)
+        if _state["deadline"] is not None:
+            # An application whose cancellation waits on something that hangs does not hold
+            # the reactor past the grace.
+            ending = asyncio.wait_for(ending, max(0.0, _state["deadline"] - time.monotonic()))
+        deferred = defer.Deferred.fromFuture(asyncio.ensure_future(ending))
         deferred.addErrback(lambda _: None)
         return deferred
 

@@ -18,7 +18,11 @@ connections. From then on:
   who came back in the meantime is still here; one who did not counts as gone, as after a
   crash). See realtime/presence.py, `hand_over`.
 
-All of it within `grace` seconds; what is still open then is left to Daphne, which cancels it.
+All of it within `grace` seconds (or the shorter time the caller gives): every step that waits
+(on a client, on a socket's message in hand, on the database) waits at most what is left, and
+what could not be done is logged with its reason. What is still open then is left to Daphne,
+which cancels it; a thread that never returns (a database that hangs) is left to
+config/graceful.py, which ends the process when the grace is over.
 """
 
 from __future__ import annotations
@@ -50,6 +54,10 @@ CLOSE_RESTARTING = 1012
 # sockets still here are closed with 1012.
 MOVE_MS_LEAST = 2000
 AFTER_MOVE_SECONDS = 1.5
+# The last part of the drain's time is kept for the sockets closed with 1012 (their clients
+# answer the close) and, after them, for handing the presence over: each a tenth of it, at
+# most a second (both take milliseconds when all is well).
+LAST_STEPS_SECONDS = 1.0
 
 
 def move_window_ms(sockets: int, grace: float) -> int:
@@ -98,28 +106,51 @@ class Drained:
     seconds: float
 
 
-async def drain(grace: float) -> Drained:
-    """Close every socket of this process for a restart and hand its presence over."""
+def reason(error: BaseException, waited: float | None = None) -> str:
+    """Why a step failed, for the log: never empty (a timeout's message is)."""
+    if isinstance(error, TimeoutError) and waited is not None:
+        return f"timed out after {waited:.1f} s"
+    return repr(error)
+
+
+async def drain(grace: float, within: float | None = None) -> Drained:
+    """Close every socket of this process for a restart and hand its presence over, in at
+    most `within` seconds (`grace` by default; the window the pages are given to move is
+    measured on `grace`)."""
     global _all_closed
     started = time.monotonic()
+    deadline = started + (grace if within is None else min(within, grace))
+    last_steps = min(LAST_STEPS_SECONDS, (deadline - started) * 0.1)
+
+    def left(keep: float = 0.0) -> float:
+        """What is left of the drain's time, less `keep` (kept for the steps after)."""
+        return max(0.0, deadline - keep - time.monotonic())
+
     _state["draining"] = True
     presence.stop_reaping()
     sockets = list(_sockets)
     _all_closed = asyncio.Event()
     if not _sockets:
         _all_closed.set()
-    within = move_window_ms(len(sockets), grace)
-    await asyncio.gather(
-        *(socket.announce_restart(within) for socket in sockets), return_exceptions=True
-    )
-    window = min(within / 1000 + AFTER_MOVE_SECONDS, grace * 0.8)
+    window_ms = move_window_ms(len(sockets), grace)
+    try:
+        await asyncio.wait_for(
+            asyncio.gather(
+                *(socket.announce_restart(window_ms) for socket in sockets),
+                return_exceptions=True,
+            ),
+            left(2 * last_steps),
+        )
+    except TimeoutError:
+        logger.warning("drain: not every socket was told of the restart (timed out)")
+    window = min(window_ms / 1000 + AFTER_MOVE_SECONDS, grace * 0.8, left(2 * last_steps))
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(_all_closed.wait(), window)
     moved = len(sockets) - len(_sockets)
     closing = [asyncio.ensure_future(socket.close_for_restart()) for socket in list(_sockets)]
     # Closed means the client answered the close and the consumer cleaned up.
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(_all_closed.wait(), max(0.0, grace - (time.monotonic() - started)))
+        await asyncio.wait_for(_all_closed.wait(), left(last_steps))
     for task in closing:
         if not task.done():
             task.cancel()
@@ -128,12 +159,15 @@ async def drain(grace: float) -> Drained:
     left_open = len(_sockets)
     presence.stop_heartbeat()
     handed_over = 0
+    waited = left()
     try:
-        handed_over = await asyncio.wait_for(
-            db_call(presence.hand_over)(), max(0.5, grace - (time.monotonic() - started))
-        )
+        if waited <= 0:
+            raise RuntimeError("no time left of the grace")
+        # In a database thread, which may never return (a database that hangs): the wait
+        # ends with the time left, and the thread is left behind.
+        handed_over = await asyncio.wait_for(db_call(presence.hand_over)(), waited)
     except Exception as error:  # the rows then expire as a dead process's would
-        logger.warning("drain: presence not handed over (%s)", error)
+        logger.warning("drain: presence not handed over (%s)", reason(error, waited))
     return Drained(
         sockets=len(sockets),
         moved=moved,

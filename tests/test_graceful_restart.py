@@ -6,12 +6,16 @@ stops cleanly within its grace period (config/graceful.py, realtime/drain.py).""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
+import threading
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import websockets
@@ -22,6 +26,7 @@ from lobby.models import LobbyConnection, Seek
 from realtime import drain, presence
 from tests.games_helpers import new_game, session_for
 from tests.servers import daphnes, shared_test_env
+from tests.stalling_proxy import stalling_proxy
 
 GRACE = 5.0
 
@@ -180,3 +185,60 @@ def test_a_restart_moves_or_closes_with_1012_and_nobody_is_told_a_player_left(
     assert seen["seek_open"]
     assert not GameConnection.objects.filter(server__startswith="handover:").exists()
     assert not LobbyConnection.objects.filter(server__startswith="handover:").exists()
+
+
+HUNG_GRACE = 3.0
+
+
+@pytest.mark.postgres(
+    reason="PostgreSQL hangs behind a proxy that passes no byte: SQLite has no connection"
+)
+@pytest.mark.django_db(transaction=True)
+def test_a_process_whose_database_hangs_still_stops_within_its_grace_and_says_why(
+    tmp_path: Path,
+) -> None:
+    # The database's connections stay open and answer nothing (a hung server, or packets
+    # dropped on the way): a move, an HTTP request and the presence heartbeat wait in
+    # database threads for ever. SIGTERM must still end the process within its grace.
+    game = new_game()
+    cookie = {"Cookie": f"sessionid={session_for(game.player1)}"}
+    shared = shared_test_env(f"hung{os.getpid()}")
+    database = urlsplit(str(shared["DATABASE_URL"]))
+    with stalling_proxy(database.hostname or "127.0.0.1", database.port or 5432) as proxy:
+        env = {
+            **shared,
+            "DATABASE_URL": f"postgres://{database.username}@127.0.0.1:{proxy.port}{database.path}",
+            "SHUTDOWN_GRACE_SECONDS": str(HUNG_GRACE),
+            "PRESENCE_HEARTBEAT_SECONDS": "0.5",
+        }
+
+        async def hang_then_stop(server: Any) -> tuple[int, float]:
+            socket = await websockets.connect(
+                f"{server.ws}/ws/games/{game.pk}/",
+                origin=websockets.Origin(server.http),
+                additional_headers=cookie,
+            )
+            await asyncio.wait_for(socket.recv(), 10)  # the snapshot
+            proxy.stall()
+            await socket.send(json.dumps({"type": "move", "move": "I", "ply": 0, "id": 1}))
+            request = urllib.request.Request(f"{server.http}/api/games/{game.pk}", headers=cookie)
+
+            def ask() -> None:
+                with contextlib.suppress(OSError):  # cut off when the process ends
+                    urllib.request.urlopen(request, timeout=30)
+
+            threading.Thread(target=ask, daemon=True).start()
+            await asyncio.sleep(1.0)  # the move, the request and a heartbeat are waiting
+            os.kill(server.process.pid, signal.SIGTERM)
+            signalled = time.monotonic()
+            code = await asyncio.to_thread(server.process.wait, HUNG_GRACE + 15)
+            return code, time.monotonic() - signalled
+
+        with daphnes(1, env, tmp_path) as (server,):
+            exit_code, stopped_within = asyncio.run(hang_then_stop(server))
+            log = server.output()
+    assert stopped_within < HUNG_GRACE + 1, (stopped_within, log[-3000:])
+    assert exit_code == 0, log[-3000:]
+    # What could not be done is said, with why: never an empty reason.
+    assert "presence not handed over (timed out after" in log, log[-3000:]
+    assert "()" not in log, log[-3000:]
