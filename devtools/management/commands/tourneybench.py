@@ -27,10 +27,17 @@ and moves per second, the announcement of games (the wave's commit to `game_star
 players' sockets), errors, and how busy the machine's cores were (other users of the machine
 included: figures taken while it is busy are rough).
 
+So that the waves' figure can be judged against the machine (as loadtest's CPU per move is
+against its floor), it also prints each wave's CPU beside its wall time (the sweeper's CPU
+time in the wave, from the wave's log line), the wait (wall minus CPU: for a core, PostgreSQL,
+Redis), the machine's cores busy and load average around each wave (sampled every quarter
+second, devtools/wave_load.py), the slowest waves one by one, the CPU of the sweeper and the
+servers over the arena, and whether a missed p99 is the waves' own work or the machine's.
+
 --swiss N (alone, or after the arena): N players in a Swiss of --rounds rounds decided
 through the services (a random winner, some draws), no sockets; prints the time each round
 took to pair (the product's measure: the result that completes a round pairs the next one)
-and fails unless the slowest is <= 1 s.
+and its CPU, and fails unless the slowest is <= 1 s.
 """
 
 from __future__ import annotations
@@ -54,13 +61,16 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.models import User
+from devtools import wave_load
 from devtools.servers import (
     BenchServer,
+    BenchSweeper,
     busy_jiffies,
     check_shared_services,
     cores_busy,
     no_collector_pauses,
     percentile,
+    process_cpu_seconds,
     start_servers,
     start_sweeper,
     stop_servers,
@@ -77,19 +87,14 @@ WAVE_P99_SECONDS = 1.0
 STANDINGS_P99_SECONDS = 1.0
 ROUND_SECONDS = 1.0
 
-# "tournament 7: wave 41 paired: 240 game(s) of 481 free (1 left waiting) in 0.212 s"
-WAVE_LINE = re.compile(
-    r"tournament (\d+): (wave|round) (\d+) paired: (\d+) game\(s\)"
-    r"(?: of (\d+) free \((\d+) left waiting\))? in ([0-9.]+) s"
-)
-
 
 def quantiles(values: list[float], scale: float = 1.0, unit: str = "s", digits: int = 3) -> str:
     if not values:
         return "none"
     p50, p99, top = statistics.median(values), percentile(values, 0.99), max(values)
+    suffix = unit if unit in ("", "%") else f" {unit}"
     return "  ".join(
-        f"{name} {value * scale:.{digits}f} {unit}"
+        f"{name} {value * scale:.{digits}f}{suffix}"
         for name, value in (("p50", p50), ("p99", p99), ("max", top))
     )
 
@@ -110,6 +115,18 @@ class Tally:
     gaps: int = 0
     resyncs: int = 0
     finished: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+@dataclass
+class ArenaRun:
+    """What the arena's play measured, for the report."""
+
+    tally: Tally
+    busy: float  # the machine's cores over the arena (other users included)
+    window: float  # seconds
+    used: dict[str, float]  # the servers' counters over the arena (CPU seconds, statements)
+    sweeper_cpu: float  # the sweeper's CPU seconds over the arena
+    samples: list[wave_load.Sample]  # the machine, every quarter second
 
 
 @dataclass
@@ -176,15 +193,13 @@ class Command(BaseCommand):
                 "and a sweeper"
             )
             with no_collector_pauses():
-                tally, busy, window, used = asyncio.run(
-                    self.play(tournament, players, servers, options)
-                )
+                run = asyncio.run(self.play(tournament, players, servers, sweeper, options))
             log = sweeper.log.read_text(errors="replace")
             scraped = sweeper.metrics()
         finally:
             sweeper.stop()
             stop_servers(servers)
-        return self.report(tournament.pk, tally, busy, window, used, log, scraped, options)
+        return self.report(tournament.pk, run, log, scraped, options)
 
     def prepare(self, options: dict[str, Any], ports: list[int]) -> tuple[list[Player], Tournament]:
         creator = User.objects.create_user(username=f"tb{self.run}host", password=None)
@@ -233,8 +248,9 @@ class Command(BaseCommand):
         tournament: Tournament,
         players: list[Player],
         servers: list[BenchServer],
+        sweeper: BenchSweeper,
         options: dict[str, Any],
-    ) -> tuple[Tally, float, float, dict[str, float]]:
+    ) -> ArenaRun:
         import websockets
 
         tally = Tally()
@@ -357,6 +373,9 @@ class Command(BaseCommand):
         await asyncio.wait_for(opened.wait(), 300)
         self.stdout.write(f"{len(players)} notification sockets and {len(pages)} pages open")
         before = await asyncio.to_thread(usage, servers)
+        sweeper_before = process_cpu_seconds(sweeper.process.pid)
+        machine = wave_load.Sampler()
+        machine.start()
         jiffies = busy_jiffies()
         began = time.perf_counter()
         await asyncio.to_thread(
@@ -370,6 +389,8 @@ class Command(BaseCommand):
             tally.finished.set()
         busy = cores_busy(jiffies, busy_jiffies())
         window = time.perf_counter() - began
+        samples = machine.stop()
+        sweeper_cpu = process_cpu_seconds(sweeper.process.pid) - sweeper_before
         after = await asyncio.to_thread(usage, servers)
         # Everyone resigns what is left (each player's next turn; notification sockets close
         # on their next frame, or here).
@@ -378,28 +399,24 @@ class Command(BaseCommand):
             task.cancel()
         await asyncio.gather(*clients, *pages, return_exceptions=True)
         used = {key: after[key] - before.get(key, 0) for key in after}
-        return tally, busy, window, used
+        return ArenaRun(tally, busy, window, used, sweeper_cpu, samples)
 
     # --- the arena's figures ----------------------------------------------------------------
 
     def report(
         self,
         tournament_id: int,
-        tally: Tally,
-        busy: float,
-        window: float,
-        used: dict[str, float],
+        run: ArenaRun,
         log: str,
         scraped: str,
         options: dict[str, Any],
     ) -> list[str]:
+        tally, busy, window, used = run.tally, run.busy, run.window, run.used
         failures = []
-        waves = [
-            m for m in WAVE_LINE.finditer(log) if int(m.group(1)) == tournament_id and m.group(5)
-        ]
-        seconds = [float(m.group(7)) for m in waves]
-        left = [int(m.group(6)) for m in waves]
-        games_paired = sum(int(m.group(4)) for m in waves)
+        waves = [w for w in wave_load.waves(log, tournament_id) if w.free is not None]
+        seconds = [w.seconds for w in waves]
+        left = [w.left or 0 for w in waves]
+        games_paired = sum(w.games for w in waves)
         counted = re.search(
             r'diffusion_tournament_pairing_seconds_count\{kind="arena"\} (\S+)', scraped
         )
@@ -407,11 +424,12 @@ class Command(BaseCommand):
             f"waves: {len(waves)} ({games_paired} games; the sweeper's histogram counts "
             f"{counted.group(1) if counted else '?'}); duration {quantiles(seconds)}"
         )
-        big = [float(m.group(7)) for m in waves if int(m.group(4)) >= 100]
+        big = [w.seconds for w in waves if w.games >= 100]
         if big:
             self.stdout.write(f"  waves of 100 games or more: {len(big)}, {quantiles(big)}")
         if not waves or percentile(seconds, 0.99) > WAVE_P99_SECONDS:
             failures.append(f"wave p99 <= {WAVE_P99_SECONDS:g} s")
+        self.judge_waves(waves, run)
         # The players told: from the wave's pairing row to the notification socket.
         created = dict(
             Pairing.objects.filter(tournament_id=tournament_id, game__isnull=False).values_list(
@@ -465,6 +483,61 @@ class Command(BaseCommand):
         for error in sorted(set(tally.errors))[:5]:
             self.stdout.write(f"  {error}")
         return failures
+
+    def judge_waves(self, waves: list[wave_load.Wave], run: ArenaRun) -> None:
+        """Each wave's CPU and the machine around it, so that the waves' figure can be judged
+        against the machine (devtools/wave_load.py): printed, not a figure of its own."""
+        if not waves:
+            return
+        rows = wave_load.judged(waves, run.samples)
+        cpu = [r.wave.cpu for r in rows if r.wave.cpu is not None]
+        waited = [r.waited for r in rows if r.waited is not None]
+        busy = [r.machine.busy for r in rows if r.machine is not None]
+        load = [r.machine.load for r in rows if r.machine is not None]
+        self.stdout.write(
+            f"  the waves' CPU (the sweeper's CPU time in each): {quantiles(cpu)}; "
+            f"waiting (wall - CPU: for a core, PostgreSQL, Redis): {quantiles(waited)}"
+        )
+        if busy:
+            self.stdout.write(
+                f"  the machine during each wave: cores busy {quantiles(busy, 100, '%', 0)}; "
+                f"load average {quantiles(load, 1, '', 2)}"
+            )
+        # The waves at and above the p99 of wall time: what the figure is made of.
+        wall_p99 = percentile([r.wave.seconds for r in rows], 0.99)
+        slowest = sorted(
+            (r for r in rows if r.wave.seconds >= wall_p99), key=lambda r: -r.wave.seconds
+        )
+        for row in slowest[:5]:
+            machine = (
+                f"cores {row.machine.busy:.0%} busy, load {row.machine.load:.2f}"
+                if row.machine
+                else "the machine not sampled"
+            )
+            own = "?" if row.wave.cpu is None else f"{row.wave.cpu:.3f}"
+            self.stdout.write(
+                f"  wave {row.wave.number} ({row.wave.games} games): {row.wave.seconds:.3f} s, "
+                f"of which CPU {own} s; {machine}"
+            )
+        servers_cpu = run.used.get("cpu_seconds", float("nan"))
+        self.stdout.write(
+            f"  CPU over the arena: the sweeper {run.sweeper_cpu:.1f} s "
+            f"({run.sweeper_cpu / len(waves) * 1000:.0f} ms a wave: everything it did, the "
+            f"clocks and the results it counted too), the servers {servers_cpu:.0f} s; the "
+            f"machine's cores {run.busy:.0%} busy, load average after "
+            f"{os.getloadavg()[0]:.2f}"
+        )
+        if cpu and wall_p99 > WAVE_P99_SECONDS:
+            own_p99 = percentile(cpu, 0.99)
+            verdict = (
+                "the rest is waiting: the machine was busy"
+                if own_p99 <= WAVE_P99_SECONDS
+                else "their own work is too slow"
+            )
+            self.stdout.write(
+                f"  judged against the machine: the waves' p99 {wall_p99:.2f} s misses "
+                f"{WAVE_P99_SECONDS:g} s with their own CPU p99 {own_p99:.2f} s: {verdict}"
+            )
 
     @staticmethod
     def double_pairings(tournament_id: int) -> tuple[int, int]:
@@ -560,8 +633,10 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Swiss of {size} players, {tournament.round} of {rounds_asked} rounds played: "
             f"each round paired in {quantiles(timed.seconds, 1000, 'ms', 0)} "
-            f"({', '.join(f'{s * 1000:.0f}' for s in timed.seconds)} ms); the machine's cores "
-            f"{cores_busy(jiffies, busy_jiffies()):.0%} busy (other users included)"
+            f"({', '.join(f'{s * 1000:.0f}' for s in timed.seconds)} ms), of CPU "
+            f"{quantiles(timed.cpu, 1000, 'ms', 0)}; the machine's cores "
+            f"{cores_busy(jiffies, busy_jiffies()):.0%} busy (other users included), load "
+            f"average {os.getloadavg()[0]:.2f}"
         )
         if len(timed.seconds) < rounds_asked or max(timed.seconds, default=99) > ROUND_SECONDS:
             return [f"every Swiss round paired in <= {ROUND_SECONDS:g} s"]
@@ -569,14 +644,17 @@ class Command(BaseCommand):
 
 
 class RoundTimes(logging.Handler):
-    """The product's own time of each round of one tournament, from its log line."""
+    """The product's own time of each round of one tournament, and its CPU, from its log
+    line."""
 
     def __init__(self, tournament_id: int) -> None:
         super().__init__(logging.INFO)
         self.tournament_id = tournament_id
         self.seconds: list[float] = []
+        self.cpu: list[float] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        found = WAVE_LINE.search(record.getMessage())
-        if found and int(found.group(1)) == self.tournament_id:
-            self.seconds.append(float(found.group(7)))
+        for wave in wave_load.waves(record.getMessage(), self.tournament_id):
+            self.seconds.append(wave.seconds)
+            if wave.cpu is not None:
+                self.cpu.append(wave.cpu)
