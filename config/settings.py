@@ -325,10 +325,14 @@ EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
 # A mail server that hangs must not hold the sweeper up for long.
 EMAIL_TIMEOUT = int(os.environ.get("EMAIL_TIMEOUT", "10"))
 if EMAIL_HOST:
-    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    # Django's SMTP backend, recording whether mail goes out (/readyz, the log, a metric).
+    EMAIL_BACKEND = "realtime.outgoing_mail.EmailBackend"
     EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
     EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
     EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+    # STARTTLS on by default, for a relay across a network; a plain relay on the same host
+    # (postfix on 127.0.0.1:25) offers none, and every mail fails until EMAIL_USE_TLS=0: an
+    # ERROR says so (realtime/outgoing_mail.py).
     EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
 else:
     EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"

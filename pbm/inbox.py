@@ -29,11 +29,12 @@ from accounts.language import for_user
 from accounts.models import User
 from games.reply_address import looks_like_reply_address, read_reply_address
 from pbm import handlers
-from pbm.identity import address_of
+from pbm.identity import HashDue, address_of
 from pbm.mailtext import body_text
 from pbm.models import InboundMail, OutboundMail
 from realtime import logs, metrics
 from realtime.errors import is_outage
+from realtime.outgoing_mail import ONE_MAIL_ERRORS
 
 logger = logging.getLogger(__name__)
 
@@ -147,6 +148,8 @@ def process(mail_id: int) -> int:
         with translation.override(reader_language(mail.sender, mail.recipient)):
             try:
                 reply = handlers.answer(mail.subject, mail.body, mail.sender, mail.recipient)
+            except HashDue:
+                raise  # a password's hash first, away from this transaction (pbm/smtp.py)
             except Exception as error:
                 if is_outage(error):
                     raise  # the database is away: the mail stays stored and is answered later
@@ -216,9 +219,16 @@ def _as_email(row: OutboundMail) -> EmailMessage:
     )
 
 
+class OutgoingServerFailed(Exception):
+    """The outgoing mail server took no more mail (unreachable, or refusing every mail: its
+    error is the cause); the replies not sent stay stored, their attempts not counted."""
+
+
 def deliver(limit: int = DELIVER_BATCH) -> int:
-    """Hand stored replies to the outgoing mail server; how many went."""
+    """Hand stored replies to the outgoing mail server; how many went. OutgoingServerFailed
+    (after the ones that went are recorded) if the server failed rather than one mail."""
     sent = 0
+    failure: OSError | None = None
     with transaction.atomic():
         rows = list(
             OutboundMail.objects.select_for_update(skip_locked=True)
@@ -233,7 +243,7 @@ def deliver(limit: int = DELIVER_BATCH) -> int:
             for row in rows:
                 try:
                     connection.send_messages([_as_email(row)])
-                except OSError as error:
+                except ONE_MAIL_ERRORS as error:  # this mail's recipient or content
                     metrics.MAILS.labels("pbm", "failed").inc()
                     logger.warning("mail to %s not sent yet (%s)", row.to, error)
                     row.attempts += 1
@@ -245,7 +255,9 @@ def deliver(limit: int = DELIVER_BATCH) -> int:
                 metrics.MAILS.labels("pbm", "sent").inc()
         except OSError as error:
             metrics.MAILS.labels("pbm", "failed").inc(len(rows) - sent)
-            logger.warning("the outgoing mail server is unreachable (%s)", error)
+            failure = error
         finally:
             connection.close()
+    if failure is not None:
+        raise OutgoingServerFailed(str(failure)) from failure
     return sent

@@ -4,13 +4,18 @@ The listener accepts a mail only once it is stored (`inbox.store`); a mail over
 PBM_MAX_MAIL_BYTES is refused at SMTP (552), a sender over PBM_MAILS_PER_SENDER is told to try
 later (451). The worker runs each stored mail's commands and hands the replies to the outgoing
 mail server (Django's e-mail backend); on start it first finishes what a stopped server left.
+When the outgoing server fails, the replies wait, and it is tried again after 1 s, 2 s, 4 s
+... up to RETRY_MAX_SECONDS apart.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
+import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -19,13 +24,18 @@ from django.conf import settings
 from django.db import close_old_connections
 
 from pbm import inbox
-from pbm.identity import address_of
+from pbm.identity import HashDue, address_of, hashes_deferred
 from realtime.limits import over_limit
 
 logger = logging.getLogger(__name__)
 
 # The worker looks for leftover work this often even when nothing new arrived.
 IDLE_SECONDS = 1.0
+# After the outgoing mail server failed, the next try waits this long, doubled after each
+# failure up to the cap (a relay that is down for an hour is tried every 5 minutes, not
+# 3,600 times); a success starts again from the first.
+RETRY_FIRST_SECONDS = 1.0
+RETRY_MAX_SECONDS = 300.0
 
 
 def _sender_refused(address: str) -> bool:
@@ -69,18 +79,69 @@ def _guarded(function: Any, *args: Any) -> Any:
         close_old_connections()
 
 
+class Backoff:
+    """When to try the outgoing mail server again: at once while it works; after a failure,
+    RETRY_FIRST_SECONDS later, then twice as long after each failure, up to the cap. Tries
+    that ran together and failed together count as one failure."""
+
+    def __init__(
+        self,
+        first: float = RETRY_FIRST_SECONDS,
+        cap: float = RETRY_MAX_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.first, self.cap, self.clock = first, cap, clock
+        self.lock = threading.Lock()
+        self.delay = 0.0
+        self.next_try = float("-inf")
+        self.failed_at = float("-inf")
+
+    def begin(self) -> float | None:
+        """The start of a try if one is due now, else None."""
+        now = self.clock()
+        with self.lock:
+            return now if now >= self.next_try else None
+
+    def failed(self, began: float) -> float | None:
+        """The wait before the next try; None if a try that ran beside it counted already."""
+        with self.lock:
+            if began <= self.failed_at:
+                return None
+            self.delay = min(self.cap, self.delay * 2 if self.delay else self.first)
+            self.failed_at = self.clock()
+            self.next_try = self.failed_at + self.delay
+            return self.delay
+
+    def succeeded(self) -> None:
+        with self.lock:
+            self.delay, self.next_try = 0.0, float("-inf")
+
+
+def hashing_threads() -> int:
+    """A mail password's hash is pure CPU (PBKDF2, the GIL released): one thread a core."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 class Worker:
-    """Answers stored mails on a few threads (checking a new mail password costs a tenth of a
-    second of CPU, and must not hold up everyone's moves), one mail of a sender at a time and
-    in the order they came, so that a player's moves mailed one after the other are played in
-    that order."""
+    """Answers stored mails on a few threads, one mail of a sender at a time and in the order
+    they came, so that a player's moves mailed one after the other are played in that order.
+
+    Checking a mail password the first time (or setting one) costs a fifth of a CPU-second:
+    a mail that needs one stops before writing anything (identity.HashDue), the hash runs on
+    threads of its own, one a core, and the mail runs again once it is known, its sender
+    kept busy meanwhile. So the answer threads never hash, and a crowd of new senders does
+    not hold up the moves of players already known."""
 
     def __init__(self, threads: int, wake: threading.Event) -> None:
         self.wake = wake  # set when a mail is done: its sender's next may be waiting
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="mail")
+        self.hashing = ThreadPoolExecutor(
+            max_workers=hashing_threads(), thread_name_prefix="mail-hash"
+        )
         self.lock = threading.Lock()
         self.busy_senders: set[str] = set()
         self.busy_mails: set[int] = set()
+        self.retry = Backoff()
 
     def dispatch(self) -> None:
         """Hand out the stored mails whose senders have none in hand; send leftover replies."""
@@ -94,21 +155,68 @@ class Worker:
         with self.lock:
             idle = not self.busy_mails
         if idle:  # replies left by a stopped server, or by an outgoing server that was down
-            _guarded(_deliver_all)
+            self.send_replies()
 
-    def answer(self, mail_id: int, sender: str) -> None:
+    def answer(
+        self, mail_id: int, sender: str, hashes: dict[tuple[str, ...], object] | None = None
+    ) -> None:
+        hashes = {} if hashes is None else hashes
         try:
-            _guarded(inbox.process, mail_id)
-            _guarded(_deliver_all)
+            with hashes_deferred(hashes):
+                _guarded(inbox.process, mail_id)
+        except HashDue as due:
+            try:
+                self.hashing.submit(self.hash_then_answer, due, mail_id, sender, hashes)
+                return  # the sender stays busy until its mail is answered
+            except RuntimeError:  # stopping: the mail stays stored for the next start
+                pass
         except Exception:
             logger.exception("mail %s could not be answered; it stays stored", mail_id)
-        finally:
-            with self.lock:
-                self.busy_mails.discard(mail_id)
-                self.busy_senders.discard(sender)
-            self.wake.set()
+        self.done(mail_id, sender)
+        self.send_replies()
+
+    def hash_then_answer(
+        self, due: HashDue, mail_id: int, sender: str, hashes: dict[tuple[str, ...], object]
+    ) -> None:
+        try:
+            hashes[due.key] = due.work()
+            self.pool.submit(self.answer, mail_id, sender, hashes)
+        except Exception:  # stopping (the pool is shut), or a bug: the mail stays stored
+            logger.exception("mail %s waits: its password's hash failed", mail_id)
+            self.done(mail_id, sender)
+
+    def done(self, mail_id: int, sender: str) -> None:
+        with self.lock:
+            self.busy_mails.discard(mail_id)
+            self.busy_senders.discard(sender)
+        self.wake.set()
+
+    def send_replies(self) -> None:
+        """Hand the stored replies to the outgoing mail server, unless it failed lately and
+        its next try is not due."""
+        began = self.retry.begin()
+        if began is None:
+            return
+        try:
+            _guarded(_deliver_all)
+        except inbox.OutgoingServerFailed as error:
+            wait = self.retry.failed(began)
+            if wait is not None:
+                logger.warning(
+                    "the mail door's replies wait: the outgoing mail server failed (%s); "
+                    "next try in %.0f s",
+                    error,
+                    wait,
+                )
+            return
+        except Exception:
+            logger.exception("the mail door's replies could not be sent; they stay stored")
+            return
+        self.retry.succeeded()
 
     def stop(self) -> None:
+        # Hashes not begun are dropped: their mails stay stored for the next start.
+        self.hashing.shutdown(wait=True, cancel_futures=True)
         self.pool.shutdown(wait=True)
 
 

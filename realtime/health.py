@@ -4,7 +4,10 @@
   PostgreSQL or Redis: an outage of those is not cured by restarting every server process.
 - GET /readyz, readiness: the process should be sent traffic. 503 while it drains (it was
   told to stop: realtime/drain.py) or while a real round trip to the database or to the
-  channel layer fails; each check's result and time are in the body.
+  channel layer fails; each check's result and time are in the body. The body also says
+  whether e-mail goes out (`mail`, realtime/outgoing_mail.py), without changing the status:
+  a process that cannot send mail still serves its games, and taking every web process out
+  of rotation would not bring the mail server back.
 """
 
 from __future__ import annotations
@@ -12,13 +15,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from datetime import UTC, datetime
 from typing import Any
 
 from channels.layers import get_channel_layer
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
 
-from realtime import drain
+from realtime import drain, outgoing_mail
 from realtime.db import db_call
 
 CHECK_TIMEOUT_SECONDS = 3.0
@@ -72,13 +76,38 @@ async def _release(layer: Any, channel: str) -> None:
         await waiter
 
 
+def _moment(unix: float) -> str:
+    return datetime.fromtimestamp(unix, UTC).isoformat(timespec="seconds")
+
+
+async def _mail_status() -> dict[str, Any]:
+    """The last attempt to hand mail to the outgoing server, by any process: `ok` true, false
+    (with `error`, `hint` and `failing_since`) or null (no mail tried for a day)."""
+    try:
+        record = await asyncio.wait_for(
+            asyncio.to_thread(outgoing_mail.status), CHECK_TIMEOUT_SECONDS
+        )
+    except Exception as error:  # TimeoutError included: a report, never a reason to fail
+        return {"ok": None, "error": f"not known: {type(error).__name__}: {error}".strip()}
+    if record is None:
+        return {"ok": None}
+    body: dict[str, Any] = {"ok": bool(record["ok"]), "last_attempt": _moment(record["at"])}
+    if not record["ok"]:
+        body |= {
+            "failing_since": _moment(record.get("since", record["at"])),
+            "error": record.get("error", ""),
+            "hint": record.get("hint", ""),
+        }
+    return body
+
+
 async def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"status": "ok", "draining": drain.is_draining()})
 
 
 async def readyz(request: HttpRequest) -> JsonResponse:
-    database, channel_layer = await asyncio.gather(
-        _check(_database_round_trip), _check(_channel_layer_round_trip)
+    database, channel_layer, mail = await asyncio.gather(
+        _check(_database_round_trip), _check(_channel_layer_round_trip), _mail_status()
     )
     layer = get_channel_layer()
     if drain.is_draining():
@@ -91,5 +120,6 @@ async def readyz(request: HttpRequest) -> JsonResponse:
         "status": status,
         "database": {"vendor": connection.vendor, **database},
         "channel_layer": {"backend": type(layer).__name__ if layer else None, **channel_layer},
+        "mail": mail,
     }
     return JsonResponse(body, status=200 if status == "ok" else 503)

@@ -3,12 +3,18 @@ process answers, whatever PostgreSQL and Redis do."""
 
 from __future__ import annotations
 
+import logging
+import smtplib
+
 import pytest
+from django.core.mail import send_mail
 from django.db import connection
 from django.test import Client, override_settings
 
+from realtime import outgoing_mail
 from realtime.channel_layers import build_channel_layers
 from tests.conftest import redis_layers
+from tests.relay import plain_relay
 
 # Transactional: the health check closes stale connections the way production does, which
 # an open test transaction would not survive.
@@ -62,3 +68,46 @@ def test_it_reports_healthy_on_the_database_of_this_pass(client: Client) -> None
     response = client.get("/readyz")
     assert response.status_code == 200, response.content
     assert response.json()["database"]["vendor"] == connection.vendor
+
+
+LOCAL_CACHE = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+
+def test_mail_that_cannot_go_out_is_shown_and_logged_once_without_leaving_rotation(
+    client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    with (
+        plain_relay() as (relay, port),
+        override_settings(
+            CACHES=LOCAL_CACHE,  # this test's record, not another worker's
+            EMAIL_BACKEND="realtime.outgoing_mail.EmailBackend",
+            EMAIL_HOST="127.0.0.1",
+            EMAIL_PORT=port,
+            EMAIL_USE_TLS=True,  # the default, against a plain local relay
+        ),
+    ):
+        outgoing_mail.forget()
+        assert client.get("/readyz").json()["mail"] == {"ok": None}
+        caplog.set_level(logging.WARNING, logger="realtime.outgoing_mail")
+        for _ in range(2):
+            with pytest.raises(smtplib.SMTPNotSupportedError):
+                send_mail("s", "b", None, ["p@players.test"])
+        errors = [r for r in caplog.records if r.levelno == logging.ERROR]
+        assert len(errors) == 1, caplog.text  # once, when it begins to fail
+        assert "STARTTLS extension not supported" in errors[0].getMessage()
+        assert "set EMAIL_USE_TLS=0 for a plain local relay" in errors[0].getMessage()
+        failing = client.get("/readyz")
+        assert failing.status_code == 200  # the games go on without mail
+        body = failing.json()
+        assert body["status"] == "ok"
+        assert body["mail"]["ok"] is False
+        assert "STARTTLS" in body["mail"]["error"]
+        assert "EMAIL_USE_TLS=0" in body["mail"]["hint"]
+        assert body["mail"]["failing_since"] <= body["mail"]["last_attempt"]
+        assert relay.mails == []
+        with override_settings(EMAIL_USE_TLS=False):
+            assert send_mail("s", "b", None, ["p@players.test"]) == 1
+        assert len(relay.mails) == 1
+        assert "goes out again" in caplog.records[-1].getMessage()
+        assert client.get("/readyz").json()["mail"]["ok"] is True
+        outgoing_mail.forget()
