@@ -1,6 +1,6 @@
 """The site on a phone, in a real browser: a challenge answered from the lobby's notice without
-scrolling, a header that names every page on one line with targets a finger can hit, and no
-page wider than a 360 px screen, signed out and as a guest.
+scrolling (at a desk too), a header that names every page on one line with targets a finger
+can hit, and no page wider than a 360 px screen, signed out and as a guest.
 
 The tests share one server (and one guest's signed-in state), so the file runs whole on one
 worker.
@@ -144,6 +144,30 @@ def test_a_challenged_player_on_a_phone_accepts_from_the_notice_without_scrollin
         page.wait_for_url(re.compile(r"/games/\d+/$"), timeout=TIMEOUT_MS)
         expect_game_live(page)
     assert alice.url == bob.url
+    alice.context.close()
+    bob.context.close()
+
+
+def test_at_a_desk_a_challenges_accept_is_on_the_first_screen(
+    browser: Browser,
+    world: World,
+) -> None:
+    # At 1366x768 the challenge's row sat under the seeks, level with the middle of the tall
+    # forms beside it: its Accept at y=1,164. The notice's Accept was gone once dismissed.
+    alice = guest(browser, world.site, world.problems, "alice", viewport=DESK)
+    bob = guest(browser, world.site, world.problems, "bob", viewport=DESK)
+    bob.click("#seek-submit")  # an open seek of his own above the challenges, as it may be
+    expect(alice.locator("#seeks li[data-seek-id]")).to_have_count(1)
+    send_challenge(alice, bob)
+    accept = bob.locator("#challenges-in li button.accept")
+    expect(accept).to_be_visible()
+    bob.locator("#lobby-notice .dismiss").click()
+    bob.evaluate("() => window.scrollTo(0, 0)")  # as the page opens (a click scrolled it)
+    box = box_of(bob, "#challenges-in li button.accept")
+    assert box["y"] >= 0 and box["y"] + box["height"] <= DESK["height"], box
+    accept.click()
+    for page in (alice, bob):
+        page.wait_for_url(re.compile(r"/games/\d+/$"), timeout=TIMEOUT_MS)
     alice.context.close()
     bob.context.close()
 
