@@ -14,7 +14,7 @@ import pytest
 
 from tests.browsers import SharedSite, keep_screenshot
 from tests.test_browser import challenge, smallest_target
-from tests.test_browser_access import SIZES, World, started_world
+from tests.test_browser_access import SIZES, World, label_not_in_name, started_world
 
 pytestmark = [
     pytest.mark.browser,
@@ -156,6 +156,38 @@ def test_a_pit_game_is_played_by_keyboard_and_every_move_and_the_end_are_announc
     alice.keyboard.press("Enter")
     for page in (alice, bob):
         announced(page).to_contain_text(f"Game over: {world.names['bob']} wins")
+
+
+def test_the_first_tab_is_a_skip_link_to_the_board_whose_pits_show_their_names(
+    browser: Browser,
+    world: World,
+) -> None:
+    # Twelve Tabs reached the first pit, past the header, the game's links and the players.
+    alice, bob = players(browser, world, "diffusion")
+    alice.reload()  # as the page opens: nothing focused yet
+    expect(alice.locator("g.pit.playable").first).to_be_visible()
+    alice.keyboard.press("Tab")
+    link = alice.locator("#skip-link")
+    expect(link).to_be_focused()
+    expect(link).to_have_text("Skip to the board")
+    box = link.bounding_box()
+    assert box is not None and box["y"] >= 0 and box["height"] >= 24, box
+    alice.keyboard.press("Enter")
+    pit = focused(alice, "pit")
+    assert pit is not None, "the skip link does not lead to a pit"
+    alice.keyboard.press("Enter")
+    announced(bob).to_contain_text(f"{world.names['alice']} played {pit}.")
+    # The pits that changed show by how much; what every pit shows is in its name, in order.
+    expect(bob.locator("g.pit.changed").first).to_be_visible()
+    for page in (alice, bob):
+        assert not label_not_in_name(page), label_not_in_name(page)
+    # Every other page's first Tab goes past the header to its content.
+    bob.goto(world.site.url + "/rules/")
+    bob.keyboard.press("Tab")
+    expect(bob.locator("#skip-link")).to_be_focused()
+    expect(bob.locator("#skip-link")).to_have_text("Skip to the content")
+    bob.keyboard.press("Enter")
+    assert bob.evaluate("() => document.activeElement.id") == "main"
 
 
 def test_diffusion_chess_is_played_by_keyboard_a_drawn_path_and_a_chosen_destination(

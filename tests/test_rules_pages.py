@@ -211,7 +211,7 @@ def test_every_game_page_links_to_its_rules_in_one_click(client: Client, slug: s
     page = client.get(f"/games/{game.pk}/").content.decode()
     head = page.index('class="game-head"')
     link = page.index(f'href="/rules/{slug}/"')
-    assert head < link < page.index('class="players"'), "the link belongs to the game's head"
+    assert head < link < page.index('class="game-body'), "the link belongs to the game's head"
     assert re.search(rf'<a [^>]*href="/rules/{slug}/"[^>]*>How&nbsp;to&nbsp;play</a>', page)
     assert client.get(f"/rules/{slug}/").status_code == 200
 

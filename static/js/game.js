@@ -424,6 +424,9 @@ function draw() {
   drawClocks();
   drawRematchLink(game.rematch_id);
   drawAnalyse(game, player);
+  // The controls drawn after the board may have changed the room it has (a button shown, the
+  // turn's lines): drawn once more to fit.
+  if (boardRoom() !== live.room) drawBoard(game, shown);
 }
 
 // The analysis board opens at the position shown; a player's own game only once it is over.
@@ -458,16 +461,35 @@ function drawPlayers(game, active) {
     name.href = `/@${encodeURIComponent(player.username)}/`; // the player's profile
     node.classList.toggle("to-move", active && game.to_move === Number(seat));
   }
-  // Seat order on screen follows the board: the viewer's own side at the bottom.
-  const players = document.querySelector(".players");
+  // Seats follow the board: the viewer's own side at the bottom, each player's clock on
+  // their side of the board.
   const [top, bottom] = live.flipped ? ["player-1", "player-2"] : ["player-2", "player-1"];
-  players.prepend($(top));
-  $(top).after($(bottom));
+  if ($(top).parentElement !== $("seat-top")) $("seat-top").append($(top));
+  if ($(bottom).parentElement !== $("seat-bottom")) $("seat-bottom").append($(bottom));
+}
+
+// The height the board may take. On a phone (one column, CSS: .game-body) the whole board,
+// both players' clocks and the move controls share one screen, as on lichess: the window's
+// height less what is above the board and what is between its foot and the last control
+// that plays or ends the game (the seat below it, the turn's lines, the move box, resign),
+// which the board's own size does not move. The controls set aside (flip, sound, analyse)
+// may wrap below. At a desk (two columns) the stylesheet's measure holds (null).
+const oneColumn = window.matchMedia("(max-width: 899px)");
+function boardRoom() {
+  if (!oneColumn.matches) return null;
+  const board = $("board").getBoundingClientRect();
+  const controls = [...document.querySelectorAll(".controls > :not(.aside)")]
+    .map((node) => node.getBoundingClientRect())
+    .filter((box) => box.height > 0);
+  const foot = Math.max(board.bottom, ...controls.map((box) => box.bottom));
+  return Math.floor(window.innerHeight - (board.top + window.scrollY) - (foot - board.bottom) - 8);
 }
 
 // The server says how to draw the game (board.renderer): no game is named here.
 function drawBoard(game, shown) {
   const view = boardView(game, shown);
+  view.room = boardRoom();
+  live.room = view.room;
   // Busy while a move is being sown seed by seed: what it shows is not the position yet.
   $("board").setAttribute("aria-busy", String(Boolean(shown.sowing)));
   if (game.board.renderer === "grid") {
@@ -896,6 +918,12 @@ const KEYS = {
 };
 
 function listen() {
+  // The skip link (the page's first Tab) goes to the board's own place in the tab order: the
+  // pit or cell the keys start from (the board itself while nothing is to be played).
+  $("skip-link").addEventListener("click", (event) => {
+    event.preventDefault();
+    ($("board").querySelector('[tabindex="0"]') || $("board")).focus();
+  });
   for (const [id, onClick] of Object.entries(CLICKS)) $(id).addEventListener("click", onClick);
   for (const [id, [inputId, submit]] of Object.entries(FORMS)) {
     $(id).addEventListener("submit", (event) => {

@@ -19,19 +19,24 @@ const MARGIN = 28;
 const CLOSE_UP_MARGIN = 20;
 // Cells smaller than this on screen (CSS pixels) are too small to tap reliably.
 const MIN_TARGET = 40;
+// The height of the bar under a close-up (CSS: .close-up-bar, a button and its margins).
+const CLOSE_UP_BAR = 58;
 
 // What the player is doing survives redraws (a crowd update, a clock tick) but not a move.
 const ui = { key: null, selected: null, path: [], pending: null, closeUp: null, drag: null, cursor: null };
 // Arrow keys as (file, rank) steps on the board as White sees it.
 const ARROWS = { ArrowUp: [0, 1], ArrowDown: [0, -1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
 
-// What a screen reader says of a cell: its name, what stands on it, what it can do now.
-function cellLabel(name, stone, king, { movable, target, last, onPath }) {
+// What a screen reader says of a cell: its name, what stands on it (with the number of its
+// group, which the cell shows: a name holds what its control shows, WCAG 2.5.3), what it can
+// do now.
+function cellLabel(name, stone, king, { movable, target, last, onPath, group }) {
   const men = {
     white: king ? gettext("white king") : gettext("white stone"),
     black: king ? gettext("black king") : gettext("black stone"),
   };
   const words = [name, stone ? men[stone] : gettext("empty")];
+  if (group) words.push(interpolate(gettext("group %(number)s"), { number: group }, true));
   if (movable) words.push(gettext("can move"));
   if (target) words.push(gettext("a destination"));
   if (onPath) words.push(gettext("on the path"));
@@ -56,12 +61,17 @@ export function renderChess(container, view) {
   const key = `${ply}:${state.moves_left}:${state.to_move}:${interactive}`;
   if (ui.key !== key) Object.assign(ui, { key, selected: null, path: [], pending: null, closeUp: null, drag: null });
 
-  const small = container.clientWidth > 0 && container.clientWidth / (SIZE + 2) < MIN_TARGET;
+  // The board's side on screen: the container's width, or less where the page gives the
+  // board a height (view.room: a phone's game page), which the close-up's bar shares.
+  const room = view.room || Infinity;
+  const small = container.clientWidth > 0 && Math.min(container.clientWidth, room) / (SIZE + 2) < MIN_TARGET;
+  const bar = small && (ui.closeUp || ui.pending) ? CLOSE_UP_BAR : 0;
+  const across = Math.min(container.clientWidth, room - bar);
   // The close-up: a window of the board around the chosen stone, on small screens only.
   let window = { file: 0, rank: 0, size: SIZE };
   if (small && ui.closeUp) {
     // As many cells a side as fit at MIN_TARGET pixels each (5 to 9).
-    const fit = Math.floor(((container.clientWidth * CELL) / (MIN_TARGET + 2) - 2 * CLOSE_UP_MARGIN) / CELL);
+    const fit = Math.floor(((across * CELL) / (MIN_TARGET + 2) - 2 * CLOSE_UP_MARGIN) / CELL);
     const size = Math.max(5, Math.min(9, fit));
     const half = Math.floor(size / 2);
     const clamp = (v) => Math.max(0, Math.min(SIZE - size, v - half));
@@ -94,6 +104,7 @@ export function renderChess(container, view) {
   root.classList.add("chessboard");
   root.setAttribute("tabindex", "-1"); // the cells take focus; Chromium would stop on the grid itself
   if (n < SIZE) root.classList.add("close-up");
+  if (view.room) root.style.maxWidth = `${Math.max(across, 120)}px`;
   const at = (name) => {
     const { file, rank } = parse(name);
     const f = file - window.file;
@@ -179,6 +190,7 @@ export function renderChess(container, view) {
           target: Boolean(targets[name]),
           last: lastPath.has(name),
           onPath: ui.path.length > 1 && ui.path.includes(name),
+          group: groupOf.has(name) ? groupOf.get(name) + 1 : null,
         }),
       });
       group.append(el("rect", { x: x - CELL / 2, y: y - CELL / 2, width: CELL, height: CELL, class: "hit" }));

@@ -18,8 +18,11 @@ const MARGIN = 22; // upright, left of the board: the blocks' labels
 // A pit smaller than this on screen (CSS pixels) is hard to tap: stand the board upright.
 export const MIN_TARGET = 44;
 // The height the page keeps for itself around the board (its header, the players, the
-// buttons): a board is never taller than the window less this (CSS: .board svg.mancala).
+// buttons) where the page does not say (view.room): a board is never taller than the window
+// less this (CSS: .board svg.mancala).
 export const CHROME = 160;
+// The height the zoom button takes above the board (CSS: .zoom-button, 2.75rem and a margin).
+const ZOOM_BUTTON = 50;
 const STEP_KEYS = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
 
 // Flat (the board as it lies between the players) or upright (turned a quarter): the one that
@@ -48,7 +51,10 @@ export function renderMancala(container, view) {
   const rows = state.rows;
   const names = board.names;
   const columns = rows[0].length;
-  const room = window.innerHeight - CHROME;
+  // The height the board may take: the page's measure of it (a phone's game page keeps the
+  // players, their clocks and the move controls on the same screen), else the window's less
+  // CHROME.
+  let room = view.room || window.innerHeight - CHROME;
   const upright = zoomed || (view.layout || layoutFor(board, container.clientWidth, room)) === "upright";
   // Board coordinates: along = the column's place along the board, across = the row's.
   const length = STORE * 2 + columns * CELL + 16;
@@ -127,6 +133,8 @@ export function renderMancala(container, view) {
       const playable = legalSet.has(name);
       const played = lastMove !== null && lastMove !== undefined && String(lastMove) === name;
       const current = view.current === name; // the seed being sown now
+      const delta = previous ? count - previous.rows[r][c] : 0;
+      const signed = delta > 0 ? `+${delta}` : `${delta}`;
       const group = el("g", {
         class: `pit${playable ? " playable" : ""}${played ? " played" : ""}${current ? " current" : ""}`,
         "data-pit": name,
@@ -134,6 +142,7 @@ export function renderMancala(container, view) {
         role: "button",
         "aria-label": [
           interpolate(gettext("pit %(name)s: %(count)s"), { name, count }, true),
+          delta ? signed : null,
           playable ? gettext("playable") : null,
           played ? gettext("played last") : null,
         ].filter(Boolean).join(", "),
@@ -148,14 +157,18 @@ export function renderMancala(container, view) {
       if (playable) group.append(el("circle", { cx: x + CELL / 2, cy: y + CELL / 2, r: HOLE + 3, class: "ring" }));
       if (played) group.append(el("polygon", { points: `${x + CELL - 2},${y + CELL - 2} ${x + CELL - 14},${y + CELL - 2} ${x + CELL - 2},${y + CELL - 14}`, class: "played-mark" }));
       drawStones(group, x, y, count);
-      group.append(el("text", { x: x + CELL / 2, y: y + CELL / 2 + 6, class: "count" }, count));
-      group.append(el("text", { x: x + 4, y: y + 10, class: "pit-name" }, name));
-      if (previous && previous.rows[r][c] !== count) {
-        const delta = count - previous.rows[r][c];
-        group.append(el("text", { x: x + CELL - 8, y: y + 14, class: `delta ${delta > 0 ? "up" : "down"}` },
-          delta > 0 ? `+${delta}` : `${delta}`));
+      // What the pit shows in words, in one text and in the order its accessible name says
+      // them ("pit F: 4, +1"), so that the name holds the visible label (WCAG 2.5.3): its
+      // letter in the cell's corner, the count in the middle of the hole, the change since
+      // the last move in the other corner.
+      const words = el("text", { class: "pit-text" });
+      words.append(el("tspan", { x: x + 4, y: y + 10, class: "pit-name" }, name), " ",
+        el("tspan", { x: x + CELL / 2, y: y + CELL / 2 + 6, class: "count" }, count));
+      if (delta) {
+        words.append(" ", el("tspan", { x: x + CELL - 8, y: y + 14, class: `delta ${delta > 0 ? "up" : "down"}` }, signed));
         group.classList.add("changed");
       }
+      group.append(words);
       const choose = () => (playable ? onMove(name) : onRefused && onRefused(name));
       group.addEventListener("click", choose);
       group.addEventListener("keydown", (event) => {
@@ -184,14 +197,25 @@ export function renderMancala(container, view) {
   // The board is drawn anew on every change: keyboard focus stays on the same pit, or goes to
   // the first playable one if that pit can no longer be played.
   const focused = container.contains(document.activeElement) ? document.activeElement.dataset.pit : null;
+  // Pits too small for a finger: the page offers to zoom in (and back out). Where the page
+  // measured the board's room, the button above the board takes its height from that room,
+  // and the pits' size is known before they are drawn; elsewhere they are measured.
+  const across = container.clientWidth;
+  let offerZoom = zoomed;
   if (zoomed) {
     root.classList.add("zoomed");
     root.setAttribute("width", `${Math.min(container.clientWidth, Math.ceil((width * ZOOMED_PIT) / (CELL - 10)))}px`);
+  } else if (view.room && across > 0) {
+    offerZoom = CELL * Math.min(across / width, room / height) < MIN_TARGET;
+    if (offerZoom) room -= ZOOM_BUTTON;
+    root.style.maxHeight = `${Math.max(room, 100)}px`;
   }
   container.replaceChildren(root);
-  // Pits too small for a finger: the page offers to zoom in (and back out).
-  const pit = root.querySelector(".pit .hit").getBoundingClientRect();
-  if (zoomed || (pit.width > 0 && Math.min(pit.width, pit.height) < MIN_TARGET)) {
+  if (!zoomed && !view.room) {
+    const pit = root.querySelector(".pit .hit").getBoundingClientRect();
+    offerZoom = pit.width > 0 && Math.min(pit.width, pit.height) < MIN_TARGET;
+  }
+  if (offerZoom) {
     const button = document.createElement("button");
     button.type = "button";
     button.className = "zoom-button";
