@@ -172,6 +172,28 @@ def test_a_phone_shows_the_whole_board_both_clocks_and_the_controls_without_scro
     assert not found, "\n".join(found)
 
 
+@pytest.mark.parametrize("size", list(PHONES))
+def test_a_visitor_on_a_phone_sees_the_whole_board_and_both_players_clocks(
+    browser: Browser,
+    world: World,
+    size: str,
+) -> None:
+    # A visitor has no move box: the seat under the board still ends the first screen.
+    viewport = PHONES[size]
+    found = []
+    context = browser.new_context(viewport=viewport)
+    page = world.problems.watch("visitor", context.new_page())
+    for name in GAMES:
+        page.goto(world.site.url + world.games[name])
+        expect_game_live(page)
+        expect(page.locator("#clock-1")).to_be_visible()
+        picture(page, f"visitor-{name}-{size}")
+        for selector in ("#board svg", "#clock-1", "#clock-2"):
+            found += off_screen(page, f"{name} at {size}", selector, viewport)
+    context.close()
+    assert not found, "\n".join(found)
+
+
 def test_at_a_desk_the_board_clocks_and_controls_fit_the_window(
     browser: Browser,
     world: World,

@@ -470,18 +470,18 @@ function drawPlayers(game, active) {
 
 // The height the board may take. On a phone (one column, CSS: .game-body) the whole board,
 // both players' clocks and the move controls share one screen, as on lichess: the window's
-// height less what is above the board and what is between its foot and the last control
-// that plays or ends the game (the seat below it, the turn's lines, the move box, resign),
+// height less what is above the board and what is between its foot and the seat below it
+// or the last control that plays or ends the game (the turn's lines, the move box, resign),
 // which the board's own size does not move. The controls set aside (flip, sound, analyse)
 // may wrap below. At a desk (two columns) the stylesheet's measure holds (null).
 const oneColumn = window.matchMedia("(max-width: 899px)");
 function boardRoom() {
   if (!oneColumn.matches) return null;
   const board = $("board").getBoundingClientRect();
-  const controls = [...document.querySelectorAll(".controls > :not(.aside)")]
+  const below = [$("seat-bottom"), ...document.querySelectorAll(".controls > :not(.aside)")]
     .map((node) => node.getBoundingClientRect())
     .filter((box) => box.height > 0);
-  const foot = Math.max(board.bottom, ...controls.map((box) => box.bottom));
+  const foot = Math.max(board.bottom, ...below.map((box) => box.bottom));
   return Math.floor(window.innerHeight - (board.top + window.scrollY) - (foot - board.bottom) - 8);
 }
 
