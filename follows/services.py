@@ -115,10 +115,14 @@ def following(user: Any) -> dict[str, list[Any]]:
 # --- news (games.lifecycle's receivers, after the game's transaction committed) -------------
 
 
-def _game_view(game: Game) -> dict[str, Any]:
+def _game_view(game: Game, follower: User) -> dict[str, Any]:
+    """The game as a follower's news names it: its name with its options in the follower's
+    language, not in that of whoever made the news (ZigZag (6 trous, 5 graines))."""
+    with translation.override(for_user(follower)):
+        name = title_for(game.slug, game.options)
     return {
         "id": game.pk,
-        "name": title_for(game.slug, game.options),
+        "name": name,
         "players": {"1": game.player1.username, "2": game.player2.username},
     }
 
@@ -140,13 +144,12 @@ def games_started(games: list[Game], **_: Any) -> None:
         ]
         if not follows:
             continue
-        view = _game_view(game)
         for follow in follows:
             player = players[follow.player_id]
             event = protocol.Followed(
                 news="game_started",
                 player=player.username,
-                game=protocol.FollowedGame(**view),
+                game=protocol.FollowedGame(**_game_view(game, follow.user)),
                 result=None,
             )
             feed.tell([follow.user_id], event)
@@ -158,14 +161,13 @@ def game_ended(game: Game, **_: Any) -> None:
     """Tell the followers of a game that ended (aborted games too: they are over)."""
     result = game.result()
     follows = Follow.objects.filter(game=game).select_related("user")
-    view = _game_view(game)
     for follow in follows:
         with translation.override(for_user(follow.user)):  # the reason, in each one's language
             shown = reasons.translate_result(result)
         event = protocol.Followed(
             news="game_ended",
             player=None,
-            game=protocol.FollowedGame(**view),
+            game=protocol.FollowedGame(**_game_view(game, follow.user)),
             result=None if shown is None else protocol.FollowedResult(**shown),
         )
         feed.tell([follow.user_id], event)

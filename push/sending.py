@@ -256,19 +256,23 @@ def _still_news(notice: Notice) -> Any:
     if _looking_at_game(game, player):
         return None
     opponent = (game.player2 if player == 1 else game.player1).username
-    name = title_for(game.slug, game.options)
+
+    def name() -> str:
+        """The game's name with its options, in the language the notice is built in."""
+        return title_for(game.slug, game.options)
+
     if notice.kind in (Kind.MOVE_CORRESPONDENCE, Kind.MOVE_REALTIME):
         if game.ply != notice.ply:
             return None  # moved since (or the move was taken back)
         realtime = notice.kind == Kind.MOVE_REALTIME
         return lambda: payloads.your_move(
-            game_id=game.pk, game_name=name, opponent=opponent, realtime=realtime
+            game_id=game.pk, game_name=name(), opponent=opponent, realtime=realtime
         )
     if notice.kind == Kind.OFFER:
         if game.offers.get(notice.detail) != 3 - player:
             return None  # answered, withdrawn by a move, or the game moved on
         return lambda: payloads.offer(
-            game_id=game.pk, game_name=name, opponent=opponent, offer=notice.detail
+            game_id=game.pk, game_name=name(), opponent=opponent, offer=notice.detail
         )
     if notice.kind == Kind.TOURNAMENT_GAME:
         if TournamentConnection.objects.filter(
@@ -277,7 +281,7 @@ def _still_news(notice: Notice) -> Any:
             return None  # the tournament's page takes them to the game
         tournament = notice.tournament.name if notice.tournament else ""
         return lambda: payloads.tournament_game(
-            game_id=game.pk, tournament=tournament, game_name=name, opponent=opponent
+            game_id=game.pk, tournament=tournament, game_name=name(), opponent=opponent
         )
     return None
 

@@ -8,12 +8,14 @@ import pytest
 from channels.db import database_sync_to_async
 from django.core import mail
 from django.test import Client
+from django.utils import translation
 
 from accounts.models import User
 from follows import services
 from follows.models import Follow, FollowMail
 from games import lifecycle
 from games import services as game_services
+from games.selectors import title_for
 from realtime.errors import ServiceError
 from tests.games_helpers import make_user, session_for
 from tests.wsutil import connected
@@ -104,6 +106,31 @@ async def test_followers_hear_of_a_new_game_and_of_its_end_on_every_page() -> No
     assert [frame for frame in frames if frame["type"] == "followed"] == []
     for client in (page, bobs_page):
         await client.disconnect()
+
+
+async def test_a_followers_news_names_the_game_in_the_followers_language() -> None:
+    # A game's name with its options is in the reader's language now: the news a follower
+    # hears is in theirs, not in that of the player whose move made it.
+    alice, bob, carol = [await db(make_user)(name) for name in ("alice", "bob", "carol")]
+    carol.language = "fr"
+    await db(carol.save)()
+    page = await connected("/ws/notify/", await db(session_for)(carol))
+    await db(services.follow_player)(user=carol, username="alice")
+    options = {"pits": 6, "seeds": 5}
+
+    def start_in_german() -> int:
+        with translation.override("de"):
+            return game_services.create_game(
+                slug="zigzag", options=options, player1=alice, player2=bob
+            ).pk
+
+    await db(start_in_german)()
+    news = await page.receive_json_from(timeout=5)
+    with translation.override("fr"):
+        french = title_for("zigzag", options)
+    assert french != "ZigZag (pits 6, seeds 5)"
+    assert news["game"]["name"] == french
+    await page.disconnect()
 
 
 def test_correspondence_news_is_e_mailed_to_those_who_asked(people: dict[str, User]) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.utils import translation
 
 from accounts.models import User
 from games import selectors
@@ -86,6 +87,24 @@ def test_a_notice_reaches_the_push_service_signed_and_encrypted_for_the_browser(
     phone.refresh_from_db()
     assert phone.succeeded_at is not None and phone.failures == 0
     assert Notice.objects.count() == 0
+
+
+def test_a_notice_names_the_game_and_its_options_in_the_readers_language(
+    service: PushService,
+) -> None:
+    # The name was built outside the reader's language: "ZigZag (pits 4, seeds 3)" in every one.
+    alice, bob = make_user("alice"), make_user("bob")
+    bob.language = "fr"
+    bob.save()
+    options = {"pits": 4, "seeds": 3}
+    game = game_services.create_game(slug="zigzag", options=options, player1=alice, player2=bob)
+    subscribe(bob, service.browser("phone"))
+    move(game.pk, alice)
+    assert sweep() == 1
+    with translation.override("fr"):
+        french = selectors.title_for("zigzag", options)
+    assert french != "ZigZag (pits 4, seeds 3)"
+    assert french in service.next().payload["body"]
 
 
 def test_a_real_time_move_is_urgent_and_short_lived_and_every_browser_gets_it(
