@@ -11,6 +11,7 @@ When the outgoing server fails, the replies wait, and it is tried again after 1 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import threading
@@ -122,6 +123,18 @@ def hashing_threads() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+# The hashing threads' niceness: when the cores are short, the answers (and the database and
+# the web processes beside them) go first, and first mails of new accounts wait.
+HASHING_NICENESS = 10
+
+
+def _yield_the_cores() -> None:
+    """A hashing thread's start: a lower priority for this thread only (Linux schedules
+    threads one by one; elsewhere nothing changes)."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), HASHING_NICENESS)
+
+
 class Worker:
     """Answers stored mails on a few threads, one mail of a sender at a time and in the order
     they came, so that a player's moves mailed one after the other are played in that order.
@@ -136,15 +149,29 @@ class Worker:
         self.wake = wake  # set when a mail is done: its sender's next may be waiting
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="mail")
         self.hashing = ThreadPoolExecutor(
-            max_workers=hashing_threads(), thread_name_prefix="mail-hash"
+            max_workers=hashing_threads(),
+            thread_name_prefix="mail-hash",
+            initializer=_yield_the_cores,
         )
         self.lock = threading.Lock()
         self.busy_senders: set[str] = set()
         self.busy_mails: set[int] = set()
+        # Mails whose hash is known, for `dispatch` to answer again (their senders stay busy);
+        # None instead of the hashes: its hash failed, and the mail's answer runs it itself.
+        self.hashed: list[tuple[int, str, dict[tuple[str, ...], object] | None]] = []
         self.retry = Backoff()
 
     def dispatch(self) -> None:
-        """Hand out the stored mails whose senders have none in hand; send leftover replies."""
+        """Hand out the mails whose hash is known, and the stored mails whose senders have
+        none in hand; send leftover replies. Only this thread starts answer threads, so none
+        inherits a hashing thread's lower priority."""
+        with self.lock:
+            hashed, self.hashed = self.hashed, []
+        for mail_id, sender, hashes in hashed:
+            if hashes is None:
+                self.pool.submit(self.answer, mail_id, sender, {}, defer=False)
+            else:
+                self.pool.submit(self.answer, mail_id, sender, hashes)
         for mail_id, sender in _guarded(inbox.pending_mails):
             with self.lock:
                 if mail_id in self.busy_mails or sender in self.busy_senders:
@@ -158,11 +185,16 @@ class Worker:
             self.send_replies()
 
     def answer(
-        self, mail_id: int, sender: str, hashes: dict[tuple[str, ...], object] | None = None
+        self,
+        mail_id: int,
+        sender: str,
+        hashes: dict[tuple[str, ...], object] | None = None,
+        *,
+        defer: bool = True,
     ) -> None:
         hashes = {} if hashes is None else hashes
         try:
-            with hashes_deferred(hashes):
+            with hashes_deferred(hashes) if defer else contextlib.nullcontext():
                 _guarded(inbox.process, mail_id)
         except HashDue as due:
             try:
@@ -178,12 +210,15 @@ class Worker:
     def hash_then_answer(
         self, due: HashDue, mail_id: int, sender: str, hashes: dict[tuple[str, ...], object]
     ) -> None:
+        answer_with: dict[tuple[str, ...], object] | None = hashes
         try:
             hashes[due.key] = due.work()
-            self.pool.submit(self.answer, mail_id, sender, hashes)
-        except Exception:  # stopping (the pool is shut), or a bug: the mail stays stored
-            logger.exception("mail %s waits: its password's hash failed", mail_id)
-            self.done(mail_id, sender)
+        except Exception:  # a bug: answered (once) as any bug is, by `inbox.process`
+            logger.exception("mail %s: its password's hash failed", mail_id)
+            answer_with = None
+        with self.lock:
+            self.hashed.append((mail_id, sender, answer_with))
+        self.wake.set()  # dispatch hands it to an answer thread
 
     def done(self, mail_id: int, sender: str) -> None:
         with self.lock:

@@ -8,8 +8,11 @@ command is the players' mail programs (one SMTP connection a mail, as a mail ser
 the outgoing mail server (an aiosmtpd sink). The commands are paced evenly over `--seconds`:
 moves in games between the players (each game's next move mailed once the last is answered,
 with `#MOVENO`), and otherwise `show`, `games` and `list`. Figures: from the listener's 250
-(the mail stored) to the reply handed to the outgoing server, p50 / p99 / max; mails lost (no
-answer 30 s after the last was sent) and doubled (two different answers to one mail).
+(the mail stored) to the reply handed to the outgoing server, p50 / p99 / max, for all the
+mails and apart for the cold ones (each player's first move, whose mail password the server
+checks with its slow hash), the ones behind them (mailed by a player whose first move was not
+answered yet: a sender's mails are answered in order) and the warm ones (every other); mails
+lost (no answer 30 s after the last was sent) and doubled (two different answers to one mail).
 """
 
 from __future__ import annotations
@@ -176,12 +179,16 @@ class Command(BaseCommand):
     ) -> dict[str, Any]:
         count, seconds = options["commands"], options["seconds"]
         accepted: dict[str, float] = {}
+        cold: set[str] = set()  # each player's first mail with its password: hashed
+        behind: set[str] = set()  # mailed while its sender's cold mail was unanswered
+        proven: set[str] = set()
+        proving: set[str] = set()  # senders whose cold mail is unanswered
         refused: list[str] = []
         moves = reads = 0
         lock = threading.Lock()
         rng = random.Random(1)
 
-        def send(sender: str, subject: str) -> str | None:
+        def send(sender: str, subject: str, *, first: bool = False) -> str | None:
             mail = EmailMessage()
             mail["From"], mail["To"], mail["Subject"] = sender, settings.PBM_ADDRESS, subject
             mail["Message-ID"] = f"<{secrets.token_hex(12)}@bench.test>"
@@ -195,12 +202,23 @@ class Command(BaseCommand):
                 return None
             with lock:
                 accepted[str(mail["Message-ID"])] = time.monotonic()
+                if first:
+                    cold.add(str(mail["Message-ID"]))
+                elif sender in proving:
+                    behind.add(str(mail["Message-ID"]))
             return str(mail["Message-ID"])
 
         def play(table: Table) -> None:
             sender, subject, move = table.next_command(password)
-            sent = send(sender, subject)
+            with lock:
+                first = sender not in proven
+                proven.add(sender)
+                if first:
+                    proving.add(sender)
+            sent = send(sender, subject, first=first)
             answer = sink.wait(sent, LATE_SECONDS) if sent else None
+            with lock:
+                proving.discard(sender)
             if answer is not None and answer[2].endswith(f"played {move}"):
                 table.state = table.rules.play(table.state, move)
                 table.number += 1
@@ -228,12 +246,19 @@ class Command(BaseCommand):
                     reads += 1
             sending = time.monotonic() - started
         latencies, lost, doubled = [], 0, 0
+        colds: list[float] = []
+        behinds: list[float] = []
+        warms: list[float] = []
         for message_id, at in accepted.items():
             answer = sink.wait(message_id, LATE_SECONDS)
             if answer is None:
                 lost += 1
                 continue
             latencies.append((answer[0] - at) * 1000)
+            if message_id in cold:
+                colds.append(latencies[-1])
+            else:
+                (behinds if message_id in behind else warms).append(latencies[-1])
             if len({reply_id for _, reply_id, _ in sink.answers[message_id]}) > 1:
                 doubled += 1
         return {
@@ -244,20 +269,30 @@ class Command(BaseCommand):
             "reads": reads,
             "sending": sending,
             "latencies": latencies,
+            "cold": colds,
+            "behind": behinds,
+            "warm": warms,
             "lost": lost,
             "doubled": doubled,
             "moves_played": sum(t.number for t in tables),
         }
 
     def report(self, figures: dict[str, Any], cpu: float, log: Path) -> None:
-        latencies = figures["latencies"]
-        p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
+        def spread(latencies: list[float]) -> str:
+            p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
+            most = max(latencies, default=float("nan"))
+            return f"p50 {p50:.0f} ms, p99 {p99:.0f} ms, max {most:.0f} ms"
+
         self.stdout.write(
             f"mail door on PostgreSQL + Redis: {figures['sent']:,} commands in "
             f"{figures['sending']:.0f} s ({figures['moves']} moves, {figures['reads']} reads); "
             f"accepted {figures['accepted']:,}, refused at SMTP {len(figures['refused'])}\n"
-            f"stored -> reply handed to the outgoing server: p50 {p50:.0f} ms, p99 {p99:.0f} ms, "
-            f"max {max(latencies, default=float('nan')):.0f} ms\n"
+            f"stored -> reply handed to the outgoing server: {spread(figures['latencies'])}\n"
+            f"  cold, {len(figures['cold'])} mails (a player's first move: its password "
+            f"hashed): {spread(figures['cold'])}\n"
+            f"  behind them, {len(figures['behind'])} mails (their sender's first move not "
+            f"answered yet): {spread(figures['behind'])}\n"
+            f"  warm, {len(figures['warm'])} mails (every other): {spread(figures['warm'])}\n"
             f"lost {figures['lost']}, doubled {figures['doubled']}; moves played "
             f"{figures['moves_played']}; the mail server's CPU {cpu:.1f} s "
             f"({cpu / max(figures['accepted'], 1) * 1000:.0f} ms a command)\n"
