@@ -21,7 +21,8 @@ from django.utils import translation
 
 from accounts import emails
 from accounts.models import User
-from games import services
+from games import selectors, services
+from games.engine import rules_for
 from games.rules_pages import documented_games
 from games.services import correspondence
 from pbm import grammar, inbox
@@ -288,3 +289,44 @@ def test_every_email_is_in_the_recipients_language(kind: str, language: str) -> 
     forms = {*grammar.GLOBAL_FORMS.values(), *grammar.GAME_FORMS.values()}
     left = [text for text in left_in_english(english, translated) if text not in forms]
     assert not left, f"{kind} in {language}: English left: {left}"
+
+
+@pytest.mark.parametrize("kind", ["your move", "reminder"])
+def test_a_mail_names_the_game_and_its_options_in_the_readers_language(kind: str) -> None:
+    # The sweeper and the mover's request run in their own language: the name must be built
+    # inside the recipient's, options and all.
+    _alice, bob = _pair()
+    User.objects.filter(pk=bob.pk).update(language="fr")
+    bob.refresh_from_db()
+    options = {"pits": 6, "seeds": 5}
+    with translation.override("fr"):
+        french = selectors.title_for("zigzag", options)
+    assert french != "ZigZag (pits 6, seeds 5)", "the catalogue translates the options"
+    with (
+        translation.override("en"),
+        time_machine.travel("2026-03-01 12:00:00", tick=False) as clock,
+    ):
+        if kind == "your move":
+            game = services.create_game(
+                slug="zigzag",
+                options=options,
+                player1=User.objects.get(username="alice"),
+                player2=bob,
+                time_control="3d",
+            )
+            rules = rules_for("zigzag", options)
+            move = rules.legal_moves(rules.initial_state())[0]
+            services.play_move(game_id=game.pk, user=game.player1, move=str(move), ply=0)
+            sent = _sent(lambda: correspondence.notify_move(game.pk, 2))
+        else:
+            services.create_game(
+                slug="zigzag",
+                options=options,
+                player1=bob,
+                player2=User.objects.get(username="alice"),
+            )
+            clock.shift(timedelta(days=7, hours=1))
+            sent = _sent(correspondence.remind_stalled)
+    assert french in sent.subject, sent.subject
+    assert french in sent.body, sent.body
+    assert "pits 6" not in sent.body

@@ -78,10 +78,8 @@ def _remind(game: Game, player: int) -> int:
     opponent = game.player2 if player == 1 else game.player1
     if not user.email or not user.email_on_move:
         return 0
-    name = selectors.title_for(game.slug, game.options)
     link = f"{settings.SITE_URL.rstrip('/')}/games/{game.pk}/"
     words = {
-        "game": name,
         "number": game.pk,
         "opponent": opponent.username,
         "days": f"{settings.REMINDER_DAYS:g}",
@@ -90,6 +88,8 @@ def _remind(game: Game, player: int) -> int:
         "profile": f"{settings.SITE_URL.rstrip('/')}/@{user.username}/",
     }
     with translation.override(for_user(user)):  # the recipient's language, not the sweeper's
+        # The game's name carries translated option names: built in the reader's language.
+        words["game"] = selectors.title_for(game.slug, game.options)
         subject = _("Reminder: your move in %(game)s #%(number)s against %(opponent)s") % words
         text = (
             _(
@@ -189,11 +189,10 @@ def notify_move(game_id: int, player: int) -> bool:
     opponent = game.player2 if player == 1 else game.player1
     if not user.email or not user.email_on_move:
         return False
-    name = selectors.title_for(game.slug, game.options)
     link = f"{settings.SITE_URL.rstrip('/')}/games/{game.pk}/"
     with translation.override(for_user(user)):  # the recipient's language, not the mover's
         words = {
-            "game": name,
+            "game": selectors.title_for(game.slug, game.options),
             "number": game.pk,
             "opponent": opponent.username,
             "link": link,
