@@ -33,7 +33,7 @@ def moderators_only(view: View) -> View:
     @wraps(view)
     def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if not roles.is_moderator(request.user):
-            raise PermissionDenied("Only moderators can see this page.")
+            raise PermissionDenied(_("Only moderators can see this page."))
         return view(request, *args, **kwargs)
 
     return checked

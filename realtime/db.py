@@ -97,7 +97,7 @@ async def _at_exit(sending: Coroutine[Any, Any, None]) -> None:
     try:
         await asyncio.wait_for(sending, AT_EXIT_SECONDS)
     except Exception as error:  # the process is going away: nothing is waiting for this
-        logger.warning("not sent while the process stopped (%s)", error)
+        logger.warning("not sent while the process stopped (%r)", error)
 
 
 def _pool() -> ThreadPoolExecutor:

@@ -169,6 +169,9 @@ def test_every_moderation_page_and_action_checks_the_role(cast: dict[str, Any]) 
         assert visitor.get(url)["Location"].startswith("/login/"), url
         assert player.get(url).status_code == 403, url
         assert moderator.get(url).status_code == 200, url
+    # The refusal is the site's own page, saying why, not the server's bare "403 Forbidden".
+    refusal = player.get("/moderation/").content.decode()
+    assert "Only moderators can see this page." in refusal and 'href="/"' in refusal
     for url, data in POSTS:
         url = url.format(report=made.pk)
         assert visitor.post(url, data)["Location"].startswith("/login/"), url
