@@ -5,6 +5,7 @@ sender's mails keep their order."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -128,4 +129,18 @@ def test_a_new_senders_hash_holds_up_neither_other_senders_nor_its_own_order() -
     finally:
         gate.set()
         worker.pool.submit(connections.close_all).result()  # the answer thread's connection
+        worker.stop()
+
+
+def test_the_hashing_threads_yield_the_cores_and_the_answer_threads_do_not() -> None:
+    worker = smtp.Worker(1, threading.Event())
+
+    def niceness() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    try:
+        assert worker.hashing.submit(niceness).result() == smtp.HASHING_NICENESS
+        # An answer thread started after a hashing thread keeps the process's priority.
+        assert worker.pool.submit(niceness).result() == niceness()
+    finally:
         worker.stop()
