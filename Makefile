@@ -42,6 +42,7 @@ dev: $(VENV)/.installed-dev
 # that plays the computer's moves. With METRICS_PORT=N each serves its metrics (docs/METRICS.md):
 # the server on N, the sweeper on N+1, the worker on N+2, the mail door on N+3.
 run: $(VENV)/.installed .secret_key .vapid_keys
+	@test -s .vapid_keys || $(BIN)/python -m push.keys .vapid_keys >/dev/null  # an emptied file
 	@export DJANGO_SECRET_KEY="$${DJANGO_SECRET_KEY:-$$(cat .secret_key)}"; \
 	export VAPID_PUBLIC_KEY="$${VAPID_PUBLIC_KEY:-$$(sed -n 's/^public=//p' .vapid_keys)}"; \
 	export VAPID_PRIVATE_KEY="$${VAPID_PRIVATE_KEY:-$$(sed -n 's/^private=//p' .vapid_keys)}"; \

@@ -26,7 +26,7 @@ from games.models import Game
 from games.selectors import title_for
 from lobby import protocol
 from lobby.services import feed
-from realtime import metrics
+from realtime import metrics, outgoing_mail
 from realtime.errors import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -215,6 +215,9 @@ def _queue_mail(user: User, subject: str, opening: str, game: Game) -> None:
 
 def send_mails(limit: int = 100, **_: Any) -> int:
     """Send the queued follow e-mails (the sweeper's pass); each is taken by one sender."""
+    began = _retry.begin()
+    if began is None:  # the outgoing mail server failed a moment ago: the mails wait
+        return 0
     with transaction.atomic():
         pending = list(
             FollowMail.objects.select_for_update(skip_locked=True)
@@ -223,12 +226,38 @@ def send_mails(limit: int = 100, **_: Any) -> int:
         )
         FollowMail.objects.filter(pk__in=[mail.pk for mail in pending]).delete()
     sent = 0
-    for mail in pending:
+    for index, mail in enumerate(pending):
         try:
             send_mail(mail.subject, mail.body, None, [mail.user.email])
             sent += 1
             metrics.MAILS.labels("follow", "sent").inc()
-        except OSError:
+        except OSError as error:
             metrics.MAILS.labels("follow", "failed").inc()
-            logger.exception("could not e-mail %s about a followed game", mail.user.username)
+            if not outgoing_mail.server_failed(error):  # this mail's own fault: dropped
+                logger.warning(
+                    "could not e-mail %s about a followed game (%r)", mail.user.username, error
+                )
+                continue
+            # The server's failure: this mail and the rest wait for the next try.
+            FollowMail.objects.bulk_create(
+                [
+                    FollowMail(user_id=m.user_id, subject=m.subject, body=m.body)
+                    for m in pending[index:]
+                ]
+            )
+            wait = _retry.failed(began)
+            if wait is not None:
+                logger.warning(
+                    "the follow mails wait: the outgoing mail server failed (%r); "
+                    "next try in %.0f s",
+                    error,
+                    wait,
+                )
+            return sent
+    _retry.succeeded()
     return sent
+
+
+# Mails wait for a failing outgoing mail server as the mail door's replies do
+# (realtime/outgoing_mail.py).
+_retry = outgoing_mail.Backoff()

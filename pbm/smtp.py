@@ -15,8 +15,6 @@ import contextlib
 import logging
 import os
 import threading
-import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -26,17 +24,17 @@ from django.db import close_old_connections
 
 from pbm import inbox
 from pbm.identity import HashDue, address_of, hashes_deferred
+from realtime import outgoing_mail
 from realtime.limits import over_limit
+from realtime.outgoing_mail import Backoff
 
 logger = logging.getLogger(__name__)
 
 # The worker looks for leftover work this often even when nothing new arrived.
 IDLE_SECONDS = 1.0
-# After the outgoing mail server failed, the next try waits this long, doubled after each
-# failure up to the cap (a relay that is down for an hour is tried every 5 minutes, not
-# 3,600 times); a success starts again from the first.
-RETRY_FIRST_SECONDS = 1.0
-RETRY_MAX_SECONDS = 300.0
+# After the outgoing mail server failed, the next try waits (realtime/outgoing_mail.py).
+RETRY_FIRST_SECONDS = outgoing_mail.RETRY_FIRST_SECONDS
+RETRY_MAX_SECONDS = outgoing_mail.RETRY_MAX_SECONDS
 
 
 def _sender_refused(address: str) -> bool:
@@ -78,44 +76,6 @@ def _guarded(function: Any, *args: Any) -> Any:
         return function(*args)
     finally:
         close_old_connections()
-
-
-class Backoff:
-    """When to try the outgoing mail server again: at once while it works; after a failure,
-    RETRY_FIRST_SECONDS later, then twice as long after each failure, up to the cap. Tries
-    that ran together and failed together count as one failure."""
-
-    def __init__(
-        self,
-        first: float = RETRY_FIRST_SECONDS,
-        cap: float = RETRY_MAX_SECONDS,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.first, self.cap, self.clock = first, cap, clock
-        self.lock = threading.Lock()
-        self.delay = 0.0
-        self.next_try = float("-inf")
-        self.failed_at = float("-inf")
-
-    def begin(self) -> float | None:
-        """The start of a try if one is due now, else None."""
-        now = self.clock()
-        with self.lock:
-            return now if now >= self.next_try else None
-
-    def failed(self, began: float) -> float | None:
-        """The wait before the next try; None if a try that ran beside it counted already."""
-        with self.lock:
-            if began <= self.failed_at:
-                return None
-            self.delay = min(self.cap, self.delay * 2 if self.delay else self.first)
-            self.failed_at = self.clock()
-            self.next_try = self.failed_at + self.delay
-            return self.delay
-
-    def succeeded(self) -> None:
-        with self.lock:
-            self.delay, self.next_try = 0.0, float("-inf")
 
 
 def hashing_threads() -> int:

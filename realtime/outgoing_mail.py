@@ -20,7 +20,7 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -38,6 +38,11 @@ KEPT_SECONDS = 86_400
 REFRESH_SECONDS = 60.0
 # Errors that concern one mail (its recipient, its content), not the server.
 ONE_MAIL_ERRORS = (smtplib.SMTPRecipientsRefused, smtplib.SMTPDataError)
+# After the outgoing mail server failed, the next try waits this long, doubled after each
+# failure up to the cap (a relay that is down for an hour is tried every 5 minutes, not
+# 3,600 times); a success starts again from the first.
+RETRY_FIRST_SECONDS = 1.0
+RETRY_MAX_SECONDS = 300.0
 
 
 class EmailBackend(SMTPBackend):
@@ -66,6 +71,50 @@ class EmailBackend(SMTPBackend):
 
     def send_messages(self, messages: Sequence[EmailMessage]) -> int:
         return int(super().send_messages(messages))
+
+
+class Backoff:
+    """When to try the outgoing mail server again: at once while it works; after a failure,
+    RETRY_FIRST_SECONDS later, then twice as long after each failure, up to the cap. Tries
+    that ran together and failed together count as one failure."""
+
+    def __init__(
+        self,
+        first: float = RETRY_FIRST_SECONDS,
+        cap: float = RETRY_MAX_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.first, self.cap, self.clock = first, cap, clock
+        self.lock = threading.Lock()
+        self.delay = 0.0
+        self.next_try = float("-inf")
+        self.failed_at = float("-inf")
+
+    def begin(self) -> float | None:
+        """The start of a try if one is due now, else None."""
+        now = self.clock()
+        with self.lock:
+            return now if now >= self.next_try else None
+
+    def failed(self, began: float) -> float | None:
+        """The wait before the next try; None if a try that ran beside it counted already."""
+        with self.lock:
+            if began <= self.failed_at:
+                return None
+            self.delay = min(self.cap, self.delay * 2 if self.delay else self.first)
+            self.failed_at = self.clock()
+            self.next_try = self.failed_at + self.delay
+            return self.delay
+
+    def succeeded(self) -> None:
+        with self.lock:
+            self.delay, self.next_try = 0.0, float("-inf")
+
+
+def server_failed(error: BaseException) -> bool:
+    """Whether a send failed for the server's sake (down, refusing TLS or the login), so
+    that the mail is kept for a later try, not for its own (its recipient, its content)."""
+    return isinstance(error, OSError) and not isinstance(error, ONE_MAIL_ERRORS)
 
 
 def hint(error: BaseException) -> str:

@@ -291,7 +291,8 @@ def test_mails_sent_and_failed_are_counted(settings: Any) -> None:
     # The outgoing mail server is down: nothing listens on its port.
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
     settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", free_port()
-    assert services.notify_move(game.pk, 2) is False
+    with pytest.raises(ConnectionRefusedError):  # the server's failure: the caller keeps it
+        services.notify_move(game.pk, 2)
     assert sample("diffusion_mails_total", kind="move", outcome="failed") == failed + 1
     assert sample("diffusion_mails_total", kind="move", outcome="sent") == sent + 1
 

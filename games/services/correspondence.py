@@ -19,7 +19,7 @@ from games.models import Game, GameConnection, MoveNotice, Vacation
 from games.reply_address import reply_address
 from games.services._core import locked
 from games.services.ending import finish
-from realtime import metrics
+from realtime import metrics, outgoing_mail
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +57,9 @@ def remind_stalled(now: datetime | None = None) -> int:
     """E-mail each player who has not moved for REMINDER_DAYS, once per stall; how many."""
     now = now or timezone.now()
     sent = 0
+    began = _retry.begin()
+    if began is None:  # the outgoing mail server failed a moment ago: not yet
+        return 0
     for game_id in stalled_games(settings.REMINDER_DAYS, now):
         with transaction.atomic():
             game = locked(game_id)
@@ -67,10 +70,34 @@ def remind_stalled(now: datetime | None = None) -> int:
             player = _waiting_player(game)
             if _stall(game, player, now) < timedelta(days=settings.REMINDER_DAYS):
                 continue
+            earlier = game.reminded_at
             game.reminded_at = now
             game.save(update_fields=["reminded_at"])
-        sent += _remind(game, player)
+        try:
+            sent += _remind(game, player)
+        except OSError as error:
+            # Not reminded after all: the next pass after the wait tries this game again.
+            Game.objects.filter(pk=game.pk, reminded_at=now).update(reminded_at=earlier)
+            _waits("reminders", error, began)
+            return sent
+    _retry.succeeded()
     return sent
+
+
+# The sweeper's mails wait for the outgoing mail server as the mail door's replies do: after
+# a failure, 1 s, then twice as long each time up to 5 minutes (realtime/outgoing_mail.py).
+_retry = outgoing_mail.Backoff()
+
+
+def _waits(what: str, error: OSError, began: float) -> None:
+    wait = _retry.failed(began)
+    if wait is not None:
+        logger.warning(
+            "the %s wait: the outgoing mail server failed (%r); next try in %.0f s",
+            what,
+            error,
+            wait,
+        )
 
 
 def _remind(game: Game, player: int) -> int:
@@ -107,9 +134,11 @@ def _remind(game: Game, player: int) -> int:
             from_email=None,
             recipient_list=[user.email],
         )
-    except OSError:
+    except OSError as error:
         metrics.MAILS.labels("reminder", "failed").inc()
-        logger.exception("could not remind %s about game %s", user.username, game.pk)
+        if outgoing_mail.server_failed(error):
+            raise  # the server's failure: the reminder is tried again (remind_stalled)
+        logger.warning("could not remind %s about game %s (%r)", user.username, game.pk, error)
         return 0
     metrics.MAILS.labels("reminder", "sent").inc()
     return 1
@@ -144,12 +173,28 @@ def forfeit_stalled(now: datetime | None = None) -> int:
 def send_move_notices(limit: int = 100) -> int:
     """Send the pending "your move" e-mails (the sweeper calls this every pass); how many
     were sent. Each notice is taken by one sender only, even with several sweepers."""
+    began = _retry.begin()
+    if began is None:  # the outgoing mail server failed a moment ago: the notices wait
+        return 0
     with transaction.atomic():
         pending = list(
             MoveNotice.objects.select_for_update(skip_locked=True).order_by("pk")[:limit]
         )
+        # Taken out before sending (not locked while the mail server answers, which would
+        # hold up a move writing the same notice); put back if the server fails.
         MoveNotice.objects.filter(pk__in=[notice.pk for notice in pending]).delete()
-    return sum(notify_move(notice.game_id, notice.player) for notice in pending)
+    sent = 0
+    for index, notice in enumerate(pending):
+        try:
+            sent += notify_move(notice.game_id, notice.player)
+        except OSError as error:
+            left = [MoveNotice(game_id=n.game_id, player=n.player) for n in pending[index:]]
+            # A newer move may have written the same notice meanwhile: one is enough.
+            MoveNotice.objects.bulk_create(left, ignore_conflicts=True)
+            _waits('"your move" mails', error, began)
+            return sent
+    _retry.succeeded()
+    return sent
 
 
 def _clock_sentence(game: Game) -> str:
@@ -224,9 +269,11 @@ def notify_move(game_id: int, player: int) -> bool:
     )
     try:
         message.send()
-    except OSError:
+    except OSError as error:
         metrics.MAILS.labels("move", "failed").inc()
-        logger.exception("could not e-mail %s about game %s", user.username, game.pk)
+        if outgoing_mail.server_failed(error):
+            raise  # the server's failure, not this mail's: send_move_notices keeps it
+        logger.warning("could not e-mail %s about game %s (%r)", user.username, game.pk, error)
         return False
     metrics.MAILS.labels("move", "sent").inc()
     return True
