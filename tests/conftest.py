@@ -111,6 +111,7 @@ SHARED_SERVER_FILES = (
     "tests/test_browser_access.py",
     "tests/test_browser_keyboard.py",
     "tests/test_browser_lobby_phone.py",
+    "tests/test_browser_game_phone.py",
 )
 
 
