@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from aiosmtpd.controller import Controller
+from django.test import override_settings
 
 from tests.servers import free_port
 
@@ -43,3 +44,31 @@ def plain_relay() -> Iterator[tuple[PlainRelay, int]]:
         yield relay, controller.port
     finally:
         controller.stop()
+
+
+# This test's record of whether mail goes out, not another worker's (realtime/outgoing_mail.py).
+LOCAL_CACHE = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+
+@contextmanager
+def failing_relay() -> Iterator[tuple[PlainRelay, int]]:
+    """A plain relay that this process's mail reaches with STARTTLS asked (EMAIL_USE_TLS on,
+    the default): every send fails as against a local Postfix, until the test turns
+    EMAIL_USE_TLS off. The outgoing mail record starts and ends empty."""
+    from realtime import outgoing_mail
+
+    with (
+        plain_relay() as (relay, port),
+        override_settings(
+            CACHES=LOCAL_CACHE,
+            EMAIL_BACKEND="realtime.outgoing_mail.EmailBackend",
+            EMAIL_HOST="127.0.0.1",
+            EMAIL_PORT=port,
+            EMAIL_USE_TLS=True,
+        ),
+    ):
+        outgoing_mail.forget()
+        try:
+            yield relay, port
+        finally:
+            outgoing_mail.forget()

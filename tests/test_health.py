@@ -11,10 +11,9 @@ from django.core.mail import send_mail
 from django.db import connection
 from django.test import Client, override_settings
 
-from realtime import outgoing_mail
 from realtime.channel_layers import build_channel_layers
 from tests.conftest import redis_layers
-from tests.relay import plain_relay
+from tests.relay import failing_relay
 
 # Transactional: the health check closes stale connections the way production does, which
 # an open test transaction would not survive.
@@ -70,23 +69,10 @@ def test_it_reports_healthy_on_the_database_of_this_pass(client: Client) -> None
     assert response.json()["database"]["vendor"] == connection.vendor
 
 
-LOCAL_CACHE = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-
-
 def test_mail_that_cannot_go_out_is_shown_and_logged_once_without_leaving_rotation(
     client: Client, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with (
-        plain_relay() as (relay, port),
-        override_settings(
-            CACHES=LOCAL_CACHE,  # this test's record, not another worker's
-            EMAIL_BACKEND="realtime.outgoing_mail.EmailBackend",
-            EMAIL_HOST="127.0.0.1",
-            EMAIL_PORT=port,
-            EMAIL_USE_TLS=True,  # the default, against a plain local relay
-        ),
-    ):
-        outgoing_mail.forget()
+    with failing_relay() as (relay, _port):  # EMAIL_USE_TLS's default, a plain local relay
         assert client.get("/readyz").json()["mail"] == {"ok": None}
         caplog.set_level(logging.WARNING, logger="realtime.outgoing_mail")
         for _ in range(2):
@@ -110,4 +96,3 @@ def test_mail_that_cannot_go_out_is_shown_and_logged_once_without_leaving_rotati
         assert len(relay.mails) == 1
         assert "goes out again" in caplog.records[-1].getMessage()
         assert client.get("/readyz").json()["mail"]["ok"] is True
-        outgoing_mail.forget()

@@ -17,11 +17,9 @@ from django.test import override_settings
 from pbm import smtp
 from pbm.metrics import mail_failing
 from pbm.models import OutboundMail
-from realtime import outgoing_mail
 from tests.mail import mail_site
-from tests.relay import plain_relay
+from tests.relay import failing_relay, plain_relay
 
-LOCAL_CACHE = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 FIX = "set EMAIL_USE_TLS=0 for a plain local relay"
 
 
@@ -53,17 +51,7 @@ def test_replies_wait_while_the_outgoing_server_fails_and_it_is_tried_less_and_l
     worker = smtp.Worker(1, threading.Event())
     worker.retry = smtp.Backoff(clock=lambda: now[0])
     caplog.set_level(logging.WARNING)
-    with (
-        plain_relay() as (relay, port),
-        override_settings(
-            CACHES=LOCAL_CACHE,
-            EMAIL_BACKEND="realtime.outgoing_mail.EmailBackend",
-            EMAIL_HOST="127.0.0.1",
-            EMAIL_PORT=port,
-            EMAIL_USE_TLS=True,
-        ),
-    ):
-        outgoing_mail.forget()
+    with failing_relay() as (relay, _port):
         OutboundMail.objects.create(to="p@players.test", subject="s", body="b", message_id="<1@x>")
         tried = []
         for second in range(40):  # the worker's passes, a second apart
@@ -88,7 +76,6 @@ def test_replies_wait_while_the_outgoing_server_fails_and_it_is_tried_less_and_l
         assert len(relay.mails) == 1
         assert worker.retry.begin() == 63.0
         assert mail_failing() == {(): 0.0}
-        outgoing_mail.forget()
     worker.stop()
     connections.close_all()
 

@@ -21,12 +21,10 @@ from games.models import Game, MoveNotice
 from games.services import correspondence
 from realtime import outgoing_mail
 from tests.games_helpers import make_user
-from tests.relay import PlainRelay, plain_relay
+from tests.relay import PlainRelay, failing_relay
 from tests.test_metrics import first_move
 
 pytestmark = pytest.mark.django_db
-
-LOCAL_CACHE = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 
 class Clock:
@@ -44,19 +42,8 @@ def relay(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[PlainRelay, Clock]]
     clock = Clock()
     monkeypatch.setattr(correspondence, "_retry", outgoing_mail.Backoff(clock=clock))
     monkeypatch.setattr(follows, "_retry", outgoing_mail.Backoff(clock=clock))
-    with (
-        plain_relay() as (server, port),
-        override_settings(
-            CACHES=LOCAL_CACHE,
-            EMAIL_BACKEND="realtime.outgoing_mail.EmailBackend",
-            EMAIL_HOST="127.0.0.1",
-            EMAIL_PORT=port,
-            EMAIL_USE_TLS=True,
-        ),
-    ):
-        outgoing_mail.forget()
+    with failing_relay() as (server, _port):
         yield server, clock
-    outgoing_mail.forget()
 
 
 def _players() -> tuple[User, User]:

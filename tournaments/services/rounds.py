@@ -267,15 +267,7 @@ def _swiss_round(tournament: Tournament) -> bool:
             entry.points += BYE
             entry.byes += 1
             entry.sheet += "+"
-            bye_pairings.append(
-                Pairing(
-                    tournament=tournament,
-                    round=tournament.round,
-                    first=entry.user,
-                    result=Pairing.Result.BYE,
-                    first_points=BYE,
-                )
-            )
+            bye_pairings.append(_bye(tournament, entry, BYE))
         else:
             entry.sheet += "-"  # withdrawn, or not paired: no game this round
     saving.update_entries(entries, ["floats", "colours", "opponents", "points", "byes", "sheet"])
@@ -283,6 +275,18 @@ def _swiss_round(tournament: Tournament) -> bool:
     publish.changed(tournament, entries=entries if len(entries) <= 50 else [], pairings=pairings)
     _timed(tournament, len(pairs), began)
     return True
+
+
+def _bye(tournament: Tournament, entry: Entry, points: int) -> Pairing:
+    """The round's pairing of a player without an opponent: a Swiss's bye, a round robin's
+    sit-out (its points say which)."""
+    return Pairing(
+        tournament=tournament,
+        round=tournament.round,
+        first=entry.user,
+        result=Pairing.Result.BYE,
+        first_points=points,
+    )
 
 
 def _round_robin_round(tournament: Tournament) -> bool:
@@ -314,15 +318,7 @@ def _round_robin_round(tournament: Tournament) -> bool:
         sitting = number[table.bye]
         sitting.sheet += "-"
         sitting.byes += 1
-        forfeits.append(
-            Pairing(
-                tournament=tournament,
-                round=tournament.round,
-                first=sitting.user,
-                result=Pairing.Result.BYE,
-                first_points=SIT_OUT,
-            )
-        )
+        forfeits.append(_bye(tournament, sitting, SIT_OUT))
     saving.update_entries(
         seeded, ["opponents", "points", "wins", "losses", "games", "byes", "sheet"]
     )
