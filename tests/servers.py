@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import random
 import shutil
 import signal
 import socket
@@ -32,12 +33,24 @@ def free_port() -> int:
 
 def free_ports(count: int) -> int:
     """The first of `count` free ports in a row (`make run` gives its processes' metrics
-    METRICS_PORT, +1, +2, +3)."""
+    METRICS_PORT, +1, +2, +3), below the kernel's range for ports it hands out itself: there,
+    another test's `free_port()` or an outgoing connection could take one of the row before
+    its process binds it (a run saw the mail door's metrics port taken so)."""
+    low = _ephemeral_low()
+    rng = random.Random()
     for _ in range(100):
-        first = free_port()
-        if first + count <= 65536 and all(_free(first + n) for n in range(1, count)):
+        first = rng.randrange(10_000, max(low, 20_000) - count)
+        if all(_free(first + n) for n in range(count)):
             return first
     raise RuntimeError(f"no {count} free ports in a row")
+
+
+def _ephemeral_low() -> int:
+    """The lowest port the kernel hands out for a bind to port 0 (Linux; 32768 elsewhere)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
 
 
 def _free(port: int) -> bool:
