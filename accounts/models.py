@@ -77,6 +77,10 @@ class User(AbstractUser):
     # The language chosen with the switcher (a code of settings.LANGUAGES), or "" for the
     # browser's: pages, socket messages and the e-mails sent to them (accounts/language.py).
     language = models.CharField(max_length=8, blank=True, default="", db_default="")
+    # A bot account (docs/BOTS.md): an outside program plays as it through the Bot API. Set
+    # once, when an account with no games is upgraded, and never cleared. Not the computer's
+    # accounts (is_bot), which the site's own worker plays.
+    bot_since = models.DateTimeField(null=True, blank=True)
 
     objects = UserManager()
 
@@ -88,6 +92,10 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.username
+
+    @property
+    def is_bot_account(self) -> bool:
+        return self.bot_since is not None
 
 
 class Block(models.Model):
@@ -164,3 +172,26 @@ class RetiredName(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class ApiToken(models.Model):
+    """A personal access token (accounts/tokens.py): a program acts for the account with the
+    scopes its owner gave it. Only the secret's SHA-256 is kept: the secret is shown once."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=60)
+    digest = models.CharField(max_length=64, unique=True)
+    # The secret's last characters, so that its owner can tell their tokens apart.
+    hint = models.CharField(max_length=8)
+    scopes = models.CharField(max_length=100)  # space-separated names of tokens.SCOPES
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    # Why: "owner", "password", "closed", "moderator" (tokens.REVOKED).
+    revoked_why = models.CharField(max_length=20, blank=True, default="")
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "revoked_at"], name="accounts_token_live")]
+
+    def __str__(self) -> str:
+        return f"{self.name} (…{self.hint})"

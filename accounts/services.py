@@ -12,6 +12,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts import tokens
 from accounts.models import Block, Circle, RecoveryCode, RetiredName, TwoFactor, User, is_retired
 from accounts.usernames import validate_username
 from realtime.db import run_soon
@@ -132,6 +133,7 @@ def do_retire(*, user: User, reason: str, by: User | None) -> User:
     locked.save()
     TwoFactor.objects.filter(user=locked).delete()
     RecoveryCode.objects.filter(user=locked).delete()
+    tokens.revoke_all(user_id=locked.pk, why="closed")
     user_id = locked.pk
     transaction.on_commit(lambda: do_end_sockets(user_id))
     return locked

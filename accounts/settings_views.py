@@ -20,7 +20,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from accounts import emails, services, twofactor, views
+from accounts import emails, services, tokens, twofactor, views
 from accounts.forms import CodeForm, CurrentPasswordForm, EmailChangeForm
 from accounts.models import User
 from realtime import limits
@@ -208,3 +208,45 @@ def _check_code_or_password(request: HttpRequest, user: User) -> None:
     if not form.is_valid():
         limits.second_factor_failed(request, user.pk)
         raise ServiceError("wrong_password", _("Give a code from your app, or your password."))
+
+
+@require_http_methods(["GET", "POST"])
+@registered_only
+def api_tokens(request: HttpRequest) -> HttpResponse:
+    """Personal access tokens (accounts/tokens.py): create one (its secret shown on this
+    answer only), see them, revoke one."""
+    user: User = request.user
+    error, created, status = "", None, 200
+    if request.method == "POST":
+        try:
+            action = request.POST.get("action")
+            if action == "create":
+                token, secret = tokens.create_token(
+                    user=user,
+                    name=request.POST.get("name", ""),
+                    scopes=request.POST.getlist("scopes"),
+                )
+                created = {"name": token.name, "secret": secret, "scopes": token.scopes}
+            elif action == "revoke":
+                token_id = request.POST.get("token", "")
+                if not token_id.isdigit():
+                    raise ServiceError("no_such_token", _("You have no such token."))
+                tokens.revoke(user=user, token_id=int(token_id))
+                messages.success(request, _("The token is revoked: it no longer works."))
+                return redirect("settings-tokens")
+            else:
+                raise ServiceError("bad_action", _("That is not something this page does."))
+        except ServiceError as refusal:
+            error, status = refusal.message, 400
+    return settings_page(
+        request,
+        "tokens.html",
+        status=status,
+        error=error,
+        created=created,
+        scopes=list(tokens.SCOPES.items()),
+        chosen=request.POST.getlist("scopes") if error else [],
+        name=request.POST.get("name", "") if error else "",
+        tokens=tokens.live(user).order_by("-created_at"),
+        is_bot_account=user.is_bot_account,
+    )

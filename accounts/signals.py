@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
-from accounts import services
+from accounts import services, tokens
 from accounts.models import User
 
 
@@ -28,4 +28,6 @@ def _saved(sender: Any, instance: User, created: bool, **kwargs: Any) -> None:
         # The session that changed its own password stays signed in (services.
         # do_change_password marks it); a reset or the admin's change ends every one.
         keep = getattr(instance, "_keep_session", None)
+        # Tokens end with the password that made them (whoever changed it).
+        tokens.revoke_all(user_id=user_id, why="password")
         transaction.on_commit(lambda: services.do_end_sockets(user_id, keep_session=keep))

@@ -13,6 +13,7 @@ urlpatterns = [
     path("settings/email/", settings_views.email, name="settings-email"),
     path("settings/email/confirm/<str:token>/", settings_views.email_confirm, name="email-confirm"),
     path("settings/two-factor/", settings_views.two_factor, name="settings-two-factor"),
+    path("settings/tokens/", settings_views.api_tokens, name="settings-tokens"),
     path("settings/privacy/", views.privacy, name="privacy"),
     path("signup/", views.sign_up, name="signup"),
     path("guest/", views.play_as_guest, name="guest"),

@@ -99,6 +99,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # After authentication: `Authorization: Bearer` signs a program in by its token instead,
+    # with the token's scopes only (accounts/tokens.py).
+    "accounts.tokens.TokenMiddleware",
     # After authentication: the account's language, else the switcher's cookie, else the
     # browser's (Django's LocaleMiddleware, which this extends).
     "accounts.language.LanguageMiddleware",

@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.tokens import ANY_SCOPE, accepts_tokens
 from games import reasons, selectors, services
 from games.models import Game
 from games.protocol import MoveBody, VacationBody
@@ -32,6 +33,7 @@ def _game_or_404(game_id: int) -> Game:
 
 
 @require_GET
+@accepts_tokens(*ANY_SCOPE)
 def game_detail(request: HttpRequest, game_id: int) -> JsonResponse:
     loaded = selectors.load_snapshot(game_id)
     if loaded is None:
@@ -42,6 +44,7 @@ def game_detail(request: HttpRequest, game_id: int) -> JsonResponse:
 
 
 @require_GET
+@accepts_tokens(*ANY_SCOPE)
 def game_list(request: HttpRequest) -> JsonResponse:
     status = request.GET.get("status", Game.Status.ACTIVE)
     if status not in Game.Status.values:
@@ -68,6 +71,7 @@ def game_list(request: HttpRequest) -> JsonResponse:
 
 
 @require_POST
+@accepts_tokens("play")
 def game_move(request: HttpRequest, game_id: int) -> JsonResponse:
     if not request.user.is_authenticated:
         return error_response("not_logged_in", _("Log in (or play as a guest) to move."))
@@ -97,6 +101,7 @@ def game_json(request: HttpRequest, game_id: int) -> JsonResponse:
 
 
 @require_GET
+@accepts_tokens(*ANY_SCOPE)
 def game_positions(request: HttpRequest, game_id: int) -> JsonResponse:
     """Every position of the game, from the start: positions[n] follows move n."""
     game = selectors.load_game(game_id)

@@ -14,6 +14,7 @@ import msgspec
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET, require_POST
 
+from accounts.tokens import ANY_SCOPE, accepts_tokens
 from lobby import commands, selectors
 from realtime.api_errors import refuse
 from realtime.errors import ServiceError
@@ -26,6 +27,7 @@ def _json(answer: Any) -> HttpResponse:
 
 
 @require_GET
+@accepts_tokens(*ANY_SCOPE)
 def lobby(request: HttpRequest) -> HttpResponse:
     """The snapshot the lobby socket sends on connect."""
     return _json(selectors.snapshot(request.user))
@@ -37,6 +39,7 @@ def view(operation: commands.Operation) -> Callable[..., HttpResponse]:
     reader = decoder(operation.body) if operation.body is not None else None
 
     @require_POST
+    @accepts_tokens("challenge")
     def serve(request: HttpRequest, **route: Any) -> HttpResponse:
         try:
             fields = dict(route)

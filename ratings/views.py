@@ -7,6 +7,7 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from accounts.tokens import ANY_SCOPE, accepts_tokens
 from games.models import Game
 from ratings import selectors
 from ratings.models import Speed
@@ -34,6 +35,7 @@ def standings_page(request: HttpRequest, slug: str | None = None) -> HttpRespons
 
 
 @require_GET
+@accepts_tokens(*ANY_SCOPE)
 def standings_api(request: HttpRequest) -> JsonResponse:
     names = selectors.game_names()
     slug = request.GET.get("game", "")
@@ -54,6 +56,7 @@ def standings_api(request: HttpRequest) -> JsonResponse:
 
 
 @require_GET
+@accepts_tokens(*ANY_SCOPE)
 def game_ratings(request: HttpRequest, game_id: int) -> JsonResponse:
     game = Game.objects.filter(pk=game_id).first()
     if game is None:

@@ -13,6 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.tokens import ANY_SCOPE, accepts_tokens
 from realtime.api_errors import refuse
 from realtime.errors import ServiceError
 from realtime.protocol import decode, decoder, encode
@@ -28,6 +29,7 @@ def _json(answer: Any, status: int = 200) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
+@accepts_tokens("challenge")
 def tournaments(request: HttpRequest) -> HttpResponse:
     """GET: upcoming, running and finished tournaments. POST: create one."""
     if request.method == "GET":
@@ -49,6 +51,7 @@ def tournaments(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
+@accepts_tokens(*ANY_SCOPE)
 def tournament(request: HttpRequest, tournament_id: int) -> HttpResponse:
     """The snapshot the tournament socket sends on connect."""
     frame = selectors.snapshot(tournament_id, request.user)
@@ -63,6 +66,7 @@ def tournament(request: HttpRequest, tournament_id: int) -> HttpResponse:
 
 
 @require_POST
+@accepts_tokens("challenge")
 def join(request: HttpRequest, tournament_id: int) -> HttpResponse:
     try:
         body = decode(request.body or b"{}", _join)
@@ -73,6 +77,7 @@ def join(request: HttpRequest, tournament_id: int) -> HttpResponse:
 
 
 @require_POST
+@accepts_tokens("challenge")
 def withdraw(request: HttpRequest, tournament_id: int) -> HttpResponse:
     try:
         entries.withdraw(user=request.user, tournament_id=tournament_id)
