@@ -83,6 +83,7 @@ INSTALLED_APPS = [
     "moderation",
     "analysis",
     "push",
+    "botapi",
 ]
 
 MIDDLEWARE = [

@@ -25,6 +25,7 @@ urlpatterns = [
     path("", include("moderation.urls")),
     path("", include("tournaments.urls")),
     path("", include("push.urls")),
+    path("", include("botapi.urls")),
     path("", include("lobby.api_urls")),
     path("challenge/<str:token>/", challenge_link, name="challenge-link"),
     path("", include("privacy.urls")),

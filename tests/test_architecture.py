@@ -35,6 +35,7 @@ APPS = [
     "tournaments",
     "analysis",
     "push",
+    "botapi",
 ]
 PRODUCT = ["realtime", *APPS, "config"]
 FORBIDDEN = {
@@ -51,6 +52,7 @@ FORBIDDEN = {
         "tournaments",
         "analysis",
         "push",
+        "botapi",
         "config",
         "devtools",
     },
@@ -65,6 +67,7 @@ FORBIDDEN = {
         "tournaments",
         "analysis",
         "push",
+        "botapi",
         "config",
         "devtools",
     },
@@ -78,6 +81,7 @@ FORBIDDEN = {
         "tournaments",
         "analysis",
         "push",
+        "botapi",
         "config",
         "devtools",
     },
@@ -90,6 +94,7 @@ FORBIDDEN = {
         "tournaments",
         "analysis",
         "push",
+        "botapi",
         "config",
         "devtools",
     },
@@ -101,6 +106,7 @@ FORBIDDEN = {
         "moderation",
         "analysis",
         "push",
+        "botapi",
         "config",
         "devtools",
     },
@@ -114,6 +120,7 @@ FORBIDDEN = {
         "privacy",
         "moderation",
         "push",
+        "botapi",
         "config",
         "devtools",
     },
@@ -128,21 +135,25 @@ FORBIDDEN = {
         "moderation",
         "analysis",
         "push",
+        "botapi",
         "config",
         "devtools",
     },
     # The doors on top: follows (news of games and players), pbm (pbmserv by mail) and
     # privacy (a player's own data: closing the account, downloading it).
-    "follows": {"pbm", "privacy", "moderation", "push", "config", "devtools"},
+    "follows": {"pbm", "privacy", "moderation", "push", "botapi", "config", "devtools"},
     # pbm closes accounts by mail as the site does, through privacy.
-    "pbm": {"follows", "moderation", "push", "config", "devtools"},
-    "privacy": {"follows", "pbm", "moderation", "push", "config", "devtools"},
+    "pbm": {"follows", "moderation", "push", "botapi", "config", "devtools"},
+    "privacy": {"follows", "pbm", "moderation", "push", "botapi", "config", "devtools"},
     # Beside them, push (notices to a closed tab: it hears the games', lobby's and
     # tournaments' news and the sweeper's pass, and sends from there).
-    "push": {"follows", "pbm", "privacy", "moderation", "config", "devtools"},
+    "push": {"follows", "pbm", "privacy", "moderation", "botapi", "config", "devtools"},
+    # Beside them, botapi (the Bot API: a program's streams and actions over HTTP with a
+    # token, through the same services as the sockets; bot accounts).
+    "botapi": {"follows", "pbm", "privacy", "moderation", "push", "analysis", "config", "devtools"},
     # Above them, moderation (reports and moderators' actions, which reach into the apps
     # below and close accounts through privacy).
-    "moderation": {"follows", "pbm", "push", "config", "devtools"},
+    "moderation": {"follows", "pbm", "push", "botapi", "config", "devtools"},
     "config": {"devtools"},
 }
 
