@@ -9,6 +9,12 @@ import sys
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["engine"]:
+        # The engine of docs/BOTS.md needs no Django: a bot starts one per game, at once.
+        from devtools.engine import main as engine
+
+        engine(sys.argv[2:])
+        return
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "devtools.settings")
     if not os.environ.get("DJANGO_SECRET_KEY"):
         # The same local key as manage.py and `make run` (.secret_key, git-ignored).

@@ -1,0 +1,140 @@
+"""The reference bot (examples/bot/) and the engines of docs/BOTS.md's text protocol: the
+site's computer (`python -m devtools engine`) and the random engine."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from games.engine import client_moves, rules_for
+from games.rules.notation import position_text
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+# A short game of each kind (ZigZag's smallest board plays out in a few moves).
+GAMES = [
+    ("diffusion", {}),
+    ("four-rank-diffusion", {}),
+    ("diffusion-chess", {}),
+    ("zigzag", {"pits": 4, "seeds": 1}),
+]
+
+
+def imported_modules(path: Path) -> set[str]:
+    """The top-level names of every module a file imports (relative imports as '.')."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            found.add("." if node.level else (node.module or "").split(".")[0])
+    return found
+
+
+def test_the_examples_import_nothing_but_the_standard_library() -> None:
+    files = sorted(EXAMPLES.rglob("*.py"))
+    assert {path.name for path in files} >= {"diffusion_bot.py", "random_engine.py"}
+    outside = {
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in files
+        for name in imported_modules(path)
+        if name != "__future__" and name not in sys.stdlib_module_names
+    }
+    assert not outside, f"examples/ must run on the standard library alone: {sorted(outside)}"
+
+
+def test_the_import_check_sees_a_third_party_import(tmp_path: Path) -> None:
+    sample = tmp_path / "bot.py"
+    sample.write_text("import json\nfrom requests import get\nfrom . import engine\n")
+    names = imported_modules(sample)
+    assert names == {"json", "requests", "."}
+    assert "requests" not in sys.stdlib_module_names
+
+
+def load_bot() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "diffusion_bot", EXAMPLES / "bot/diffusion_bot.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def session(command: list[str], lines: list[str]) -> list[str]:
+    """The engine's output lines for these input lines (it must exit at `quit`)."""
+    done = subprocess.run(
+        command,
+        input="".join(f"{line}\n" for line in lines),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=True,
+    )
+    return done.stdout.splitlines()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        [sys.executable, "-m", "devtools", "engine", "--level", "1"],
+        [sys.executable, "examples/bot/random_engine.py"],
+    ],
+    ids=["site-level-1", "random"],
+)
+def test_an_engine_answers_a_legal_move_in_each_game(command: list[str]) -> None:
+    bot = load_bot()
+    lines: list[str] = []
+    expected = []
+    # Each game's start and a position a few moves in, in one process (an engine that is
+    # given a new `game` line starts over).
+    for slug, options in GAMES:
+        rules = rules_for(slug, options)
+        state = rules.initial_state()
+        for ply in range(3):
+            moves = bot.listed_moves(client_moves(rules, state))
+            if ply == 0:
+                lines.append(f"game {slug} {bot.json.dumps(options, separators=(',', ':'))}")
+            lines += [
+                f"position {position_text(rules, state)}",
+                "moves " + " ".join(moves),
+                "go 60000 60000" if ply else "go - -",
+            ]
+            expected.append((slug, rules, state))
+            state = rules.play(state, moves[0])
+    answers = [line for line in session(command, [*lines, "quit"]) if line.startswith("move ")]
+    assert len(answers) == len(expected)
+    for answer, (slug, rules, state) in zip(answers, expected, strict=True):
+        move = answer.removeprefix("move ")
+        rules.play(state, move)  # IllegalMove fails the test
+        assert slug
+
+
+def test_the_site_engine_says_what_it_cannot_do() -> None:
+    output = session(
+        [sys.executable, "-m", "devtools", "engine", "--level", "2"],
+        ["go 1000 1000", "game chess {}", 'game zigzag {"pits":3}', "hello", "quit"],
+    )
+    assert output[0].startswith("info error: `game` and `position` come before `go`")
+    assert output[1].startswith("info error: no game 'chess'")
+    assert output[2].startswith("info error: no game 'zigzag'")
+    assert output[3] == "info error: unknown command 'hello'"
+
+
+def test_the_bot_lists_diffusion_chess_paths_and_the_echo() -> None:
+    bot = load_bot()
+    legal = {
+        "destinations": {"j3": {"j4": "j3-j4", "k5": "j3-j4-k5"}, "a1": {"a2": "a1-a2"}},
+        "echo": True,
+        "groups": None,
+    }
+    assert bot.listed_moves(legal) == ["j3-j4", "j3-j4-k5", "a1-a2", "echo"]
+    assert bot.listed_moves({"destinations": {}, "echo": False, "groups": None}) == []
+    assert bot.listed_moves(["A", "B"]) == ["A", "B"]
