@@ -19,7 +19,7 @@ from django.conf import settings
 from django.utils.translation import gettext as _
 
 from games import catchup, presence, protocol, reasons, selectors, services
-from games.delivery import Versioned, VersionedStream
+from games.delivery import Versioned, VersionedStream, state_frame
 from games.models import Game, GameConnection
 from realtime import presence as process_presence
 from realtime.db import db_call
@@ -160,29 +160,15 @@ class GameConsumer(JsonConsumer):
 
     async def _send_state(self) -> int | None:
         """Send the snapshot (the stream asks for it); the version it shows."""
-        game, state = await db_call(self._load_snapshot)()
-        if game is None:
+        frame = await db_call(state_frame)(self.game_id, self.user, self.player)
+        if frame is None:
             await self.send_error(
                 "no_such_game", _("There is no game %(game)s.") % {"game": self.game_id}
             )
             return None
-        await self.send_json(
-            {
-                "type": "state",
-                "v": game.version,
-                "you": self.player,
-                "game": reasons.localize_state(state),
-                "chat": await db_call(selectors.chat_view)(game, self.user, self.player),
-                **({"queue": game.queues.get(str(self.player), [])} if self.player else {}),
-            }
-        )
-        if state is not None:
-            self._arm(state.get("clock"))
-        return int(game.version)
-
-    def _load_snapshot(self) -> tuple[Game | None, dict[str, Any] | None]:
-        loaded = selectors.load_snapshot(self.game_id)
-        return (None, None) if loaded is None else loaded
+        await self.send_json(frame)
+        self._arm(frame["game"].get("clock"))
+        return int(frame["v"])
 
     async def game_event(self, message: dict[str, Any]) -> None:
         # The event arrives encoded once for every socket (services.broadcast).

@@ -16,7 +16,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from games import selectors
+from games import reasons, selectors
 from games.models import Game
 from realtime.db import db_call
 from realtime.protocol import encode
@@ -56,6 +56,25 @@ class Versioned:
         """A stored event sent to fill a gap or replay: its clock is as of when it happened,
         so it re-arms nothing (the event that follows it, or the game, does)."""
         return cls(v=payload["v"], text=encode(payload))
+
+
+def state_frame(game_id: int, user: Any, player: int | None) -> dict[str, Any] | None:
+    """The `state` frame a viewer's stream starts with (and falls back to): the game as of
+    one moment, its result's reason in the active language, the viewer's chat room and, for
+    a player, their conditional moves; None when there is no such game. In a database
+    thread: the game socket and the Bot API's game stream both send it."""
+    loaded = selectors.load_snapshot(game_id)
+    if loaded is None:
+        return None
+    game, state = loaded
+    return {
+        "type": "state",
+        "v": game.version,
+        "you": player,
+        "game": reasons.localize_state(state),
+        "chat": selectors.chat_view(game, user, player),
+        **({"queue": game.queues.get(str(player), [])} if player else {}),
+    }
 
 
 class VersionedStream:

@@ -78,6 +78,7 @@ HTTP_STATUS = {
     "too_large": 413,
     "illegal_move": 422,
     "rate_limited": 429,
+    "too_many_streams": 429,
     "too_many_reports": 429,
     "server_error": 500,
     "not_available": 501,

@@ -185,6 +185,15 @@ def register_bodies(bodies: dict[str, Any]) -> None:
     HTTP_BODIES.update(bodies)
 
 
+# Streamed HTTP answers (newline-delimited JSON) of the published schema: "GET /api/..." -> the
+# union of the frames a line may hold.
+HTTP_STREAMS: dict[str, Any] = {}
+
+
+def register_streams(streams: dict[str, Any]) -> None:
+    HTTP_STREAMS.update(streams)
+
+
 def schema(kinds: Any) -> dict[str, Any]:
     """The JSON Schema of a message type or union (published in docs/protocol.schema.json)."""
     return dict(msgspec.json.schema(kinds))

@@ -16,7 +16,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from lobby.protocol_doc import sockets
-from realtime.protocol import HTTP_BODIES, schema
+from realtime.protocol import HTTP_BODIES, HTTP_STREAMS, schema
 
 SCHEMA_FILE = Path(settings.BASE_DIR) / "docs" / "protocol.schema.json"
 
@@ -38,6 +38,8 @@ def document() -> str:
             if kind.name != "notify"
         },
         "http": {route: schema(body) for route, body in HTTP_BODIES.items()},
+        # Each line of a streamed answer (newline-delimited JSON) is one of these frames.
+        "http_streams": {route: schema(frames) for route, frames in HTTP_STREAMS.items()},
     }
     return json.dumps(content, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
