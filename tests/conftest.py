@@ -145,13 +145,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         config.hook.pytest_deselected(items=[item for item in items if item not in kept])
         items[:] = kept
     for item in items:
-        for name in ("postgres", "sqlite", "alone"):
+        for name in ("postgres", "sqlite"):
             marker = item.get_closest_marker(name)
             # One suite runs on both databases: a test bound to one must say why.
             if marker is not None and not marker.kwargs.get("reason"):
-                why = "why it runs alone" if name == "alone" else "why it cannot run on both"
                 raise pytest.UsageError(
-                    f"{item.nodeid}: @pytest.mark.{name} needs reason=... ({why})"
+                    f"{item.nodeid}: @pytest.mark.{name} needs reason=... (why it cannot run "
+                    "on both)"
                 )
         # A postgres-marked test on another database would pass without proving anything.
         if item.get_closest_marker("postgres"):

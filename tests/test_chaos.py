@@ -1,5 +1,8 @@
-"""The fault-injection suite's quick form (`python -m devtools chaos --quick`): every part of
-it, with small counts, against two real server processes; `make chaos` runs the full counts."""
+"""The fault-injection suite's quick form (`python -m devtools chaos --quick --untimed`): every
+part of it, with small counts, against two real server processes, judged on what held (nothing
+lost, every close and refusal as documented, every client current again) and not on how fast,
+since the rest of the suite shares the machine; `make chaos` runs the full counts and judges
+the time limits too."""
 
 from __future__ import annotations
 
@@ -15,7 +18,6 @@ from tests.servers import ROOT, scratch_database
 pytestmark = [
     pytest.mark.postgres(reason="the suite kills PostgreSQL sessions"),
     pytest.mark.redis,
-    pytest.mark.alone(reason="it measures round trips under floods and faults"),
 ]
 
 PARTS = (
@@ -43,7 +45,7 @@ def test_every_part_of_the_quick_fault_injection_suite_passes(tmp_path: Path) ->
         }
         env.pop("REDIS_URL", None)
         done = subprocess.run(
-            [sys.executable, "-m", "devtools", "chaos", "--quick"],
+            [sys.executable, "-m", "devtools", "chaos", "--quick", "--untimed"],
             cwd=ROOT,
             env=env,
             capture_output=True,

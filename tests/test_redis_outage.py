@@ -19,13 +19,15 @@ from tests.servers import daphnes, free_port, own_redis, shared_test_env
 
 pytestmark = [
     pytest.mark.postgres(reason="two server processes share one database"),
-    pytest.mark.alone(reason="it times the recovery from a stopped Redis"),
     pytest.mark.redis,
     pytest.mark.django_db(transaction=True),
 ]
 
 ROUNDS = 3
-CURRENT_WITHIN = 10.0  # seconds
+# Seconds: a socket not current by then is not catching up. How soon it is (the catch-up's
+# period, 2 s here) is the fault-injection suite's figure (`make chaos`), not this test's,
+# which shares the machine with the rest of the suite.
+CURRENT_WITHIN = 20.0
 
 
 def test_moves_made_while_redis_is_down_reach_the_other_process(tmp_path: Path) -> None:

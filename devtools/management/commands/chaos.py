@@ -73,6 +73,12 @@ class Command(BaseCommand):
         for name, value in FULL.items():
             parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=None)
         parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument(
+            "--untimed",
+            action="store_true",
+            help="judge what held, not how fast (the test suite's run, beside other tests): "
+            "the time limits are printed, and judged by the run without it",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         figures = dict(QUICK if options["quick"] else FULL)
@@ -80,6 +86,7 @@ class Command(BaseCommand):
             if options.get(name) is not None:
                 figures[name] = options[name]
         self.failed: list[str] = []
+        self.timed = not options["untimed"]
         extra = {}
         if options["quick"]:
             # Presence of a dead process is dropped after 30 s in production; the quick run
@@ -108,6 +115,17 @@ class Command(BaseCommand):
     def line(self, text: str) -> None:
         self.stdout.write(text)
         self.stdout.flush()
+
+    def within(self, in_time: bool) -> bool:
+        """A time limit, judged unless --untimed (the figure is printed either way)."""
+        return in_time or not self.timed
+
+    def current(self, rounds: Any) -> bool:
+        """Every client was current again: within outages.CURRENT_WITHIN of each fault, or,
+        --untimed, at all (within the minute measure_current waits)."""
+        if self.timed:
+            return bool(rounds.late == 0)
+        return bool(rounds.worst(rounds.current) < float("inf"))
 
     def verdict(self, text: str, ok: bool) -> None:
         self.line(f"{text}  {'PASS' if ok else 'FAIL'}")
@@ -278,7 +296,7 @@ class Command(BaseCommand):
             f"p99 {result.baseline_p99:.1f} -> {result.flood_p99:.1f} ms (x{result.ratio:.2f}; "
             f"{result.baseline_moves} and {result.flood_moves} moves; judged on the "
             f"{result.judged}: x{result.judged_ratio:.2f})",
-            result.closed_as_documented and result.judged_ratio <= 2.0,
+            result.closed_as_documented and self.within(result.judged_ratio <= 2.0),
         )
 
     async def accounts(
@@ -306,7 +324,7 @@ class Command(BaseCommand):
             f"{result.slowest * 1000:.0f} ms after the request",
             result.rounds == figures["logouts"]
             and result.closed_4401 == result.sockets
-            and result.slowest <= 1.0,
+            and self.within(result.slowest <= 1.0),
         )
 
     async def outages(
@@ -318,7 +336,7 @@ class Command(BaseCommand):
             f"current within {redis.worst(redis.current):.1f} s of Redis back (max; median "
             f"{percentile(redis.current, 0.5):.1f}), "
             f"{redis.late} round(s) over {outages.CURRENT_WITHIN:.0f} s",
-            redis.rounds == figures["redis_kills"] and redis.late == 0,
+            redis.rounds == figures["redis_kills"] and self.current(redis),
         )
         for problem in redis.behind[:5]:
             self.line(f"  behind: {problem}")
@@ -330,8 +348,9 @@ class Command(BaseCommand):
             f"pages failing after a kill for at most {postgres.worst(postgres.failing):.2f} s; "
             f"every client current within {postgres.worst(postgres.current):.1f} s (max)",
             postgres.rounds == figures["postgres_kills"]
-            and postgres.late == 0
-            and postgres.worst(postgres.failing) <= 2.0,
+            and self.current(postgres)
+            and self.within(postgres.worst(postgres.failing) <= 2.0)
+            and postgres.worst(postgres.failing) < float("inf"),
         )
         for problem in postgres.behind[:5]:
             self.line(f"  behind: {problem}")
@@ -341,8 +360,9 @@ class Command(BaseCommand):
             f"{servers.worst(servers.current):.1f} s (max) of the kill, presence right within "
             f"{servers.worst(servers.presence):.1f} s (max)",
             servers.rounds == figures["server_kills"]
-            and servers.late == 0
-            and servers.presence_late == 0,
+            and self.current(servers)
+            and self.within(servers.presence_late == 0)
+            and servers.worst(servers.presence) < float("inf"),
         )
         for problem in servers.behind[:5]:
             self.line(f"  behind: {problem}")
@@ -367,7 +387,7 @@ class Command(BaseCommand):
             f"itself in at most {servers.worst(servers.stopped):.1f} s; every client current "
             f"within {servers.worst(servers.current):.1f} s (max) of the signal",
             servers.rounds == figures["server_restarts"]
-            and servers.late == 0
+            and self.current(servers)
             and servers.worst(servers.stopped) < restarts.STOP_WITHIN,
         )
         for problem in servers.behind[:5]:
@@ -377,7 +397,7 @@ class Command(BaseCommand):
             f"sweeper restart while {sweeper.games} unwatched games ran out of time: "
             f"{sweeper.ended_once} ended exactly once, the latest {sweeper.latest:.1f} s after "
             f"its deadline; the sweeper stopped in {sweeper.stopped:.1f} s",
-            sweeper.ended_once == sweeper.games and sweeper.latest < 10,
+            sweeper.ended_once == sweeper.games and self.within(sweeper.latest < 10),
         )
         bots = await restarts.bots_restart(cluster, run)
         self.verdict(
