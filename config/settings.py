@@ -106,7 +106,8 @@ MIDDLEWARE = [
     # After authentication: the account's language, else the switcher's cookie, else the
     # browser's (Django's LocaleMiddleware, which this extends).
     "accounts.language.LanguageMiddleware",
-    # After authentication: API requests are counted per user.
+    # After authentication and tokens (and the language its refusal is said in): API
+    # requests are counted per user, a token's in its token's and account's buckets.
     "realtime.limits.ApiRateLimitMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     # After messages: what a moderator did is shown on the user's next page.
@@ -277,6 +278,15 @@ LOGIN_FAILURES_PER_ACCOUNT = os.environ.get("LOGIN_FAILURES_PER_ACCOUNT", "10/15
 LOGIN_FAILURES_PER_ADDRESS = os.environ.get("LOGIN_FAILURES_PER_ADDRESS", "50/15m")
 NEW_ACCOUNTS_PER_ADDRESS = os.environ.get("NEW_ACCOUNTS_PER_ADDRESS", "10/h")
 API_REQUESTS_PER_CLIENT = os.environ.get("API_REQUESTS_PER_CLIENT", "120/m")
+# A program's requests (made with a token) are counted in token buckets instead, one per token
+# and one per account (its tokens together): a bucket holds BURST requests and refills at
+# PER_SECOND (0: no limit). Sized for a bot playing 20 one-minute games at once: about one
+# move a second in each, with room for opening its streams and seeking at once
+# (docs/SECURITY.md).
+API_TOKEN_BURST = float(os.environ.get("API_TOKEN_BURST", "100"))
+API_TOKEN_PER_SECOND = float(os.environ.get("API_TOKEN_PER_SECOND", "20"))
+API_ACCOUNT_BURST = float(os.environ.get("API_ACCOUNT_BURST", "200"))
+API_ACCOUNT_PER_SECOND = float(os.environ.get("API_ACCOUNT_PER_SECOND", "40"))
 # Account self-service (docs/ACCOUNTS.md): password-reset mails per address asked for and
 # per client, confirmation links per account, wrong second-factor codes per account (a
 # 6-digit code: 5 guesses in 15 minutes leave a guesser ~1 chance in 700 a day).

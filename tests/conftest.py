@@ -241,9 +241,17 @@ def _no_flood_cooldowns() -> None:
 
 @pytest.fixture(autouse=True)
 def _fresh_limits() -> None:
-    """Each test starts with no failed log-ins, new accounts or API requests counted."""
-    from django.core.cache import cache
+    """Each test starts with no failed log-ins, new accounts or API requests counted, and
+    every token bucket full."""
+    from django.core.cache import caches
     from django.core.cache.backends.redis import RedisCache
+
+    from realtime.limits import forget_buckets
+
+    forget_buckets()
+    # The backend, not django.core.cache.cache: that proxy is never a RedisCache, and its
+    # clear() empties the whole Redis database.
+    cache = caches["default"]
 
     if isinstance(cache, RedisCache):  # only this site's keys: Redis may be shared
         client = cache._cache.get_client(write=True)

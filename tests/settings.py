@@ -47,3 +47,8 @@ if DATABASES["default"]["ENGINE"] == "realtime.postgresql":  # noqa: F405
 
 # Game sockets probe the round trip this often; tests that want probes lower it.
 LAG_PROBE_SECONDS = 3600.0
+
+# Each test worker counts its limits under keys of its own: the workers share one Redis, and
+# each test starts by deleting the prefix's keys (tests/conftest.py's _fresh_limits).
+if "KEY_PREFIX" in CACHES["default"]:  # noqa: F405
+    CACHES["default"]["KEY_PREFIX"] += os.environ.get("PYTEST_XDIST_WORKER", "")  # noqa: F405
