@@ -1,3 +1,9 @@
-from django.urls import URLPattern
+"""The Bot API's bot accounts (docs/API.md, "Bot accounts")."""
 
-urlpatterns: list[URLPattern] = []
+from django.urls import path
+
+from botapi import accounts
+
+urlpatterns = [
+    path("api/bot/account/upgrade", accounts.upgrade, name="api-bot-upgrade"),
+]

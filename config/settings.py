@@ -331,6 +331,9 @@ REMINDER_DAYS = float(os.environ.get("REMINDER_DAYS", "7"))
 FORFEIT_DAYS = float(os.environ.get("FORFEIT_DAYS", "21"))
 # A seek that allows it is given a game against the computer after this long without a partner.
 COMPUTER_FALLBACK_SECONDS = float(os.environ.get("COMPUTER_FALLBACK_SECONDS", "30"))
+# A bot account (docs/API.md) plays at most this many games at once: a seek, a challenge or
+# an acceptance past it is refused with `too_many_games`.
+BOT_MAX_GAMES = int(os.environ.get("BOT_MAX_GAMES", "20"))
 # Vacation (correspondence clocks stand still): at most this many days in any 365.
 VACATION_DAYS = int(os.environ.get("VACATION_DAYS", "30"))
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")

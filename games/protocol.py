@@ -185,7 +185,8 @@ class Board(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 class Player(msgspec.Struct, forbid_unknown_fields=True):
     username: str
     is_guest: bool
-    is_bot: bool
+    is_bot: bool  # the site's computer (levels 1-5)
+    is_bot_account: bool = False  # a program playing through the Bot API (docs/API.md)
 
 
 class PlayedMove(msgspec.Struct, forbid_unknown_fields=True):

@@ -28,7 +28,13 @@ MAX_REPLAY = 20
 
 
 def player_info(user: Any) -> dict[str, Any]:
-    return {"username": user.username, "is_guest": user.is_guest, "is_bot": user.is_bot}
+    # is_bot: the site's computer; is_bot_account: a program playing through the Bot API.
+    return {
+        "username": user.username,
+        "is_guest": user.is_guest,
+        "is_bot": user.is_bot,
+        "is_bot_account": user.bot_since is not None,
+    }
 
 
 def snapshot(game: Game) -> dict[str, Any]:

@@ -59,6 +59,7 @@ def _seek_request(user: Any, message: protocol.Seek) -> seeks.SeekRequest:
         rated=message.rated,
         rating_range=message.rating_range,
         computer=message.computer,
+        bots=message.bots,
     )
 
 

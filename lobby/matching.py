@@ -4,7 +4,8 @@ A seek names one or more games, each with its options. Two seeks are compatible 
 belong to different users and share a game with the same options (after the engine's
 defaults are filled in, so {} and {"pits": 6, "seeds": 5} are the same ZigZag) and the same
 time control. The earlier seek's order of preference decides which shared game is played:
-it has waited longer.
+it has waited longer. A bot account's seek (docs/API.md, "Bot accounts") pairs with another
+bot account's, and with a person's only when that person's seek asks for bots.
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ class SeekView:
     # opponent's rating must be in (None: anyone).
     ratings: Mapping[str, float] | None = None
     rating_range: tuple[int, int] | None = None
+    # The seeker is a bot account; the seek (a person's) also pairs with bot accounts.
+    bot_account: bool = False
+    bots: bool = False
 
     def rating(self, slug: str) -> float:
         return (self.ratings or {}).get(slug, 1500.0)
@@ -51,9 +55,19 @@ class SeekView:
         return low <= other.rating(slug) <= high
 
 
+def bots_agree(one: SeekView, other: SeekView) -> bool:
+    """People meet people and bots meet bots; a bot meets a person who asked for bots."""
+    if one.bot_account == other.bot_account:
+        return True
+    person = other if one.bot_account else one
+    return person.bots
+
+
 def shared_game(older: SeekView, newer: SeekView) -> GameChoice | None:
     """The game two seeks would play, or None if they cannot pair."""
     if older.user_id == newer.user_id or older.time_control != newer.time_control:
+        return None
+    if not bots_agree(older, newer):
         return None
     if older.rated != newer.rated:  # rated games only between seekers who want one
         return None

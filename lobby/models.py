@@ -33,6 +33,9 @@ class Seek(models.Model):
     rating_range = models.JSONField(null=True, blank=True)
     # "If nobody pairs within 30 s, play the computer" at this level (None: wait for a person).
     computer_level = models.PositiveSmallIntegerField(null=True, blank=True)
+    # A person's seek pairs with a bot account's only when it asks to ("Play bots too");
+    # bot accounts' seeks pair with each other regardless (docs/API.md, "Bot accounts").
+    bots = models.BooleanField(default=False, db_default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

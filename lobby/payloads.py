@@ -40,6 +40,8 @@ def seek_payload(seek: Seek) -> protocol.SeekView:
         rating_range=seek.rating_range,
         rating=round(rating),
         provisional=provisional,
+        user_is_bot_account=seek.user.bot_since is not None,
+        bots=seek.bots,
     )
 
 
@@ -59,6 +61,8 @@ def challenge_payload(challenge: Challenge) -> protocol.ChallengeView:
         game_id=challenge.game_id,
         expires_at=challenge.expires_at.isoformat(),
         rated=challenge.rated,
+        challenger_is_bot_account=challenge.challenger.bot_since is not None,
+        challenged_is_bot_account=bool(challenge.challenged and challenge.challenged.bot_since),
     )
 
 
@@ -66,9 +70,19 @@ def _players(game: Game) -> dict[str, str]:
     return {"1": game.player1.username, "2": game.player2.username}
 
 
+def bot_seats(game: Game) -> list[str]:
+    """The seats whose player is a bot account (docs/API.md), "1" before "2"."""
+    players = (("1", game.player1), ("2", game.player2))
+    return [seat for seat, user in players if user.bot_since is not None]
+
+
 def game_summary(game: Game) -> protocol.GameSummary:
     return protocol.GameSummary(
-        id=game.pk, slug=game.slug, options=game.options, players=_players(game)
+        id=game.pk,
+        slug=game.slug,
+        options=game.options,
+        players=_players(game),
+        bot_accounts=bot_seats(game),
     )
 
 
@@ -81,4 +95,5 @@ def live_game(game: Any) -> protocol.LiveGame:
         players=_players(game),
         ply=game.ply,
         spectators=game.spectators,
+        bot_accounts=bot_seats(game),
     )

@@ -57,6 +57,7 @@ class Seek(Message, tag="seek", kw_only=True, frozen=True):
     rated: bool = False
     rating_range: RatingRange | None = None  # [min, max] of the opponent's rating
     computer: Level | None = None  # no partner within 30 s: play the computer at this level
+    bots: bool = False  # bot accounts may pair with it too
 
 
 class PlayComputer(Message, tag="play_computer", kw_only=True, frozen=True):
@@ -129,6 +130,7 @@ class SeekBody(Body, kw_only=True, frozen=True):
     rated: bool = False
     rating_range: RatingRange | None = None
     computer: Level | None = None
+    bots: bool = False
 
 
 class ComputerBody(Body, kw_only=True, frozen=True):
@@ -169,6 +171,7 @@ class CommandBody(Body, kw_only=True, frozen=True):
 class Account(msgspec.Struct, forbid_unknown_fields=True):
     username: str
     is_guest: bool
+    is_bot_account: bool = False
 
 
 class SeekView(msgspec.Struct, forbid_unknown_fields=True):
@@ -182,6 +185,8 @@ class SeekView(msgspec.Struct, forbid_unknown_fields=True):
     rating_range: list[int] | None
     rating: int  # the seeker's rating in the first game named, at this speed
     provisional: bool
+    user_is_bot_account: bool = False  # the seeker is a bot account (docs/API.md)
+    bots: bool = False  # the seek pairs with bot accounts too
 
 
 class ChallengeView(msgspec.Struct, forbid_unknown_fields=True):
@@ -199,6 +204,8 @@ class ChallengeView(msgspec.Struct, forbid_unknown_fields=True):
     game_id: int | None
     expires_at: str
     rated: bool
+    challenger_is_bot_account: bool = False
+    challenged_is_bot_account: bool = False
 
 
 class Challenges(msgspec.Struct, forbid_unknown_fields=True):
@@ -213,6 +220,8 @@ class LiveGame(msgspec.Struct, forbid_unknown_fields=True):
     players: dict[str, str]
     ply: int
     spectators: int
+    # The seats ("1", "2") whose player is a bot account; empty between people.
+    bot_accounts: list[str] = []
 
 
 class GameSummary(msgspec.Struct, forbid_unknown_fields=True):
@@ -220,6 +229,7 @@ class GameSummary(msgspec.Struct, forbid_unknown_fields=True):
     slug: str
     options: dict[str, int | str]
     players: dict[str, str]
+    bot_accounts: list[str] = []  # seats of bot accounts, as LiveGame's
 
 
 class Lobby(Frame, tag="lobby", kw_only=True):

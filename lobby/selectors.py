@@ -176,7 +176,11 @@ def snapshots(users: list[Any]) -> list[protocol.Lobby]:
     made = {
         pk: msgspec.structs.replace(
             public,
-            user=protocol.Account(username=user.username, is_guest=user.is_guest),
+            user=protocol.Account(
+                username=user.username,
+                is_guest=user.is_guest,
+                is_bot_account=user.bot_since is not None,
+            ),
             challenges=protocol.Challenges(incoming=incoming[pk], outgoing=outgoing[pk]),
             my_games=games[pk],
         )
@@ -203,6 +207,8 @@ def live_games_for_page(limit: int = LIVE_PAGE_SHOWN) -> list[dict[str, Any]]:
             "name": title_for(game.slug, game.options),
             "player1": game.player1.username,
             "player2": game.player2.username,
+            "player1_is_bot_account": game.player1.bot_since is not None,
+            "player2_is_bot_account": game.player2.bot_since is not None,
             "ply": game.ply,
             "spectators": game.spectators,
             "updated_at": game.updated_at,
@@ -269,6 +275,7 @@ def user_games(user: Any, limit: int = PROFILE_GAMES_SHOWN) -> dict[str, list[di
                     "opponent": opponent.username,
                     "opponent_is_guest": opponent.is_guest,
                     "opponent_is_bot": opponent.is_bot,
+                    "opponent_is_bot_account": opponent.bot_since is not None,
                     "ply": game.ply,
                     "status": game.status,
                     "outcome": None if key == "running" else _outcome_for(game, number),

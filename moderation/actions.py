@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from accounts import services as accounts
+from accounts import tokens
 from accounts.models import User
 from games import services as games
 from games.models import ChatLine, Game
@@ -263,6 +264,22 @@ def close_account(request: Request, reason: str) -> Action:
     return action
 
 
+def revoke_tokens(request: Request, reason: str) -> Action:
+    """Every API token of the user ends (accounts.tokens.revoke_all): the programs acting
+    for them stop at once, their open streams too. The user may make new ones."""
+    user = _user(request)
+    count = tokens.revoke_all(user_id=user.pk, why="moderator")
+    action = _log(
+        request, str(Action.Kind.REVOKE_TOKENS), reason, user=user, details={"tokens": count}
+    )
+    notify.tell(
+        action,
+        [user],
+        lambda: _("A moderator revoked your API tokens: %(reason)s") % {"reason": reason},
+    )
+    return action
+
+
 def do_close_account(*, user: User, reason: str, by: User) -> None:
     """The one door from moderation to closing an account: the same closing as the player's
     own (renamed, name retired, games ended, seeks and challenges withdrawn)."""
@@ -280,4 +297,5 @@ HANDLERS: dict[str, Callable[[Request, str], Action]] = {
     str(Action.Kind.ABORT_GAME): abort_game,
     str(Action.Kind.ANNUL_GAME): annul_game,
     str(Action.Kind.CLOSE_ACCOUNT): close_account,
+    str(Action.Kind.REVOKE_TOKENS): revoke_tokens,
 }

@@ -81,6 +81,7 @@ class Action(models.Model):
         ABORT_GAME = "abort_game", gettext_lazy("Abort the game")
         ANNUL_GAME = "annul_game", gettext_lazy("Annul the game")
         CLOSE_ACCOUNT = "close_account", gettext_lazy("Close the account")
+        REVOKE_TOKENS = "revoke_tokens", gettext_lazy("Revoke the API tokens")
         DISMISS = "dismiss", gettext_lazy("Dismiss a report")
 
     moderator = models.ForeignKey(

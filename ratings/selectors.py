@@ -36,6 +36,7 @@ def rating_of(user_id: int, slug: str, speed: str) -> tuple[float, bool]:
 def rating_view(row: Rating) -> dict[str, Any]:
     return {
         "username": row.user.username,
+        "is_bot_account": row.user.bot_since is not None,
         "rating": round(row.rating),
         "deviation": round(row.deviation),
         "provisional": row.deviation > PROVISIONAL_DEVIATION,
@@ -46,9 +47,15 @@ def rating_view(row: Rating) -> dict[str, Any]:
     }
 
 
-def standings(slug: str, speed: str, limit: int = STANDINGS) -> list[dict[str, Any]]:
-    """pbmserv's `standings`: the best ratings of a game at a speed (provisional last)."""
-    rows = Rating.objects.filter(slug=slug, speed=speed, games__gt=0).select_related("user")
+def standings(
+    slug: str, speed: str, limit: int = STANDINGS, *, bots: bool = False
+) -> list[dict[str, Any]]:
+    """pbmserv's `standings`: the best ratings of a game at a speed (provisional last).
+    People's list, or with `bots` the bot accounts' own (docs/RATINGS.md): their ratings are
+    computed alike, from games against anyone, but each list ranks its own kind."""
+    rows = Rating.objects.filter(
+        slug=slug, speed=speed, games__gt=0, user__bot_since__isnull=not bots
+    ).select_related("user")
     ordered = sorted(rows, key=lambda row: (row.deviation > PROVISIONAL_DEVIATION, -row.rating))
     return [{"rank": rank, **rating_view(row)} for rank, row in enumerate(ordered[:limit], 1)]
 

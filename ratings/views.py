@@ -17,20 +17,32 @@ def _error(code: str, message: str, status: int) -> JsonResponse:
     return JsonResponse({"error": {"code": code, "message": message}}, status=status)
 
 
+# `bots=1` (or true, yes) asks for the bot accounts' list; nothing, 0, false or no for people's.
+YES = ("1", "true", "yes")
+NO = ("", "0", "false", "no")
+
+
+def _bots(request: HttpRequest) -> bool | None:
+    """Which list `?bots=` asks for; None for a value that is neither."""
+    value = request.GET.get("bots", "").strip().lower()
+    return True if value in YES else False if value in NO else None
+
+
 @require_GET
 def standings_page(request: HttpRequest, slug: str | None = None) -> HttpResponse:
     names = selectors.game_names()
     slug = slug or next(iter(names))
     if slug not in names:
         raise Http404(f"There is no game {slug!r}.")
+    bots = bool(_bots(request))
     tables = [
-        {"speed": speed, "label": label, "rows": selectors.standings(slug, speed)}
+        {"speed": speed, "label": label, "rows": selectors.standings(slug, speed, bots=bots)}
         for speed, label in selectors.SPEEDS
     ]
     return render(
         request,
         "ratings/standings.html",
-        {"slug": slug, "name": names[slug], "games": names, "tables": tables},
+        {"slug": slug, "name": names[slug], "games": names, "tables": tables, "bots": bots},
     )
 
 
@@ -50,8 +62,16 @@ def standings_api(request: HttpRequest) -> JsonResponse:
             _("speed is one of %(values)s.") % {"values": ", ".join(Speed.values)},
             400,
         )
+    bots = _bots(request)
+    if bots is None:
+        return _error("bad_message", _("bots is true or false (1 or 0)."), 400)
     return JsonResponse(
-        {"game": slug, "speed": speed, "standings": selectors.standings(slug, speed)}
+        {
+            "game": slug,
+            "speed": speed,
+            "bots": bots,
+            "standings": selectors.standings(slug, speed, bots=bots),
+        }
     )
 
 

@@ -72,7 +72,7 @@ async def test_the_snapshot_shows_the_lobby(users: dict[str, User]) -> None:
     await db(seeks.create_seek)(user=users["carol"], games=DIFFUSION)
     client, snapshot = await lobby_socket(users["alice"])
     assert snapshot["type"] == "lobby"
-    assert snapshot["user"] == {"username": "alice", "is_guest": False}
+    assert snapshot["user"] == {"username": "alice", "is_guest": False, "is_bot_account": False}
     assert [s["user"] for s in snapshot["seeks"]] == ["carol"]
     assert snapshot["seeks"][0]["games"] == DIFFUSION
     assert snapshot["challenges"] == {"incoming": [], "outgoing": []}

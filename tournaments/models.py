@@ -34,6 +34,8 @@ class Tournament(models.Model):
     rated = models.BooleanField(default=True)
     # By invitation: joined only with the token of the invitation link.
     invite_token = models.CharField(max_length=32, blank=True)
+    # Bot accounts (docs/API.md) may join only a tournament that allows them.
+    allow_bots = models.BooleanField(default=False, db_default=False)
     creator = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,

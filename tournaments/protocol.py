@@ -53,6 +53,7 @@ class CreateBody(Body, kw_only=True, frozen=True):
     double: bool = False  # a round robin's second cycle, colours reversed
     max_players: int | None = None
     invite_only: bool = False
+    allow_bots: bool = False  # bot accounts may join
 
 
 class JoinBody(Body, kw_only=True, frozen=True):
@@ -79,6 +80,7 @@ class Row(msgspec.Struct, forbid_unknown_fields=True):
     # One mark a game (arena: its points, 0 1 2 4) or a round (Swiss, round robin): 1 = 0 a
     # win, draw, loss; + a bye or a win by forfeit; - a round without a game or points.
     sheet: str
+    is_bot_account: bool = False  # the player is a bot account (docs/API.md)
 
 
 class PairingView(msgspec.Struct, forbid_unknown_fields=True):
@@ -109,6 +111,7 @@ class TournamentView(msgspec.Struct, forbid_unknown_fields=True):
     players: int
     creator: str | None
     winner: str | None
+    allow_bots: bool = False  # bot accounts may join
 
 
 class TournamentFrame(Frame, tag="tournament", kw_only=True):

@@ -36,6 +36,7 @@ ENTRY_FIELDS = (
     "tournament_id",
     "user_id",
     "user__username",
+    "user__bot_since",
     "rating",
     "seed",
     "points",
@@ -68,6 +69,7 @@ def row(entry: Entry, rank: int, tournament: Tournament) -> protocol.Row:
         withdrawn=entry.withdrawn,
         tiebreak=round(entry.tiebreak, 2),
         sheet=entry.sheet[-60:],
+        is_bot_account=entry.user.bot_since is not None,
     )
 
 
@@ -157,6 +159,7 @@ def view(tournament: Tournament, players: int) -> protocol.TournamentView:
         max_players=tournament.max_players,
         players=players,
         creator=tournament.creator.username if tournament.creator else None,
+        allow_bots=tournament.allow_bots,
         winner=tournament.winner.username if tournament.winner else None,
     )
 

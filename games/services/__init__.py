@@ -47,7 +47,15 @@ from games.services.correspondence import (
     send_move_notices,
     stalled_games,
 )
-from games.services.create import check_time_control, create_game, create_games, new_game
+from games.services.create import (
+    bot_max_games,
+    bots_without_room,
+    check_bot_room,
+    check_time_control,
+    create_game,
+    create_games,
+    new_game,
+)
 from games.services.ending import abort, resign
 from games.services.events import broadcast
 from games.services.moderation import abort_by_moderator, annul
@@ -69,7 +77,10 @@ __all__ = [
     "annul",
     "answer_draw",
     "answer_takeback",
+    "bot_max_games",
+    "bots_without_room",
     "broadcast",
+    "check_bot_room",
     "check_clock",
     "check_time_control",
     "claim_victory",

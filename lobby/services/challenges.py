@@ -108,6 +108,9 @@ def create_challenge(
     if rated:
         restrictions.check_may_play_rated(challenger, *([target] if target else []))
     _check_pending(challenger, target)
+    # A bot account at BOT_MAX_GAMES games neither challenges nor is challenged (accepting
+    # checks again, under the lock: games.services.create_game).
+    game_services.check_bot_room([challenger, *([target] if target else [])])
     with transaction.atomic():
         challenge = Challenge.objects.create(
             challenger=challenger,

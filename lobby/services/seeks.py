@@ -87,6 +87,8 @@ def seek_view(
             if (seek.user_id, g["slug"]) in known
         },
         rating_range=tuple(seek.rating_range) if seek.rating_range else None,
+        bot_account=seek.user.bot_since is not None,
+        bots=seek.bots,
     )
 
 
@@ -116,6 +118,7 @@ class SeekRequest:
     rated: bool = False
     rating_range: Any = None
     computer: Any = None
+    bots: bool = False
 
 
 def create_seek(
@@ -126,11 +129,14 @@ def create_seek(
     rated: bool = False,
     rating_range: Any = None,
     computer: Any = None,
+    bots: bool = False,
     pair_now: bool = True,
 ) -> tuple[Seek, Game | None]:
     """Open a seek; with pair_now, pair it at once if a compatible one is waiting (else the
     lobby's matchmaker pairs it moments later)."""
-    (made,) = create_seeks([SeekRequest(user, games, time_control, rated, rating_range, computer)])
+    (made,) = create_seeks(
+        [SeekRequest(user, games, time_control, rated, rating_range, computer, bots)]
+    )
     if isinstance(made, ServiceError):
         raise made
     return made, pair(made.pk) if pair_now else None
@@ -158,6 +164,10 @@ def create_seeks(requests: list[SeekRequest]) -> list[Seek | ServiceError]:
         # two tabs cannot both slip under the limit; a statement counting without the locks
         # would count from before the other tab's commit.
         list(User.objects.select_for_update().filter(pk__in=owners).order_by("pk").values("pk"))
+        # A bot account with BOT_MAX_GAMES games going seeks no more (read under the locks).
+        full = game_services.bots_without_room(
+            {seek.user_id for seek in wanted if seek.user.bot_since is not None}
+        )
         open_now = dict(
             Seek.objects.filter(user_id__in=owners, status=Seek.Status.OPEN)
             .order_by()
@@ -167,6 +177,13 @@ def create_seeks(requests: list[SeekRequest]) -> list[Seek | ServiceError]:
         )
         for index, seek in enumerate(results):
             if not isinstance(seek, Seek):
+                continue
+            if seek.user_id in full:
+                results[index] = ServiceError(
+                    "too_many_games",
+                    _("A bot account plays at most %(most)s games at once: finish one first.")
+                    % {"most": game_services.bot_max_games()},
+                )
                 continue
             if open_now.get(seek.user_id, 0) >= MAX_OPEN_SEEKS:
                 results[index] = ServiceError(
@@ -204,6 +221,7 @@ def _unsaved_seek(request: SeekRequest) -> Seek:
         rated=bool(request.rated),
         rating_range=span,
         computer_level=computer_level,
+        bots=bool(request.bots),
     )
 
 
@@ -234,6 +252,14 @@ def _pair_queue() -> dict[int, Game]:
         .select_related("user")
         .order_by("pk")[:QUEUE_SCANNED]
     )
+    # Bot accounts with BOT_MAX_GAMES games going are not paired: their seeks wait for a
+    # game of theirs to end. Their rows are locked, so that a challenge accepted meanwhile
+    # counts this pass's game (games.services.create_game locks them too).
+    full = game_services.bots_without_room(
+        {s.user_id for s in waiting if s.user.bot_since is not None}, lock=True
+    )
+    if full:
+        waiting = [s for s in waiting if s.user_id not in full]
     by_id = {s.pk: s for s in waiting}
     known: dict[tuple[int, str], tuple[float, bool]] = {}
     for speed in {speed_of(s.time_control) for s in waiting}:

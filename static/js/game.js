@@ -3,6 +3,7 @@
 /* global gettext, ngettext, interpolate */
 import { renderChess } from "./boards/chess.js";
 import { renderMancala } from "./boards/mancala.js";
+import { botMark } from "./bot_mark.js";
 import { renderMoves } from "./game/moves.js";
 import { announce, describe, resultText } from "./game/words.js";
 import { CLOSE, isNavigating, openSocket } from "./socket.js";
@@ -459,6 +460,10 @@ function drawPlayers(game, active) {
     if (live.you === Number(seat)) words = interpolate(gettext("%(name)s — you"), { name: words }, true);
     name.textContent = words;
     name.href = `/@${encodeURIComponent(player.username)}/`; // the player's profile
+    // A bot account's "BOT", just after its name (a program playing through the API).
+    const mark = name.nextElementSibling?.classList.contains("bot-mark") ? name.nextElementSibling : null;
+    if (player.is_bot_account && !mark) name.after(botMark());
+    else if (!player.is_bot_account && mark) mark.remove();
     node.classList.toggle("to-move", active && game.to_move === Number(seat));
   }
   // Seats follow the board: the viewer's own side at the bottom, each player's clock on

@@ -11,7 +11,9 @@
 //   #lobby-notice[data-challenge-id] .actions button.accept, button.decline
 //                                        a challenge to you, answered from its news (no scrolling)
 //   #seek-form, #seek-game, #seek-options input[data-option="<name>"], #seek-submit,
-//     #seek-computer (no partner in 30 s: the computer), #seek-computer-level (1..5)
+//     #seek-computer (no partner in 30 s: the computer), #seek-computer-level (1..5),
+//     #seek-bots (bot accounts may pair with it: "Play bots too")
+//   abbr.bot-mark                        "BOT" after a bot account's name, in every list
 //   #computer-form, #computer-game, #computer-options, #computer-level, #computer-side,
 //     #computer-time, #computer-submit   a game against the computer, now
 //   #seeks li[data-seek-id][data-user]   every open seek; yours have class "mine"
@@ -26,6 +28,7 @@
 //   #live-games li[data-game-id] a       games in progress; .spectators[data-count]
 // Anonymous visitors get the lists but no forms (#sign-in-first instead).
 /* global gettext, ngettext, interpolate */
+import { botMark } from "./bot_mark.js";
 import { followedNotice, notice } from "./notices.js";
 import { isNavigating, openSocket } from "./socket.js";
 import { gameTitle as titleOf } from "./game_title.js";
@@ -362,8 +365,19 @@ function gameTitle(slug, options) {
   return titleOf(GAMES, slug, options);
 }
 
-function userLink(name) {
-  return el("a", { class: "user", href: `/@${encodeURIComponent(name)}/` }, name);
+function userLink(name, isBotAccount = false) {
+  const link = el("a", { class: "user", href: `/@${encodeURIComponent(name)}/` }, name);
+  return isBotAccount ? el("span", { class: "named" }, link, " ", botMark()) : link;
+}
+
+// "alice vs bob", each name followed by "BOT" when a bot account's (seats in `bots`).
+function playersText(players, bots = []) {
+  const name = (seat) => el("span", {}, players[seat], ...(bots.includes(seat) ? [" ", botMark()] : []));
+  const words = gettext("%(first)s vs %(second)s");
+  const [before, middle, after] = words.split(/%\((?:first|second)\)s/);
+  const firstFirst = words.indexOf("%(first)s") <= words.indexOf("%(second)s");
+  const [one, two] = firstFirst ? ["1", "2"] : ["2", "1"];
+  return [before, name(one), middle, name(two), after].filter((part) => part !== "" && part !== undefined);
 }
 
 // A row of a list: `key` says everything it shows, so an unchanged row keeps its node
@@ -411,7 +425,8 @@ function drawSeeks() {
     const mine = seek.user === name;
     const what = seek.games.map((g) => gameTitle(g.slug, g.options)).join(` ${gettext("or")} `) + timeText(seek)
       + (seek.rated ? ` · ${gettext("rated")}` : ` · ${gettext("casual")}`)
-      + (seek.rating_range ? ` · ${seek.rating_range[0]}–${seek.rating_range[1]}` : "");
+      + (seek.rating_range ? ` · ${seek.rating_range[0]}–${seek.rating_range[1]}` : "")
+      + (seek.bots && !seek.user_is_bot_account ? ` · ${gettext("bots too")}` : "");
     const actions = [];
     if (mine) {
       actions.push(el("button", {
@@ -437,7 +452,7 @@ function drawSeeks() {
         if (!mine && canPlay && !event.target.closest("a, button")) join(seek, seek.games[0]);
       },
     },
-    el("span", { class: "who" }, mine ? el("strong", {}, gettext("You")) : userLink(seek.user),
+    el("span", { class: "who" }, mine ? el("strong", {}, gettext("You")) : userLink(seek.user, seek.user_is_bot_account),
       el("small", { class: "seek-rating" }, ` ${seek.rating}${seek.provisional ? "?" : ""}`)),
     el("span", { class: "what" }, what),
     el("span", { class: "actions" }, ...actions));
@@ -452,6 +467,8 @@ function join(seek, game) {
     games: [{ slug: game.slug, options: game.options }],
     time_control: seek.time_control || "",
     rated: Boolean(seek.rated),
+    // Playing a bot account's seek is asking for a bot.
+    bots: Boolean(seek.user_is_bot_account || seek.bots),
   }, { joining: seek.id });
 }
 
@@ -522,7 +539,7 @@ function drawChallenges() {
   const incoming = waiting.map((challenge) => keyed(JSON.stringify([challenge, expiresText(challenge)]), () => {
     const reason = el("input", { class: "reason", type: "text", maxlength: "100", placeholder: gettext("reason (optional)"), "aria-label": gettext("reason for declining") });
     return el("li", { dataset: { challengeId: challenge.id, user: challenge.challenger } },
-      el("span", { class: "who" }, userLink(challenge.challenger)),
+      el("span", { class: "who" }, userLink(challenge.challenger, challenge.challenger_is_bot_account)),
       el("span", { class: "what" }, gameTitle(challenge.slug, challenge.options) + timeText(challenge) + (challenge.rated ? ` · ${gettext("rated")}` : "")),
       el("span", { class: "detail" }, `${sideText(challenge, false)} · ${expiresText(challenge)}`),
       el("span", { class: "actions" }, ...answerButtons(challenge, reason)));
@@ -533,7 +550,7 @@ function drawChallenges() {
     const open = !challenge.challenged;
     const href = `${location.origin}/challenge/${challenge.token}/`;
     return el("li", { class: open ? "open" : "", dataset: { challengeId: challenge.id, user: challenge.challenged || "" } },
-      el("span", { class: "who" }, open ? gettext("Open challenge") : userLink(challenge.challenged)),
+      el("span", { class: "who" }, open ? gettext("Open challenge") : userLink(challenge.challenged, challenge.challenged_is_bot_account)),
       el("span", { class: "what" }, gameTitle(challenge.slug, challenge.options) + timeText(challenge) + (challenge.rated ? ` · ${gettext("rated")}` : "")),
       el("span", { class: "detail" }, `${sideText(challenge, true)} · ${expiresText(challenge)}`),
       open ? el("span", { class: "share" }, el("a", { class: "challenge-link", href }, href), " ", copyButton(href)) : null,
@@ -553,11 +570,15 @@ function drawMyGames() {
   fill("my-games", lobby.myGames.map((id) => {
     const game = byId.get(id);
     let label = interpolate(gettext("Game %(id)s"), { id }, true);
+    let bot = false;
     if (game) {
-      const opponent = game.players["1"] === name ? game.players["2"] : game.players["1"];
+      const seat = game.players["1"] === name ? "2" : "1";
+      const opponent = game.players[seat];
+      bot = (game.bot_accounts || []).includes(seat);
       label = interpolate(gettext("%(game)s against %(opponent)s"), { game: gameName(game.slug), opponent }, true);
     }
-    return keyed(JSON.stringify([id, label]), () => el("li", { dataset: { gameId: id } }, el("a", { href: `/games/${id}/` }, label)));
+    return keyed(JSON.stringify([id, label, bot]), () => el("li", { dataset: { gameId: id } },
+      el("a", { href: `/games/${id}/` }, label), ...(bot ? [" ", botMark()] : [])));
   }));
 }
 
@@ -569,7 +590,7 @@ function drawLiveGames() {
     const spectators = game.spectators || 0;
     return el("li", { class: mine ? "mine" : "", dataset: { gameId: game.id } },
       el("a", { href: `/games/${game.id}/`, class: "watch" },
-        el("span", { class: "players" }, interpolate(gettext("%(first)s vs %(second)s"), { first: players["1"], second: players["2"] }, true)),
+        el("span", { class: "players" }, ...playersText(players, game.bot_accounts || [])),
         el("span", { class: "what" }, gameTitle(game.slug, game.options))),
       el("span", { class: "detail" },
         el("span", { class: "ply" }, game.ply ? interpolate(gettext("move %(n)s"), { n: game.ply }, true) : gettext("new game")), " · ",
@@ -698,6 +719,7 @@ function setUpForms() {
       const high = $("seek-range-max") ? $("seek-range-max").value : "";
       if (low || high) message.rating_range = [Number(low || 0), Number(high || 4000)];
       if ($("seek-computer").checked) message.computer = Number($("seek-computer-level").value);
+      if ($("seek-bots")?.checked) message.bots = true;
       request(message);
     });
   }

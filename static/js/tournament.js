@@ -12,6 +12,7 @@
 //   #your-line                               the viewer's own line when not in the top
 //   #pairings li[data-game-id]               games in play (a link to watch) and results
 /* global gettext, ngettext, interpolate */
+import { botMark } from "./bot_mark.js";
 import { openSocket } from "./socket.js";
 
 const $ = (id) => document.getElementById(id);
@@ -38,6 +39,7 @@ function drawRows(rows) {
       const name = text("td", "", { "data-label": gettext("Player") });
       const link = text("a", row.name, { href: `/@${encodeURIComponent(row.name)}/` });
       name.append(link);
+      if (row.is_bot_account) name.append(" ", botMark());
       if (row.fire) name.append(text("span", " 🔥", { title: gettext("on fire: the next win counts double") }));
       if (row.withdrawn) name.append(text("small", ` ${gettext("(withdrawn)")}`));
       if (row.playing) name.append(text("small", ` ${gettext("(playing)")}`));

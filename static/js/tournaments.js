@@ -18,6 +18,7 @@ form?.addEventListener("submit", async (event) => {
     rated: data.get("rated") === "on",
     double: data.get("double") === "on",
     invite_only: data.get("invite_only") === "on",
+    allow_bots: data.get("allow_bots") === "on",
   };
   const csrf = document.cookie.split("; ").find((part) => part.startsWith("csrftoken="));
   const response = await fetch("/api/tournaments", {

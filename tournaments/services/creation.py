@@ -119,6 +119,7 @@ def create_tournament(
     double: bool = False,
     max_players: int | None = None,
     invite_only: bool = False,
+    allow_bots: bool = False,
 ) -> Tournament:
     """A player's tournament: it starts `starts_in_minutes` from now."""
     if not creator.is_authenticated:
@@ -142,8 +143,11 @@ def create_tournament(
         not isinstance(rated, bool)
         or not isinstance(double, bool)
         or not isinstance(invite_only, bool)
+        or not isinstance(allow_bots, bool)
     ):
-        raise ServiceError("bad_message", _("rated, double and invite_only are true or false."))
+        raise ServiceError(
+            "bad_message", _("rated, double, invite_only and allow_bots are true or false.")
+        )
     name = (name or "").strip() or _default_name(creator, kind)
     now = timezone.now()
     with transaction.atomic():
@@ -171,6 +175,7 @@ def create_tournament(
             rated=rated,
             double=double if kind == Tournament.Kind.ROUND_ROBIN else False,
             invite_token=secrets.token_urlsafe(12) if invite_only else "",
+            allow_bots=allow_bots,
             starts_at=now + timedelta(minutes=starts_in),
             **fields,
         )

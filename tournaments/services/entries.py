@@ -58,6 +58,10 @@ def join(*, user: User, tournament_id: int, token: str = "") -> Entry:
             )
         if user.is_bot:
             raise ServiceError("bots_play_casual", _("The computer does not play in tournaments."))
+        if user.is_bot_account and not tournament.allow_bots:
+            raise ServiceError(
+                "bots_not_allowed", _("This tournament is for people: bot accounts cannot join it.")
+            )
         entry = Entry.objects.filter(tournament=tournament, user=user).first()
         if entry is not None and not entry.withdrawn:
             raise ServiceError("already_joined", _("You are in this tournament already."))
