@@ -503,6 +503,11 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         ):
             await self.close(code=CLOSE_SIGNED_OUT)
 
+    async def token_revoked(self, message: dict[str, Any]) -> None:
+        """Some of the user's API tokens ended (accounts.tokens.TOKEN_REVOKED, on the account's
+        group for the Bot API's streams): a socket is signed in by its session, not by a
+        token, and goes on. Without this handler the message ended every socket of the user."""
+
     async def account_notice(self, message: dict[str, Any]) -> None:
         """A moderator acted on the account: every socket of the user, on any page, passes
         the `account_notice` frame on (encoded once by the sender)."""

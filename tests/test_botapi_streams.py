@@ -24,7 +24,7 @@ from lobby.models import Challenge
 from lobby.services import challenges
 from realtime import drain, presence
 from tests.botapi_helpers import Stream, apost, db, token_for
-from tests.games_helpers import make_user, new_game, session_for
+from tests.games_helpers import make_user, new_game, next_of_type, open_socket, session_for
 from tests.servers import daphnes, shared_test_env
 
 transactional = pytest.mark.django_db(transaction=True)
@@ -350,3 +350,16 @@ def test_two_bots_on_two_processes_see_every_move_in_order(tmp_path: Path) -> No
         assert events[-1]["type"] == "end", name
     assert alice_token not in logs and bob_token not in logs
     assert Game.objects.get(pk=game.pk).status == Game.Status.FINISHED
+
+
+@transactional
+async def test_revoking_a_token_leaves_the_users_sockets_open() -> None:
+    game = await db(new_game)()
+    client, _state = await open_socket(game.pk, game.player1)
+    token = await db(token_for)(game.player1, "play")
+    row = await db(tokens.ApiToken.objects.get)(digest=tokens.digest(token))
+    await db(tokens.revoke)(user=game.player1, token_id=row.pk)
+    await asyncio.sleep(0.3)  # the revocation's message reaches the socket's account group
+    await client.send_json_to({"type": "ping", "id": 1})
+    assert await next_of_type(client, "pong") == {"type": "pong", "id": 1}
+    await client.disconnect()
