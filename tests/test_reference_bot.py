@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -101,7 +103,7 @@ def test_an_engine_answers_a_legal_move_in_each_game(command: list[str]) -> None
         for ply in range(3):
             moves = bot.listed_moves(client_moves(rules, state))
             if ply == 0:
-                lines.append(f"game {slug} {bot.json.dumps(options, separators=(',', ':'))}")
+                lines.append(f"game {slug} {json.dumps(options, separators=(',', ':'))}")
             lines += [
                 f"position {position_text(rules, state)}",
                 "moves " + " ".join(moves),
@@ -138,3 +140,62 @@ def test_the_bot_lists_diffusion_chess_paths_and_the_echo() -> None:
     assert bot.listed_moves(legal) == ["j3-j4", "j3-j4-k5", "a1-a2", "echo"]
     assert bot.listed_moves({"destinations": {}, "echo": False, "groups": None}) == []
     assert bot.listed_moves(["A", "B"]) == ["A", "B"]
+
+
+# --- two reference bots play each other through two server processes -------------------------
+
+
+@pytest.mark.postgres(
+    reason="two server processes share one database: PostgreSQL, with Redis between them"
+)
+@pytest.mark.django_db(transaction=True)
+def test_two_reference_bots_play_a_whole_game_of_each_kind_through_two_processes(
+    tmp_path: Path,
+) -> None:
+    from django.utils import timezone
+
+    from accounts import tokens
+    from accounts.models import User
+    from games.models import Game
+    from tests.games_helpers import make_user
+    from tests.servers import daphnes, shared_test_env
+
+    bots = {}
+    for name in ("refbot_a", "refbot_b"):
+        user = make_user(name)
+        User.objects.filter(pk=user.pk).update(bot_since=timezone.now())
+        bots[name] = tokens.create_token(user=user, name="reference bot", scopes=["bot"])[1]
+    engine = f"{sys.executable} -m devtools engine --level 1"
+    games = [f"{slug}:{json.dumps(options)}" if options else slug for slug, options in GAMES]
+    env = shared_test_env(f"refbot-{tmp_path.name}")
+    with daphnes(2, env, tmp_path) as servers:
+
+        def bot(name: str, server: int, *more: str) -> subprocess.Popen[str]:
+            command = [sys.executable, "examples/bot/diffusion_bot.py", "--engine", engine]
+            command += ["--url", servers[server].http, "--games-to-play", "4", "-v", *more]
+            return subprocess.Popen(
+                command,
+                cwd=ROOT,
+                env={**os.environ, "DIFFUSION_TOKEN": bots[name]},
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+
+        accepting = bot("refbot_b", 0)
+        challenging = bot("refbot_a", 1, "--challenge", "refbot_b", *(f"--game={g}" for g in games))
+        try:
+            outputs = [process.communicate(timeout=300)[0] for process in (challenging, accepting)]
+        finally:
+            for process in (challenging, accepting):
+                if process.poll() is None:
+                    process.kill()
+                    process.communicate()
+        logs = "\n".join(outputs) + "".join(server.output()[-3000:] for server in servers)
+        assert challenging.returncode == 0 and accepting.returncode == 0, logs[-6000:]
+    played = list(Game.objects.order_by("slug"))
+    assert [game.slug for game in played] == sorted(slug for slug, _ in GAMES), logs[-6000:]
+    for game in played:
+        assert {game.player1.username, game.player2.username} == {"refbot_a", "refbot_b"}
+        # Played out to the rules' end: nobody's clock ran out, nobody resigned or left.
+        assert (game.status, game.termination) == ("finished", "rules"), (game.pk, logs[-6000:])

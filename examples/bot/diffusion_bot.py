@@ -9,7 +9,7 @@ It follows the account's event stream (GET /api/stream/event), accepts the chall
 told to accept and declines the others with a reason, and plays every game that starts: one
 engine process per game, one thread per game reading the game's stream
 (GET /api/games/<id>/stream), asking the engine on the bot's turn and sending its move
-(POST /api/games/<id>/move). A stream that drops is opened again, from the last version seen.
+(POST /api/games/<id>/move). A stream that drops is opened again (a game's from its state).
 
 The Python standard library only, so that it can be copied anywhere Python 3.9+ runs.
 """
@@ -188,11 +188,9 @@ class GamePlayer(threading.Thread):
     def play(self) -> None:
         delay = 1.0
         while True:
-            path = f"/api/games/{self.game_id}/stream"
-            if self.v >= 0:
-                path += f"?v={self.v}"  # resume: the server sends what came after, or a state
             try:
-                for line in self.site.stream(path):
+                # Opened again after a drop, it starts again from the game's `state`.
+                for line in self.site.stream(f"/api/games/{self.game_id}/stream"):
                     delay = 1.0
                     if self.handle(line):
                         return
@@ -203,6 +201,8 @@ class GamePlayer(threading.Thread):
                 if error.code in ("no_such_game", "bad_token"):
                     log.error("game %s: %s", self.game_id, error)
                     return
+                # too_many_streams: the server has not yet seen the dropped stream go.
+                delay = max(delay, error.retry_after)
                 log.warning("game %s: %s; trying again in %.0f s", self.game_id, error, delay)
             except (OSError, ValueError) as error:
                 log.warning("game %s: stream lost (%s); trying again", self.game_id, error)
@@ -229,7 +229,7 @@ class GamePlayer(threading.Thread):
                 self.engine = Engine(self.bot.engine_command, game["slug"], game["options"])
         elif "v" in line:
             if line["v"] <= self.v:
-                return False  # already seen (a resumed stream may repeat nothing, but be sure)
+                return False  # already in the state (the server sends none twice: be sure)
             self.v = line["v"]
             if kind == "move":
                 for key in ("status", "to_move", "ply", "clock", "legal_moves", "position"):
@@ -416,11 +416,14 @@ class Bot:
     def run(self) -> None:
         events = threading.Thread(target=self.follow_events, name="events", daemon=True)
         events.start()
-        if self.args.challenge:
-            time.sleep(0.5)  # the stream first, so that the answer's game_start is seen
-            self.send_challenges()
-        if self.args.seek:
-            self.seek()
+        try:
+            if self.args.challenge:
+                time.sleep(0.5)  # the stream first, so that the answer's game_start is seen
+                self.send_challenges()
+            if self.args.seek:
+                self.seek()
+        except (ApiError, OSError) as error:
+            raise SystemExit(f"{self.site.url}: {error}") from None
         while not self.done.is_set() and events.is_alive():
             self.done.wait(0.5)
         # Let the last games' threads stop their engines.
