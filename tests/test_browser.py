@@ -549,3 +549,44 @@ def test_the_rules_pages_draw_every_diagram_on_a_wide_screen_and_a_phone(
             context.close()
     assert not console, f"console errors: {console}"
     assert not failed, f"failed requests: {failed}"
+
+
+def test_a_player_who_asks_for_bots_too_meets_a_bot_accounts_seek_and_sees_it_marked(
+    browser: Browser, site: Site, problems: Problems
+) -> None:
+    """docs/API.md, "Bot accounts": a program upgrades its account and seeks through the API;
+    the lobby lists the seek with BOT; a guest who ticks "Play bots too" is paired with it,
+    and the game page marks the bot's name."""
+    from tests.test_browser_ratings import sign_up
+
+    with site.serve():
+        name = f"engine{random.randrange(10**6)}"  # the shared site's names are everyone's
+        owner = sign_up(browser, site.url, problems, name)
+        owner.goto(site.url + "/settings/tokens/")
+        owner.fill("#id_token_name", "my engine")
+        owner.check("#id_scope_bot")
+        owner.locator("button[value=create]").click()
+        secret = owner.locator("#new-token-secret").inner_text().strip()
+        bearer = {"Authorization": f"Bearer {secret}", "Content-Type": "application/json"}
+        upgraded = owner.request.post(site.url + "/api/bot/account/upgrade", headers=bearer)
+        assert upgraded.ok and upgraded.json()["is_bot_account"], upgraded.text()
+        zigzag = {"slug": "zigzag", "options": {"pits": 4, "seeds": 3}}
+        seek = owner.request.post(
+            site.url + "/api/seeks", data=json.dumps({"games": [zigzag]}), headers=bearer
+        )
+        assert seek.ok and seek.json()["game_id"] is None, seek.text()
+        alice = guest(browser, site, problems, "alice")
+        listed = alice.locator(f"#seeks li[data-user={name}]")
+        expect(listed.locator("abbr.bot-mark")).to_have_text("BOT")
+        expect(listed.locator("abbr.bot-mark")).to_have_attribute("title", "bot account")
+        alice.select_option("#seek-game", "zigzag")
+        alice.fill("#seek-options input[data-option=pits]", "4")
+        alice.fill("#seek-options input[data-option=seeds]", "3")
+        alice.check("#seek-bots")
+        alice.click("#seek-submit")
+        alice.wait_for_url(re.compile(r"/games/\d+/$"), timeout=TIMEOUT_MS)
+        expect_game_live(alice)
+        marks = alice.locator(".player abbr.bot-mark")
+        expect(marks).to_have_count(1)
+        bot_seat = alice.locator(".player").filter(has=alice.locator("abbr.bot-mark"))
+        expect(bot_seat.locator("a.name")).to_have_text(name)
