@@ -22,6 +22,9 @@ class ServiceError(Exception):
 
 # Every code's HTTP status; codes not listed are 400 (a bad request).
 HTTP_STATUS = {
+    "bad_token": 401,
+    "missing_scope": 403,
+    "token_not_accepted": 403,
     "not_logged_in": 403,
     "not_yours": 403,
     "not_a_player": 403,

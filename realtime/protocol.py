@@ -194,6 +194,15 @@ def register_streams(streams: dict[str, Any]) -> None:
     HTTP_STREAMS.update(streams)
 
 
+# JSON answers of the Bot API's description (botapi/openapi.py): "GET /api/..." -> the type of
+# the answer's body (an endpoint not named here is described as answering an object).
+HTTP_ANSWERS: dict[str, Any] = {}
+
+
+def register_answers(answers: dict[str, Any]) -> None:
+    HTTP_ANSWERS.update(answers)
+
+
 def schema(kinds: Any) -> dict[str, Any]:
     """The JSON Schema of a message type or union (published in docs/protocol.schema.json)."""
     return dict(msgspec.json.schema(kinds))
