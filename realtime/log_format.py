@@ -70,6 +70,9 @@ PATTERNS: list[tuple[tuple[str, ...], re.Pattern[str], str]] = [
         re.compile(r"\b(pbkdf2_sha\d+|argon2|bcrypt(?:_sha256)?|scrypt|md5|sha1)\$[^\s'\"]+"),
         rf"\1${REDACTED}",
     ),
+    # An API token wherever it is written (a chat line, a body echoed in an error, a path):
+    # dif_ and its 40 characters (accounts/tokens.py), or a part of them.
+    (("dif_",), re.compile(r"\bdif_[A-Za-z0-9_-]{8,}"), f"dif_{REDACTED}"),
     # A URL's password: postgres://user:secret@host
     (("://",), re.compile(r"(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:)[^\s@/]+@", re.I), rf"\1{REDACTED}@"),
     # A query string's secret under a name that does not say so: /tournaments/3/?invite=…

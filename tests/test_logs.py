@@ -226,6 +226,8 @@ def test_a_process_wide_task_does_not_carry_the_socket_that_started_it() -> None
         ("cannot reach postgres://diffusion:dbpass99@db:5432/diffusion", "dbpass99"),
         ("mail_password: hunter2hunter", "hunter2hunter"),
         ("session_key='q1w2e3r4t5y6u7i8'", "q1w2e3r4t5y6u7i8"),
+        ("chat: my key is dif_Ab3-x_Yz0123456789abcdefghijklmnopqrst!", "Ab3-x_Yz0123456789"),
+        ('bad body b\'{"move": "dif_0123456789abcdefghijklmnopqrstuvwxyzAB"}\'', "0123456789"),
     ],
 )
 def test_a_secret_in_a_line_is_redacted(line: str, secret: str) -> None:
@@ -240,6 +242,8 @@ def test_a_secret_in_a_line_is_redacted(line: str, secret: str) -> None:
         "Forbidden (CSRF token missing.): /api/lobby",
         "change password alice: done",
         "sweeper: ended 2 game(s) on time",
+        "tokens [3, 4] of user 7 revoked (password)",
+        "GET /api/games/12/stream 200 (a stream of dif_ lines)",
     ],
 )
 def test_a_line_without_secrets_is_left_alone(line: str) -> None:
@@ -649,7 +653,10 @@ def test_no_line_of_a_real_server_holds_the_token_of_a_mailed_or_shared_link(
     # line at DEBUG: an address confirmed (its page, the Confirm button, the link used again:
     # a 400 and Django's "Bad Request" warning; cut short of its slash: a redirect), a
     # password reset (the link, the form it moves to, the new password, the link used
-    # again), an open challenge's link opened and accepted, a tournament's invitation.
+    # again), an open challenge's link opened and accepted, a tournament's invitation. Then a
+    # program's API tokens (accounts/tokens.py): made on the settings page, used (a stream
+    # too), refused, revoked and used again, malformed, and one sent in a query string;
+    # none reaches a line, nor the process's metrics.
     sink = Sink()
     controller = Controller(sink, hostname="127.0.0.1", port=free_port())
     controller.start()
@@ -664,21 +671,33 @@ def test_no_line_of_a_real_server_holds_the_token_of_a_mailed_or_shared_link(
                 "EMAIL_HOST": "127.0.0.1",
                 "EMAIL_PORT": str(controller.port),
                 "EMAIL_USE_TLS": "0",
+                "METRICS_PORT": str(metrics_port := free_port()),
             }
             port = free_port()
             with running(
                 serve.command("127.0.0.1", port), env, tmp_path / "server.log", port
             ) as server:
-                tokens, used = _mailed_and_shared_links(Browser(server), Browser(server), sink)
+                dora = Browser(server)
+                tokens, used = _mailed_and_shared_links(dora, Browser(server), sink)
+                api_tokens, api_used = _a_programs_tokens(dora, server)
+                with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics") as page:
+                    metrics = page.read().decode()
             output = server.output()
     finally:
         controller.stop()
 
     assert len(tokens) == 4 and all(len(token) >= 12 for token in tokens), tokens
+    assert len(api_tokens) == 5, api_tokens
     for number, line in enumerate(output.splitlines(), 1):
-        for token in tokens:
+        for token in tokens + api_tokens:
             assert token not in line, (number, line)
+        # Nor a part of one: the header is never written, a token's 40 characters never.
+        assert "Bearer" not in line and "dif_" not in line, (number, line)
+    assert "diffusion_" in metrics  # the product's metrics are there, and no token
+    for token in api_tokens:
+        assert token not in metrics and token.removeprefix("dif_") not in metrics
     messages = [json.loads(line)["message"] for line in output.splitlines() if line.strip()]
+    used += api_used
     # The links' requests are all there, each with its secret masked.
     for path in used:
         assert any(f' {path}" ' in message for message in messages), (path, messages)
@@ -750,6 +769,59 @@ def _mailed_and_shared_links(
         f"/password-reset/{uid}/[redacted]/",
     ]
     return [confirm_token, challenge_token, invite_token, reset_token], used
+
+
+def _a_programs_tokens(dora: Browser, server: Server) -> tuple[list[str], list[str]]:
+    """Dora's tokens through their life (see the test above): the secrets, and the paths of
+    the requests made with them as the log should show them."""
+
+    def settings_page(*fields: tuple[str, str]) -> tuple[int, str]:
+        body = urlencode([("csrfmiddlewaretoken", dora.cookie("csrftoken")), *fields]).encode()
+        status, _, page = dora.open("/settings/tokens/", body)
+        return status, page.decode()
+
+    def made(name: str) -> str:
+        status, page = settings_page(
+            ("action", "create"), ("name", name), ("scopes", "read"), ("scopes", "play")
+        )
+        found = re.search(r'id="new-token-secret">(dif_[A-Za-z0-9_-]+)<', page)
+        assert status == 200 and found, page
+        return found.group(1)
+
+    def call(secret: str, path: str, body: Any = None, scheme: str = "Bearer") -> int:
+        request = urllib.request.Request(
+            server.http + path,
+            data=None if body is None else json.dumps(body).encode(),
+            headers={"Authorization": f"{scheme} {secret}", "Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=20) as answer:
+                if path.endswith("/stream/event"):
+                    answer.readline()  # the stream's first line: the game Dora is in
+                return int(answer.status)
+        except urllib.error.HTTPError as refused:
+            return int(refused.code)
+
+    good, revoked = made("engine"), made("old engine")
+    assert call(revoked, "/api/games") == 200
+    _, listing = settings_page()
+    row = re.search(r">old engine</td>.*?name=\"token\" value=\"(\d+)\"", listing, re.S)
+    assert row, listing
+    assert settings_page(("action", "revoke"), ("token", row.group(1)))[0] == 200
+    assert call(revoked, "/api/games") == 401  # bad_token
+    assert call(good, "/api/games?status=active") == 200
+    assert call(good, "/api/stream/event") == 200
+    assert call(good, "/api/games/999999") == 404  # Django's "Not Found" warning
+    assert call(good, "/api/games/999999/move", {"move": "a1", "ply": 0}) == 404
+    assert call(good, "/api/seeks", {"games": "not a list"}) in (400, 403)  # no challenge scope
+    assert call(good, "/settings/tokens/") == 403  # token_not_accepted: a page
+    assert call(good, "/api/games", scheme="token") == 200  # not Bearer: a visitor's request
+    malformed = [good[:-1] + "!", good + "A" * 100, "dif_" + "B" * 40]
+    for secret in malformed:
+        assert call(secret, "/api/games") == 401
+    # A program that puts its token in the address: the access log masks it.
+    assert call(good, f"/api/games?access_token={good}") == 200
+    return [good, revoked, *malformed], ["/api/games?access_token=[redacted]"]
 
 
 def _is_json_object(line: str) -> bool:
