@@ -274,10 +274,10 @@ class TokenMiddleware:
         if token is None:
             return bad_token()
         request.user = token.user
-        request.api_token = token  # type: ignore[attr-defined]
+        request.api_token = token
         # The session (if a cookie came too) is not this request's: nothing is read from it
         # or saved to it.
-        request._dont_enforce_csrf_checks = True  # type: ignore[attr-defined]
+        request._dont_enforce_csrf_checks = True
         return self.get_response(request)
 
     def process_view(
@@ -286,7 +286,7 @@ class TokenMiddleware:
         token = request_token(request)
         if token is None:
             return None
-        scopes = getattr(view, "token_scopes", frozenset())
+        scopes: frozenset[str] = getattr(view, "token_scopes", frozenset())
         if not scopes or not granted(token, scopes):
             return missing_scope(scopes)
         return None
