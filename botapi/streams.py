@@ -356,8 +356,9 @@ class EventStream(LineStream):
             await self.join(games_group(self.user_id))
         games, challenges = await db_call(_opening)(self.user_id)
         for game in games:
-            self._started.add(game.id)
-            self.put(encode(protocol.GameStart(game=game)))
+            if game.id not in self._started:  # unless heard live meanwhile
+                self._started.add(game.id)
+                self.put(encode(protocol.GameStart(game=game)))
         for challenge in challenges:
             self.put(encode(protocol.ChallengeNews(challenge=challenge)))
 
