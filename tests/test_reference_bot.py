@@ -158,8 +158,10 @@ def test_two_reference_bots_play_a_whole_game_of_each_kind_through_two_processes
     from accounts.models import User
     from games.models import Game
     from tests.games_helpers import make_user
-    from tests.servers import daphnes, shared_test_env
+    from tests.servers import daphnes, on_postgresql, shared_test_env
 
+    # Fail at once, not after the servers' start-up wait on a database they cannot open.
+    assert on_postgresql(), "run it with DATABASE_URL pointing at PostgreSQL"
     bots = {}
     for name in ("refbot_a", "refbot_b"):
         user = make_user(name)

@@ -20,8 +20,8 @@ number of games of the same game at the same rate over websockets (loadtest's ga
 spectators) on the same servers, prints that CPU per move, and the ratio of the two (the
 goal: the Bot API costs at most 1.5 times the sockets' CPU per move).
 
-It fails (CommandError) on a lost move, a line out of order, an error, or a ratio over the
-goal.
+It fails (CommandError) on a lost move, a line out of order, an error, or (unless --untimed)
+a ratio over the goal.
 """
 
 from __future__ import annotations
@@ -72,6 +72,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--no-sockets", action="store_true", help="skip the websocket comparison"
         )
+        parser.add_argument(
+            "--untimed",
+            action="store_true",
+            help="judge only what held (nothing lost, in order, no error): the CPU ratio is "
+            "printed, not judged (the suite's small run on a shared machine)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["bots"] < 2 or options["bots"] % 2:
@@ -87,7 +93,7 @@ class Command(BaseCommand):
             sockets = None if options["no_sockets"] else self.sockets(servers, options)
         finally:
             stop_servers(servers)
-        self.verdict(figures, sockets)
+        self.verdict(figures, sockets, judge_time=not options["untimed"])
 
     # --- setting up -------------------------------------------------------------------------
 
@@ -239,7 +245,9 @@ class Command(BaseCommand):
         )
         return figures
 
-    def verdict(self, figures: dict[str, Any], sockets: dict[str, Any] | None) -> None:
+    def verdict(
+        self, figures: dict[str, Any], sockets: dict[str, Any] | None, *, judge_time: bool
+    ) -> None:
         failures = [
             f"{figures[name]} {name.replace('_', ' ')}"
             for name in ("lost", "out_of_order", "errors")
@@ -247,12 +255,14 @@ class Command(BaseCommand):
         ]
         if not figures["moves"]:
             failures.append("no move measured")
+        if sockets is not None and sockets["lost"]:
+            failures.append(f"{sockets['lost']} lost over websockets")
         if sockets is not None and sockets.get("in_window"):
             ratio = figures["cpu_ms"] / sockets["cpu_ms"]
             self.stdout.write(
                 f"CPU per move, Bot API / websockets: {ratio:.2f}x (goal: at most {GOAL_RATIO:g}x)"
             )
-            if not ratio <= GOAL_RATIO:
+            if judge_time and not ratio <= GOAL_RATIO:
                 failures.append(f"CPU ratio {ratio:.2f}x over {GOAL_RATIO:g}x")
         if failures:
             raise CommandError("not met: " + "; ".join(failures))
