@@ -12,6 +12,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from accounts import tokens
@@ -267,11 +268,15 @@ async def test_no_token_reaches_a_log_line(caplog: pytest.LogCaptureFixture) -> 
 # --- the production shape ------------------------------------------------------------------
 
 
+GAME_LINE = msgspec.json.Decoder(api.GAME_STREAM_FRAMES)
+
+
 def _read_lines(url: str, token: str, into: list[dict[str, Any]], ready: Any) -> None:
     request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
     with urllib.request.urlopen(request, timeout=30) as answer:
         for raw in answer:
             if raw.strip():
+                GAME_LINE.decode(raw)  # every line is one of the stream's typed frames
                 into.append(json.loads(raw))
                 ready.set()
 
