@@ -73,6 +73,7 @@ SERVER_PACKAGES = (
     "moderation",
     "analysis",
     "push",
+    "botapi",
 )
 
 
