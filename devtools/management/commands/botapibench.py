@@ -2,6 +2,7 @@
 
     python -m devtools botapibench --bots 200 --procs 2 --rate 1 --seconds 20
     python -m devtools botapibench --bots 4 --seconds 2 --no-sockets     # a quick check
+    python -m devtools botapibench --servers http://h:8001,http://h:8002 --pids 811,812
 
 Starts PROCS Daphne processes (devtools/servers.py, as loadtest does) on this environment's
 PostgreSQL and Redis, makes BOTS bot accounts, each with a token of the `bot` scope, and
@@ -19,6 +20,10 @@ time from /proc at the measured period's ends). Then, unless --no-sockets, it pl
 number of games of the same game at the same rate over websockets (loadtest's games, no
 spectators) on the same servers, prints that CPU per move, and the ratio of the two (the
 goal: the Bot API costs at most 1.5 times the sockets' CPU per move).
+
+With --servers it plays against processes already running (on the database this
+environment names, where it makes its accounts and games), and reads their CPU from /proc
+when --pids gives their ids; the websocket comparison needs the processes it starts.
 
 It fails (CommandError) on a lost move, a line out of order, an error, or (unless --untimed)
 a ratio over the goal.
@@ -73,6 +78,17 @@ class Command(BaseCommand):
             "--no-sockets", action="store_true", help="skip the websocket comparison"
         )
         parser.add_argument(
+            "--servers",
+            default="",
+            help="run against these running processes instead (base URLs, comma-separated, "
+            "sharing this environment's database); no websocket comparison",
+        )
+        parser.add_argument(
+            "--pids",
+            default="",
+            help="with --servers: their process ids (this machine), for the CPU per move",
+        )
+        parser.add_argument(
             "--untimed",
             action="store_true",
             help="judge only what held (nothing lost, in order, no error): the CPU ratio is "
@@ -82,14 +98,23 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if options["bots"] < 2 or options["bots"] % 2:
             raise CommandError("--bots is an even number, two a game")
+        if options["servers"]:
+            urls = [url.strip().rstrip("/") for url in options["servers"].split(",")]
+            pids = [int(pid) for pid in options["pids"].split(",") if pid.strip()]
+            self.stdout.write(f"{len(urls)} running process(es): {urls}, pids {pids or 'unknown'}")
+            tables = self.prepare(options, urls)
+            figures = self.bot_api(tables, pids, options)
+            self.verdict(figures, None, judge_time=not options["untimed"])
+            return
         check_shared_services(options["procs"])
         servers = start_servers(options["procs"])
         self.stdout.write(
             f"{options['procs']} Daphne process(es) on ports {[s.port for s in servers]}"
         )
         try:
-            tables = self.prepare(options, servers)
-            figures = self.bot_api(tables, servers, options)
+            urls = [f"http://127.0.0.1:{server.port}" for server in servers]
+            tables = self.prepare(options, urls)
+            figures = self.bot_api(tables, [server.process.pid for server in servers], options)
             sockets = None if options["no_sockets"] else self.sockets(servers, options)
         finally:
             stop_servers(servers)
@@ -97,7 +122,7 @@ class Command(BaseCommand):
 
     # --- setting up -------------------------------------------------------------------------
 
-    def prepare(self, options: dict[str, Any], servers: list[BenchServer]) -> list[Table]:
+    def prepare(self, options: dict[str, Any], urls: list[str]) -> list[Table]:
         run = f"{int(time.time()) % 100000}"
         made = time.perf_counter()
         bots = []
@@ -108,7 +133,7 @@ class Command(BaseCommand):
             User.objects.filter(pk=user.pk).update(bot_since=timezone.now())
             _, secret = tokens.create_token(user=user, name="botapibench", scopes=["bot"])
             seat = index % 2  # player 1's on the first process, player 2's on the next
-            url = f"http://127.0.0.1:{servers[seat % len(servers)].port}"
+            url = urls[seat % len(urls)]
             bots.append((user, Bot(username=user.username, token=secret, url=url)))
         tables = []
         for first, second in zip(bots[::2], bots[1::2], strict=True):
@@ -141,12 +166,13 @@ class Command(BaseCommand):
     # --- the Bot API ------------------------------------------------------------------------
 
     def bot_api(
-        self, tables: list[Table], servers: list[BenchServer], options: dict[str, Any]
+        self, tables: list[Table], pids: list[int], options: dict[str, Any]
     ) -> dict[str, Any]:
+        """The bots' games; the CPU per move of the processes `pids` (none: not measured)."""
         marks: dict[str, tuple[float, float, tuple[int, int]]] = {}
 
         def sample(when: str) -> None:
-            cpu = sum(process_cpu_seconds(server.process.pid) for server in servers)
+            cpu = sum(process_cpu_seconds(pid) for pid in pids) if pids else float("nan")
             marks[when] = (time.perf_counter(), cpu, busy_jiffies())
 
         driver = Driver(
