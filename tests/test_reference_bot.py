@@ -201,3 +201,23 @@ def test_two_reference_bots_play_a_whole_game_of_each_kind_through_two_processes
         assert {game.player1.username, game.player2.username} == {"refbot_a", "refbot_b"}
         # Played out to the rules' end: nobody's clock ran out, nobody resigned or left.
         assert (game.status, game.termination) == ("finished", "rules"), (game.pk, logs[-6000:])
+
+
+def test_the_bot_declines_what_it_was_not_told_to_accept_and_says_why() -> None:
+    bot = load_bot()
+    args = bot.arguments(["--engine", "x", "--accept", "zigzag,diffusion", "--casual-only"])
+    player = bot.Bot(bot.Site("http://127.0.0.1:9", "dif_x"), args)
+    timed = {"slug": "zigzag", "rated": False, "time_control": "5+3"}
+    assert player.refusal(timed) is None
+    assert player.refusal({**timed, "slug": "diffusion-chess"}) == (
+        "This bot plays diffusion, zigzag only."
+    )
+    assert player.refusal({**timed, "rated": True}) == "This bot plays casual games only."
+    assert player.refusal({**timed, "time_control": ""}) == "This bot plays timed games only."
+    player.playing = dict.fromkeys(range(4))
+    assert player.refusal(timed) == (
+        "This bot is playing as many games as it can; try again later."
+    )
+    rated_only = bot.Bot(player.site, bot.arguments(["--engine", "x", "--rated-only", "--untimed"]))
+    assert rated_only.refusal({**timed, "time_control": ""}) == "This bot plays rated games only."
+    assert rated_only.refusal({**timed, "rated": True, "time_control": ""}) is None
