@@ -151,6 +151,15 @@ class Engine:
             self.process.wait()
 
 
+def restart_pause(line: dict) -> float:
+    """After a `restarting` line (the server process stops; the stream ends next), how long
+    to wait before opening the stream again: a random moment, so that every bot does not
+    come back at once. 0 for any other line."""
+    if line.get("type") != "restarting":
+        return 0.0
+    return random.uniform(0.1, max(0.1, line.get("within_ms", 1000) / 1000))
+
+
 def listed_moves(legal: object) -> list[str]:
     """The `moves` line from a game's `legal_moves`: the list itself, or for Diffusion Chess
     (an object) one path to each cell each stone can reach, and `echo` when it is legal."""
@@ -191,7 +200,7 @@ class GamePlayer(threading.Thread):
             try:
                 # Opened again after a drop, it starts again from the game's `state`.
                 for line in self.site.stream(f"/api/games/{self.game_id}/stream"):
-                    delay = 1.0
+                    delay = restart_pause(line) or 1.0
                     if self.handle(line):
                         return
                 if self.finished():
@@ -237,8 +246,9 @@ class GamePlayer(threading.Thread):
             elif kind == "end":
                 self.view["status"] = line.get("status", "finished")
             elif kind == "takeback":
-                self.v = -1  # the position went back: a fresh state says where it is now
-                raise OSError("a takeback: reading the game again")
+                for key in ("to_move", "ply", "clock", "legal_moves", "position"):
+                    self.view[key] = line.get(key)
+                self.asked_ply = -1  # a ply answered before may be the bot's to play again
             elif kind in ("draw_offer", "takeback_offer") and line.get("by") != self.you:
                 self.answer_offer(kind)
         if self.finished():
@@ -304,6 +314,7 @@ class Bot:
         self.ended: set[int] = set()
         self.sent: set[int] = set()  # the challenges this bot made (not for it to accept)
         self.done = threading.Event()
+        self.fatal = ""  # why the bot must stop
 
     # --- games ---------------------------------------------------------------------------
 
@@ -400,13 +411,15 @@ class Bot:
         while not self.done.is_set():
             try:
                 for event in self.site.stream("/api/stream/event"):
-                    delay = 1.0
+                    delay = restart_pause(event) or 1.0
                     self.on_event(event)
                     if self.done.is_set():
                         return
             except ApiError as error:
                 if error.status in (401, 403):
-                    raise SystemExit(f"the site refused the token: {error}") from None
+                    self.fatal = f"the site refused the token: {error}"
+                    self.done.set()
+                    return
                 log.warning("event stream: %s; trying again in %.0f s", error, delay)
             except (OSError, ValueError) as error:
                 log.warning("event stream lost (%s); trying again in %.0f s", error, delay)
@@ -429,6 +442,8 @@ class Bot:
         # Let the last games' threads stop their engines.
         for player in list(self.playing.values()):
             player.join(timeout=10)
+        if self.fatal:
+            raise SystemExit(self.fatal)
 
 
 def arguments(argv: list[str] | None = None) -> argparse.Namespace:
