@@ -283,7 +283,6 @@ class GamePlayer(threading.Thread):
         ply = self.view["ply"]
         if ply == self.asked_ply or self.engine is None:
             return
-        self.asked_ply = ply
         moves = listed_moves(self.view.get("legal_moves"))
         position = self.view.get("position")
         if not position:
@@ -292,7 +291,12 @@ class GamePlayer(threading.Thread):
         move = self.engine.think(position, moves, mine, theirs)
         try:
             self.site.post(f"/api/games/{self.game_id}/move", {"move": move, "ply": ply})
+            self.asked_ply = ply
         except ApiError as error:
+            # Answered: not asked again for this ply, whatever the stream repeats. (A move
+            # whose POST failed on the way is asked for again once the stream is back: the
+            # server may not have had it, and if it had, `ply` makes a second one harmless.)
+            self.asked_ply = ply
             if error.code == "illegal_move" and moves:
                 # The engine is wrong: a listed move rather than losing on time.
                 log.error("game %s: engine's move %r refused (%s)", self.game_id, move, error)
@@ -315,6 +319,7 @@ class Bot:
         self.sent: set[int] = set()  # the challenges this bot made (not for it to accept)
         self.done = threading.Event()
         self.fatal = ""  # why the bot must stop
+        self.username = ""
 
     # --- games ---------------------------------------------------------------------------
 
@@ -353,7 +358,8 @@ class Bot:
         return None
 
     def on_challenge(self, challenge: dict) -> None:
-        if challenge.get("status") != "pending" or challenge.get("id") in self.sent:
+        mine = challenge.get("id") in self.sent or challenge.get("challenger") == self.username
+        if challenge.get("status") != "pending" or mine:
             return
         reason = self.refusal(challenge)
         action = "accept" if reason is None else "decline"
@@ -427,6 +433,14 @@ class Bot:
             delay = min(delay * 2, 30.0)
 
     def run(self) -> None:
+        try:
+            # Who the bot is (the lobby's snapshot names its reader): a wrong token or URL
+            # fails here, at once.
+            me = self.site.call("GET", "/api/lobby").get("user") or {}
+        except (ApiError, OSError) as error:
+            raise SystemExit(f"{self.site.url}: {error}") from None
+        self.username = me.get("username", "")
+        log.info("playing as %s", self.username)
         events = threading.Thread(target=self.follow_events, name="events", daemon=True)
         events.start()
         try:
