@@ -152,13 +152,20 @@ def test_the_bot_lists_diffusion_chess_paths_and_the_echo() -> None:
 def test_two_reference_bots_play_a_whole_game_of_each_kind_through_two_processes(
     tmp_path: Path,
 ) -> None:
+    """One of the two processes is restarted (SIGTERM: it drains) while the games go on: the
+    bot whose streams it served opens them again and the games are played out all the same."""
+    import signal
+    import time
+    from contextlib import ExitStack
+
     from django.utils import timezone
 
     from accounts import tokens
     from accounts.models import User
+    from config import serve
     from games.models import Game
     from tests.games_helpers import make_user
-    from tests.servers import daphnes, on_postgresql, shared_test_env
+    from tests.servers import daphnes, on_postgresql, running, shared_test_env
 
     # Fail at once, not after the servers' start-up wait on a database they cannot open.
     assert on_postgresql(), "run it with DATABASE_URL pointing at PostgreSQL"
@@ -170,37 +177,59 @@ def test_two_reference_bots_play_a_whole_game_of_each_kind_through_two_processes
     engine = f"{sys.executable} -m devtools engine --level 1"
     games = [f"{slug}:{json.dumps(options)}" if options else slug for slug, options in GAMES]
     env = shared_test_env(f"refbot-{tmp_path.name}")
-    with daphnes(2, env, tmp_path) as servers:
+    with ExitStack() as stack:
+        servers = stack.enter_context(daphnes(2, env, tmp_path))
 
-        def bot(name: str, server: int, *more: str) -> subprocess.Popen[str]:
+        def bot(name: str, server: int, *more: str) -> subprocess.Popen[bytes]:
             command = [sys.executable, "examples/bot/diffusion_bot.py", "--engine", engine]
             command += ["--url", servers[server].http, "--games-to-play", "4", "-v", *more]
-            return subprocess.Popen(
-                command,
-                cwd=ROOT,
-                env={**os.environ, "DIFFUSION_TOKEN": bots[name]},
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
+            with (tmp_path / f"{name}.log").open("wb") as log:
+                return subprocess.Popen(
+                    command,
+                    cwd=ROOT,
+                    env={**os.environ, "DIFFUSION_TOKEN": bots[name]},
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                )
+
+        def logs() -> str:
+            return "\n".join(
+                (tmp_path / name).read_text(errors="replace")[-3000:]
+                for name in ("refbot_a.log", "refbot_b.log")
             )
 
         accepting = bot("refbot_b", 0)
         challenging = bot("refbot_a", 1, "--challenge", "refbot_b", *(f"--game={g}" for g in games))
         try:
-            outputs = [process.communicate(timeout=300)[0] for process in (challenging, accepting)]
+            # Diffusion Chess, the longest of the four, some moves in: restart the process
+            # that serves refbot_b.
+            deadline = time.monotonic() + 120
+            while not Game.objects.filter(
+                slug="diffusion-chess", status="active", ply__gte=8
+            ).exists():
+                assert time.monotonic() < deadline, logs()
+                time.sleep(0.2)
+            first = servers[0]
+            os.killpg(first.process.pid, signal.SIGTERM)
+            first.process.wait(timeout=60)
+            command = serve.command("127.0.0.1", first.port)
+            stack.enter_context(running(command, env, tmp_path / "daphne-0-again.log", first.port))
+            for process in (challenging, accepting):
+                process.wait(timeout=300)
         finally:
             for process in (challenging, accepting):
                 if process.poll() is None:
                     process.kill()
-                    process.communicate()
-        logs = "\n".join(outputs) + "".join(server.output()[-3000:] for server in servers)
-        assert challenging.returncode == 0 and accepting.returncode == 0, logs[-6000:]
+                    process.wait()
+        assert challenging.returncode == 0 and accepting.returncode == 0, logs()
+    reopened = (tmp_path / "refbot_b.log").read_text()
+    assert "opening it again" in reopened or "stream lost" in reopened, reopened[-3000:]
     played = list(Game.objects.order_by("slug"))
-    assert [game.slug for game in played] == sorted(slug for slug, _ in GAMES), logs[-6000:]
+    assert [game.slug for game in played] == sorted(slug for slug, _ in GAMES), logs()
     for game in played:
         assert {game.player1.username, game.player2.username} == {"refbot_a", "refbot_b"}
         # Played out to the rules' end: nobody's clock ran out, nobody resigned or left.
-        assert (game.status, game.termination) == ("finished", "rules"), (game.pk, logs[-6000:])
+        assert (game.status, game.termination) == ("finished", "rules"), (game.pk, logs())
 
 
 def test_the_bot_declines_what_it_was_not_told_to_accept_and_says_why() -> None:
