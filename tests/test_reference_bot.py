@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 from types import ModuleType
 
@@ -158,8 +159,6 @@ def test_two_reference_bots_play_a_whole_game_of_each_kind_through_two_processes
     import time
     from contextlib import ExitStack
 
-    from django.utils import timezone
-
     from accounts import tokens
     from accounts.models import User
     from config import serve
@@ -169,16 +168,25 @@ def test_two_reference_bots_play_a_whole_game_of_each_kind_through_two_processes
 
     # Fail at once, not after the servers' start-up wait on a database they cannot open.
     assert on_postgresql(), "run it with DATABASE_URL pointing at PostgreSQL"
-    bots = {}
-    for name in ("refbot_a", "refbot_b"):
-        user = make_user(name)
-        User.objects.filter(pk=user.pk).update(bot_since=timezone.now())
-        bots[name] = tokens.create_token(user=user, name="reference bot", scopes=["bot"])[1]
+    bots = {
+        name: tokens.create_token(user=make_user(name), name="reference bot", scopes=["bot"])[1]
+        for name in ("refbot_a", "refbot_b")
+    }
     engine = f"{sys.executable} -m devtools engine --level 1"
     games = [f"{slug}:{json.dumps(options)}" if options else slug for slug, options in GAMES]
     env = shared_test_env(f"refbot-{tmp_path.name}")
     with ExitStack() as stack:
         servers = stack.enter_context(daphnes(2, env, tmp_path))
+        for secret in bots.values():
+            # As docs/BOTS.md's third step does it.
+            upgrade = urllib.request.Request(
+                f"{servers[0].http}/api/bot/account/upgrade",
+                method="POST",
+                headers={"Authorization": f"Bearer {secret}"},
+            )
+            with urllib.request.urlopen(upgrade, timeout=30) as answer:
+                assert json.loads(answer.read())["is_bot_account"] is True
+        assert User.objects.filter(bot_since__isnull=False).count() == 2
 
         def bot(name: str, server: int, *more: str) -> subprocess.Popen[bytes]:
             command = [sys.executable, "examples/bot/diffusion_bot.py", "--engine", engine]

@@ -38,9 +38,8 @@ import time
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
-from django.utils import timezone
 
-from accounts import tokens
+from accounts import bot_accounts, tokens
 from accounts.models import User
 from devtools.botapi_load import Bot, Driver, Table, Tally
 from devtools.servers import (
@@ -128,9 +127,7 @@ class Command(BaseCommand):
         bots = []
         for index in range(options["bots"]):
             user = User.objects.create_user(username=f"bb{run}n{index}", password=None)
-            # A bot account (accounts/bot_accounts.py's upgrade does this for an account
-            # without games; these have none yet).
-            User.objects.filter(pk=user.pk).update(bot_since=timezone.now())
+            bot_accounts.upgrade(user=user)
             _, secret = tokens.create_token(user=user, name="botapibench", scopes=["bot"])
             seat = index % 2  # player 1's on the first process, player 2's on the next
             url = urls[seat % len(urls)]
