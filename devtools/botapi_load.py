@@ -45,6 +45,7 @@ class Table:
 @dataclass
 class Tally:
     sent: dict[tuple[int, int], float] = field(default_factory=dict)  # (game, v) -> POST at
+    answered: dict[tuple[int, int], float] = field(default_factory=dict)  # -> its answer at
     mover: dict[tuple[int, int], int] = field(default_factory=dict)  # (game, v) -> seat
     # (game, v) -> seat -> when the seat's game stream had it
     arrivals: dict[tuple[int, int], dict[int, float]] = field(default_factory=dict)
@@ -121,6 +122,7 @@ class Driver:
         settle: float,
         seed: int,
         new_game: Callable[[Table], int],
+        streams: bool = True,
     ) -> None:
         self.tables = tables
         self.rate = rate
@@ -128,6 +130,8 @@ class Driver:
         self.clock = Clock(len(tables), seconds, settle)
         self.rng = random.Random(seed)
         self.new_game = new_game  # called in a thread: the next game of the table's two bots
+        # False: no stream at all, the moves' POSTs alone (what the door for a move costs).
+        self.streams = streams
 
     async def run(self, sample: Callable[[str], Any]) -> Tally:
         """Play every table; `sample("start")` and `sample("end")` are awaited at the measured
@@ -156,7 +160,9 @@ class Driver:
         views = {1: GameView(), 2: GameView()}
         games: dict[int, asyncio.Queue[int]] = {1: asyncio.Queue(), 2: asyncio.Queue()}
         events = [
-            asyncio.ensure_future(self._events(table.bots[seat], games[seat])) for seat in (1, 2)
+            asyncio.ensure_future(self._events(table.bots[seat], games[seat]))
+            for seat in (1, 2)
+            if self.streams
         ]
         joined = False
         try:
@@ -165,7 +171,9 @@ class Driver:
                 views = {1: GameView(), 2: GameView()}
                 opened = time.perf_counter()
                 readers = []
-                for seat in (1, 2):
+                if not self.streams:
+                    await self._snapshot(table.bots[1], game_id, views)
+                for seat in (1, 2) if self.streams else ():
                     # Each bot's event stream names the game before its stream is opened.
                     announced = await asyncio.wait_for(
                         self._announced(games[seat], game_id), STREAM_OPEN_SECONDS
@@ -203,6 +211,16 @@ class Driver:
         finally:
             for task in events:
                 task.cancel()
+
+    async def _snapshot(self, bot: Bot, game_id: int, views: dict[int, GameView]) -> None:
+        """Without streams: the game as GET /api/games/<id> has it, for both seats."""
+        url = f"{bot.url}/api/games/{game_id}"
+        async with self.session.get(url, headers=headers(bot)) as response:
+            game = (await response.json())["game"]
+        for view in views.values():
+            view.state = game
+            view.ready.set()
+            view.ended.set()  # nobody waits for an `end` that no stream brings
 
     async def _announced(self, queue: asyncio.Queue[int], game_id: int) -> bool:
         while True:
@@ -264,12 +282,14 @@ class Driver:
                 headers=headers(bot),
             ) as response:
                 answer = await response.json()
+            answered = time.perf_counter()
             if "error" in answer:
                 self.tally.errors.append(f"move: {answer['error']['code']}")
                 return False
             event = answer["event"]
             key = (game_id, event["v"])
             self.tally.sent[key] = sent
+            self.tally.answered[key] = answered
             self.tally.mover[key] = to_move
             legal, to_move, ply, status = turn(event)
             await asyncio.sleep(max(0.0, next_at - time.perf_counter()))

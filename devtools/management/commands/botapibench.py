@@ -77,6 +77,12 @@ class Command(BaseCommand):
             "--no-sockets", action="store_true", help="skip the websocket comparison"
         )
         parser.add_argument(
+            "--no-streams",
+            action="store_true",
+            help="open no stream: the moves' POSTs alone, timed to their answers (what the "
+            "door for a move costs; nothing is checked for loss or order)",
+        )
+        parser.add_argument(
             "--servers",
             default="",
             help="run against these running processes instead (base URLs, comma-separated, "
@@ -179,6 +185,7 @@ class Command(BaseCommand):
             settle=options["settle"],
             seed=options["seed"],
             new_game=self.next_game,
+            streams=not options["no_streams"],
         )
         with no_collector_pauses():
             tally = asyncio.run(driver.run(sample))
@@ -196,7 +203,12 @@ class Command(BaseCommand):
         end, cpu_after, jiffies_after = marks["end"]
         latencies: list[float] = []
         lost = 0
+        streams = not options["no_streams"]
         for key, sent in tally.sent.items():
+            if not streams:
+                if start <= sent <= end:
+                    latencies.append((tally.answered[key] - sent) * 1000)
+                continue
             arrived = tally.arrivals.get(key, {})
             missing = [seat for seat in (1, 2) if seat not in arrived]
             if missing:
@@ -224,8 +236,8 @@ class Command(BaseCommand):
             self.stdout.write(f"  {problem}")
         if latencies:
             self.stdout.write(
-                "  POST to the opponent's stream ms: "
-                f"p50 {statistics.median(latencies):.1f}  p99 {percentile(latencies, 0.99):.1f}  "
+                ("  POST to the opponent's stream ms: " if streams else "  POST answered ms: ")
+                + f"p50 {statistics.median(latencies):.1f}  p99 {percentile(latencies, 0.99):.1f}  "
                 f"max {max(latencies):.1f}"
             )
         if tally.connects:
