@@ -33,6 +33,7 @@ from typing import Any
 import msgspec
 from channels.layers import get_channel_layer
 from django.core.cache import cache
+from django.db import connections
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils import translation
 from django.utils.translation import gettext as _
@@ -503,6 +504,11 @@ def _no_timer(clock: dict[str, Any] | None) -> None:
 
 
 def _answer(stream: LineStream) -> StreamingHttpResponse:
+    # The view's database connection goes back to the pool now, not when the stream ends
+    # (Django lets go of a request's connections once its answer is closed): otherwise every
+    # open stream would hold one, and past DATABASE_POOL_MAX streams a process's requests
+    # would wait for a connection and fail. The stream reads through db_call's own threads.
+    connections.close_all()
     response = StreamingHttpResponse(stream.lines(), content_type="application/x-ndjson")
     response["Cache-Control"] = "no-store"
     # A proxy that buffers answers (nginx) would hold the lines back.

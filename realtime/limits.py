@@ -268,7 +268,7 @@ def take(buckets: list[Bucket]) -> float:
     if not isinstance(cache, RedisCache):
         return _take_here(buckets)
     try:
-        client = cache._cache.get_client(write=True)
+        client = _redis_client(cache)
         if not _script:
             _script.append(client.register_script(_BUCKET_SCRIPT))
         taken, wait = _script[0](
@@ -280,6 +280,25 @@ def take(buckets: list[Bucket]) -> float:
         _warn_here(error)
         return _take_here(buckets)
     return 0.0 if int(taken) else max(float(wait), 0.001)
+
+
+_clients: dict[str, Any] = {}
+_clients_lock = threading.Lock()
+
+
+def _redis_client(cache: Any) -> Any:
+    """One Redis client (and its pool of connections) per process for the buckets. The cache
+    object is the request's own under ASGI (Django's caches are per thread, and each request
+    runs in a thread of its own), and with it a new connection each request: a bot's every
+    move paid for connecting to Redis (docs/PERFORMANCE.md, the Bot API)."""
+    location = str(cache._servers[0])
+    client = _clients.get(location)
+    if client is None:
+        with _clients_lock:
+            client = _clients.get(location)
+            if client is None:
+                client = _clients[location] = cache._cache.get_client(write=True)
+    return client
 
 
 # key -> (level, monotonic time), in this process: the embedded default's, or while Redis is

@@ -5,6 +5,7 @@ played through POSTs by two tokens streaming from two server processes."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import random
@@ -281,6 +282,9 @@ def _read_lines(url: str, token: str, into: list[dict[str, Any]], ready: Any) ->
                 ready.set()
 
 
+POOL = 5  # the servers' DATABASE_POOL_MAX below
+
+
 @pytest.mark.postgres(reason="two server processes share one database: the production shape")
 @pytest.mark.redis
 @pytest.mark.django_db(transaction=True)
@@ -289,8 +293,22 @@ def test_two_bots_on_two_processes_see_every_move_in_order(tmp_path: Path) -> No
 
     game = new_game("zigzag")
     alice_token, bob_token = token_for(game.player1, "play"), token_for(game.player2, "play")
-    env = shared_test_env(f"botapi-{id(tmp_path)}")
-    with daphnes(2, env, tmp_path) as (first, second):
+    watcher_token = token_for(make_user("carol"), "read")
+    # A small pool: a stream that kept its view's connection while open (as they once did)
+    # would leave the requests below none, past POOL streams on a process.
+    env = {**shared_test_env(f"botapi-{id(tmp_path)}"), "DATABASE_POOL_MAX": str(POOL)}
+    with daphnes(2, env, tmp_path) as (first, second), contextlib.ExitStack() as held:
+        for _ in range(POOL + 2):
+            opened = held.enter_context(
+                urllib.request.urlopen(
+                    urllib.request.Request(
+                        f"{first.http}/api/stream/event",
+                        headers={"Authorization": f"Bearer {watcher_token}"},
+                    ),
+                    timeout=20,
+                )
+            )
+            assert opened.status == 200
         seen: dict[str, list[dict[str, Any]]] = {"alice": [], "bob": []}
         ready = {name: threading.Event() for name in seen}
         readers = [
