@@ -449,6 +449,14 @@ class Bot:
                 self.send_challenges()
             if self.args.seek:
                 self.seek()
+            for tournament in self.args.join or ():
+                # An arena's (or a Swiss's, a round robin's) games then come as game_start.
+                try:
+                    self.site.post(f"/api/tournaments/{tournament}/join")
+                except ApiError as refusal:
+                    if refusal.code != "already_joined":  # a bot started again
+                        raise
+                log.info("in tournament %s", tournament)
         except (ApiError, OSError) as error:
             raise SystemExit(f"{self.site.url}: {error}") from None
         while not self.done.is_set() and events.is_alive():
@@ -475,6 +483,13 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--max-games", type=int, default=4, help="games at once (default 4)")
     parser.add_argument("--challenge", metavar="USER", help="challenge this player at start")
     parser.add_argument("--seek", action="store_true", help="seek a game at start")
+    parser.add_argument(
+        "--join",
+        metavar="TOURNAMENT",
+        type=int,
+        action="append",
+        help="join this tournament (its number) at start; it must let bot accounts join",
+    )
     parser.add_argument(
         "--game",
         action="append",
