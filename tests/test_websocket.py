@@ -46,7 +46,7 @@ async def test_the_socket_knows_the_logged_in_user_from_the_session() -> None:
     client, hello = await connect_and_greet(session_key=session_key)
     guest = await database_sync_to_async(User.objects.get)()
     assert hello["type"] == "lobby"
-    assert hello["user"] == {"username": guest.username, "is_guest": True}
+    assert hello["user"] == {"username": guest.username, "is_guest": True, "is_bot_account": False}
     await client.disconnect()
 
 
