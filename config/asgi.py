@@ -10,13 +10,16 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from botapi.door import with_game_action_door  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 from realtime import bridge, metrics  # noqa: E402
 from realtime.auth import SocketAdmission  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        # A program's game actions (a bot's moves) skip the ASGI handler's threads
+        # (botapi/door.py); every other request is Django's as before.
+        "http": with_game_action_door(django_asgi_app),
         "websocket": SocketAdmission(URLRouter(websocket_urlpatterns)),
     }
 )

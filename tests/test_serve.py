@@ -31,7 +31,7 @@ def test_an_ipv6_address_is_escaped_for_twisted() -> None:
 def test_a_server_process_collects_garbage_seldom_and_serves_the_chosen_application(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from config import eager_writes, quiet_autobahn
+    from config import eager_writes, quick_content_type, quiet_autobahn
 
     started: dict[str, object] = {}
 
@@ -42,6 +42,8 @@ def test_a_server_process_collects_garbage_seldom_and_serves_the_chosen_applicat
     monkeypatch.setattr(CommandLineInterface, "run", run)
     monkeypatch.setattr(eager_writes, "install", lambda: None)
     monkeypatch.setattr(quiet_autobahn, "install", lambda: None)
+    monkeypatch.setattr(quick_content_type, "install", lambda: None)
+    monkeypatch.setattr(serve, "no_twisted_access_lines", lambda: None)
     before = gc.get_threshold()
     try:
         serve.main(["--port", "8123"])
