@@ -403,7 +403,13 @@ class Command(BaseCommand):
         self.verdict(
             f"computer's worker restart while it answered {bots.games} games: {bots.answers} "
             f"answers, moves twice in a row {bots.twice_in_a_row}, answering after the restart: "
-            f"{'yes' if bots.answering_after else 'no'}; it stopped in {bots.stopped:.1f} s",
+            f"{'yes' if bots.answering_after else 'no'}"
+            + (
+                f" ({bots.first_answer_after:.1f} s after its launch)"
+                if bots.answering_after
+                else ""
+            )
+            + f"; it stopped in {bots.stopped:.1f} s",
             bots.twice_in_a_row == 0 and bots.answering_after and bots.answers > 0,
         )
 
