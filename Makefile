@@ -56,25 +56,29 @@ run: $(VENV)/.installed .secret_key .vapid_keys
 	  echo "Serving on http://$(HOST):$(PORT)/ (mail commands: SMTP on 127.0.0.1:$${PBM_SMTP_PORT:-8025})"; \
 	  WS_MAX_BYTES=$(WS_MAX_BYTES) $(BIN)/python -m config.serve --host $(HOST) --port $(PORT); }
 
-# One suite, run twice: pass 1 on the embedded default (SQLite, in-memory layer) with the
-# real-Redis tests, pass 2 on the real PostgreSQL with only what the database can change (the
-# server-process tests then run the production shape: PostgreSQL + Redis; tests/conftest.py
-# says which run again). Tests bound to one database carry the marker `postgres` or `sqlite`
-# with a reason. The pure rule-engine tests touch no database and run once. Each pass runs on
-# TEST_JOBS workers (pytest-xdist: the long tests handed out first, the files sharing a
-# started stack whole to one worker, see tests/conftest.py). No test runs alone: a time limit
-# is a benchmark's to judge (the fault-injection suite's figures are `make chaos`'s).
+# One suite in two passes, each test once on the database it is about (tests/conftest.py):
+# pass 1 on the embedded default (SQLite, in-memory layer) runs what touches no database, the
+# browser tests (their servers on the embedded default) and the real-Redis tests; pass 2 on the
+# real PostgreSQL runs every test that touches the database or starts servers (the production
+# shape: PostgreSQL + Redis). A test bound to one database carries the marker `postgres` or
+# `sqlite`, one run on both (`make run`'s two shapes) `both_databases`, with a reason. Each
+# pass runs on TEST_JOBS workers (pytest-xdist: the long tests handed out first, the files
+# sharing a started stack whole to one worker, see tests/conftest.py). No test runs alone: a
+# time limit is a benchmark's to judge (the fault-injection suite's figures are `make chaos`'s).
 TEST_JOBS ?= 4
-# The browser tests drive Debian's Chromium (Playwright's own download does not work here).
+# The browser tests drive Debian's Chromium: its headless shell, and the whole browser where a
+# test needs it (Playwright's own download does not work here).
 chromium:
-	@test -x /usr/bin/chromium || { \
+	@test -x /usr/bin/chromium -a -x /usr/bin/chromium-headless-shell || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    echo "Installing Debian's chromium for the browser tests"; \
-	    (apt-get install -y -q chromium >/dev/null 2>&1 || \
-	     (apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null)); \
+	    echo "Installing Debian's chromium and chromium-headless-shell for the browser tests"; \
+	    (apt-get install -y -q chromium chromium-headless-shell >/dev/null 2>&1 || \
+	     (apt-get update -q >/dev/null && \
+	      apt-get install -y -q chromium chromium-headless-shell >/dev/null)); \
 	  fi; \
-	  test -x /usr/bin/chromium || { \
-	    echo "The browser tests need Debian's Chromium: run 'apt-get install chromium' as root"; \
+	  test -x /usr/bin/chromium -a -x /usr/bin/chromium-headless-shell || { \
+	    echo "The browser tests need Debian's Chromium: run 'apt-get install chromium" \
+	      "chromium-headless-shell' as root"; \
 	    exit 1; }; }
 
 # GNU gettext (xgettext, msgmerge, msgfmt): `make messages`, and the test that the catalogs

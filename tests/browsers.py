@@ -37,7 +37,14 @@ from tests.servers import (
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Locator, Page
 
-CHROMIUM = Path("/usr/bin/chromium")
+# Debian's build of Chromium's headless shell (package chromium-headless-shell), the browser
+# Playwright itself runs for headless tests: the same Blink as /usr/bin/chromium without the
+# whole browser around it. A new browser context costs it about a quarter of the CPU, a
+# navigation a fifth (docs/PERFORMANCE.md), and the tests open hundreds of both.
+CHROMIUM = Path("/usr/bin/chromium-headless-shell")
+# The whole browser (package chromium), for what only it does: showing a service worker's
+# notifications.
+WHOLE_CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-artifacts"
 TIMEOUT_MS = 15_000
 # Screenshots of the pages the tests walk through, to be looked at (`make screenshots`): a
@@ -165,14 +172,13 @@ class SharedSite(Site):
         return nullcontext(self.server)
 
 
-# Per module, not per process: Playwright's sync API keeps an event loop running in the thread
-# while it is started, and the tests of other modules that call async code from sync code
-# (Django's async_to_sync) must not run beside it.
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
+@contextmanager
+def launched(executable: Path) -> Iterator[Browser]:
+    """Debian's Chromium (`executable`), driven by Playwright."""
+    if not executable.exists():
+        package = "chromium-headless-shell" if executable == CHROMIUM else "chromium"
         pytest.fail(
-            "Debian's Chromium is missing at /usr/bin/chromium: `apt-get install chromium` "
+            f"Debian's {package} is missing at {executable}: `apt-get install {package}` "
             "(make test installs it when it can)",
             pytrace=False,
         )
@@ -188,11 +194,20 @@ def browser() -> Iterator[Browser]:
     expect.set_options(timeout=TIMEOUT_MS)
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
+            executable_path=str(executable),
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
         )
         yield chromium
         chromium.close()
+
+
+# Per module, not per process: Playwright's sync API keeps an event loop running in the thread
+# while it is started, and the tests of other modules that call async code from sync code
+# (Django's async_to_sync) must not run beside it.
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with launched(CHROMIUM) as chromium:
+        yield chromium
 
 
 @pytest.fixture(scope="session")

@@ -85,6 +85,18 @@ def depends_on_the_database(item: pytest.Item) -> bool:
     return starts_servers(item)
 
 
+def runs_on_this_pass(item: pytest.Item, postgresql: bool) -> bool:
+    """Whether `make test`'s pass on PostgreSQL (or on SQLite) runs the test (the `-m`
+    options of the Makefile leave out the ones bound to the other database)."""
+    if item.get_closest_marker("both_databases"):
+        return True
+    if postgresql:
+        return depends_on_the_database(item)
+    if item.get_closest_marker("sqlite") or item.get_closest_marker("browser"):
+        return True
+    return not depends_on_the_database(item)
+
+
 def starts_servers(item: pytest.Item) -> bool:
     """Whether the test's module starts server processes (it uses tests/servers.py, or
     tests/mail.py's mail door)."""
@@ -138,14 +150,17 @@ def long_first(item: pytest.Item) -> int:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if on_postgresql_pass():
-        # The second pass of `make test` runs only what the database can change: a test that
-        # touches no database already ran in the first pass.
-        kept = [item for item in items if depends_on_the_database(item)]
-        config.hook.pytest_deselected(items=[item for item in items if item not in kept])
-        items[:] = kept
+    # Every test runs once, on the database it is about: the first pass (SQLite, the
+    # embedded default) runs what touches no database, the browsers (what a page shows cannot
+    # tell the databases apart, and they drive the embedded default's servers end to end) and
+    # what is marked `sqlite`; the second (PostgreSQL, production's) runs every other test that
+    # touches the database or starts servers. A test marked `both_databases` runs in both: what
+    # it checks differs between them (`make run`'s two shapes, SQLite's locking).
+    kept = [item for item in items if runs_on_this_pass(item, on_postgresql_pass())]
+    config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+    items[:] = kept
     for item in items:
-        for name in ("postgres", "sqlite"):
+        for name in ("postgres", "sqlite", "both_databases"):
             marker = item.get_closest_marker(name)
             # One suite runs on both databases: a test bound to one must say why.
             if marker is not None and not marker.kwargs.get("reason"):

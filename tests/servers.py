@@ -93,6 +93,13 @@ def _wait_until_serving(server: Server) -> None:
     raise RuntimeError(f"the server did not answer within {STARTUP_SECONDS} s:\n{server.output()}")
 
 
+# The servers a test starts keep small database pools (a test's load needs few connections):
+# on the PostgreSQL pass, four workers' stacks, the chaos suite's and the compose file's run
+# at once on one PostgreSQL, whose 100 connections the production pool sizes (2 to 20 a
+# process) would use up. A test's own env may say otherwise.
+SMALL_POOLS = {"DATABASE_POOL_MIN": "1", "DATABASE_POOL_MAX": "6"}
+
+
 @contextmanager
 def background(
     command: list[str],
@@ -102,7 +109,7 @@ def background(
 ) -> Iterator[subprocess.Popen[bytes]]:
     """Start the command (None in env unsets a variable); stop its whole tree afterwards with
     `stop_signal` (SIGTERM: a server drains first; SIGKILL: a crash)."""
-    environment = {**os.environ, **env}
+    environment = {**SMALL_POOLS, **os.environ, **env}
     full_env = {key: value for key, value in environment.items() if value is not None}
     with log.open("wb") as sink:
         # Own process group, so the whole tree (make, daphne) is stopped afterwards.
@@ -164,6 +171,7 @@ def shared_test_env(prefix: str) -> dict[str, str | None]:
 
     database = connection.settings_dict
     return {
+        **SMALL_POOLS,
         "DJANGO_SECRET_KEY": "test-only-secret-key-not-for-production-use-0123456789",
         "DJANGO_SETTINGS_MODULE": "tests.settings",
         "DATABASE_URL": f"postgres://{database['USER']}@{database['HOST'] or '127.0.0.1'}:"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import require_redis
-from tests.servers import ROOT, migrated_scratch_database, on_postgresql
+from tests.servers import ROOT, SMALL_POOLS, migrated_scratch_database, on_postgresql
 
 pytestmark = [
     pytest.mark.postgres(
@@ -26,6 +26,7 @@ def test_a_small_botapibench_loses_nothing_and_measures_both_paths(tmp_path: Pat
     assert on_postgresql(), "run it with DATABASE_URL pointing at PostgreSQL"
     with migrated_scratch_database(tmp_path) as url:
         env = {
+            **SMALL_POOLS,
             **os.environ,
             "DATABASE_URL": url,
             "REDIS_URL": require_redis(),

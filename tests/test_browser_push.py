@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 
-from tests.browsers import Problems, Site, keep_screenshot, sweeper
+from tests.browsers import WHOLE_CHROMIUM, Problems, Site, keep_screenshot, launched, sweeper
 from tests.pushservice import PushService
 from tests.servers import migrated_scratch_database
 from tests.test_browser import api, guest, username
@@ -36,6 +36,15 @@ except ImportError:  # pragma: no cover - the dev extra installs it
     pytest.fail("Playwright is missing: run `make dev`", pytrace=False)
 
 TIMEOUT_MS = 15_000
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """The whole Chromium: the headless shell the other browser tests use shows no service
+    worker's notifications."""
+    with launched(WHOLE_CHROMIUM) as chromium:
+        yield chromium
+
 
 # Stands in for the browser vendor's push service (see the module's docstring): the
 # subscription the page gets is to the test's push service, with the test's keys.

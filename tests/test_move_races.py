@@ -20,7 +20,11 @@ from games.services import moves
 from tests.games_helpers import new_game
 
 # Threads with their own connections see only committed rows.
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    # SQLite serialises writers where PostgreSQL locks rows: `make run`'s races are its own.
+    pytest.mark.both_databases(reason="SQLite's locking is not PostgreSQL's"),
+]
 
 
 def elsewhere(write: Callable[[], Any]) -> None:

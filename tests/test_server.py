@@ -38,6 +38,10 @@ from tests.servers import (
     scratch_database,
 )
 
+# `make run` on the embedded default (SQLite, the in-memory layer) and, on the PostgreSQL pass,
+# the README's production example: two stacks, each checked.
+pytestmark = pytest.mark.both_databases(reason="make run's embedded default and production's")
+
 WS_MAX_BYTES = 65536
 
 
