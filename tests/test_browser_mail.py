@@ -55,6 +55,7 @@ def test_a_web_player_sees_each_move_mailed_by_the_opponent_arrive_live(
         rules = get_rules("zigzag", **options)
         rng = random.Random(3)
         mailed = 0
+        told_once = False
         while True:
             state = rules.initial_state()
             for move in moves_of(alice):
@@ -68,6 +69,17 @@ def test_a_web_player_sees_each_move_mailed_by_the_opponent_arrive_live(
                 choices = pits.evaluate_all("ns => ns.map(n => n.dataset.pit)")
                 alice.locator(f"g.pit.playable[data-pit='{rng.choice(choices)}']").click()
                 wait_for_moves([alice], played + 1)
+                if not told_once:
+                    # Bob answers his first "your move" mail, as a mail player does: the
+                    # sweeper's pass sends it, and a reply that came first would leave none
+                    # to send (it is his move no longer).
+                    mail.sink.wait_for(
+                        lambda m: (
+                            address in str(m["X-Envelope-To"])
+                            and str(m["Subject"]).startswith("Your move in ZigZag")
+                        )
+                    )
+                    told_once = True
                 continue
             move = rng.choice(list(rules.legal_moves(state)))
             reply = mail.ask(address, f"zigzag move {board} {bob} {bob}-pw {move}#{played + 1}")
