@@ -25,6 +25,7 @@ from games import reasons
 from games.models import Game
 from games.selectors import title_for
 from lobby import protocol
+from lobby.payloads import bot_seats
 from lobby.services import feed
 from realtime import metrics, outgoing_mail
 from realtime.errors import ServiceError
@@ -124,6 +125,7 @@ def _game_view(game: Game, follower: User) -> dict[str, Any]:
         "id": game.pk,
         "name": name,
         "players": {"1": game.player1.username, "2": game.player2.username},
+        "bot_accounts": bot_seats(game),
     }
 
 

@@ -301,6 +301,7 @@ class FollowedGame(msgspec.Struct, forbid_unknown_fields=True):
     id: int
     name: str
     players: dict[str, str]
+    bot_accounts: list[str] = []  # seats of bot accounts, as LiveGame's
 
 
 class FollowedResult(msgspec.Struct, forbid_unknown_fields=True):

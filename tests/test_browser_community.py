@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from games.engine import rules_for
-from tests.browsers import Problems, Site, expect_game_live, keep_screenshot
+from tests.browsers import Problems, Site, expect_game_live, keep_screenshot, mark_bot_account
 from tests.test_browser import back_to_lobby, challenge, guest, moves_of, wait_for_moves
 
 pytestmark = [
@@ -203,6 +203,9 @@ def test_a_follower_hears_when_a_player_starts_a_game_and_when_it_ends(
         carol.locator("#follow-button").click()
         expect(carol.locator("#follow-button")).to_have_text("Unfollow")
         carol.goto(f"{site.url}/live/")
+        # Bob counts as a bot account from here: the news of the end marks his name BOT.
+        bob_name = bob.locator("body").get_attribute("data-username")
+        mark_bot_account(site, str(bob_name))
         play_first_pit(alice)
         wait_for_moves([alice, bob], 1)
         play_first_pit(bob)
@@ -210,4 +213,5 @@ def test_a_follower_hears_when_a_player_starts_a_game_and_when_it_ends(
         alice.once("dialog", lambda dialog: dialog.accept())
         alice.locator("#resign-button").click()
         ended = carol.locator("#notices .notice", has_text=f"Diffusion #{game_id} is over")
-        expect(ended).to_contain_text("won")
+        expect(ended).to_contain_text(f"{bob_name} BOT won")
+        expect(ended.locator("abbr.bot-mark")).to_have_attribute("title", "bot account")

@@ -8,7 +8,7 @@ import pytest
 from channels.db import database_sync_to_async
 from django.core import mail
 from django.test import Client
-from django.utils import translation
+from django.utils import timezone, translation
 
 from accounts.models import User
 from follows import services
@@ -74,6 +74,24 @@ def test_following_twice_is_one_follow_and_the_limit_holds(
     assert services.following(carol) == {"games": [], "players": []}
 
 
+async def test_the_news_of_a_bot_accounts_game_names_its_seat_for_the_bot_mark() -> None:
+    alice, robo, carol = [await db(make_user)(name) for name in ("alice", "robo", "carol")]
+    await db(User.objects.filter(pk=robo.pk).update)(bot_since=timezone.now())
+    robo = await db(User.objects.get)(pk=robo.pk)
+    page = await connected("/ws/notify/", await db(session_for)(carol))
+    await db(services.follow_player)(user=carol, username="robo")
+    game_id = await db(start)(alice, robo)
+    news = await page.receive_json_from(timeout=5)
+    assert (news["news"], news["player"]) == ("game_started", "robo")
+    assert news["game"] == {
+        "id": game_id,
+        "name": "Diffusion",
+        "players": {"1": "alice", "2": "robo"},
+        "bot_accounts": ["2"],
+    }
+    await page.disconnect()
+
+
 async def test_followers_hear_of_a_new_game_and_of_its_end_on_every_page() -> None:
     alice, bob, carol = [await db(make_user)(name) for name in ("alice", "bob", "carol")]
     page = await connected("/ws/notify/", await db(session_for)(carol))
@@ -84,7 +102,12 @@ async def test_followers_hear_of_a_new_game_and_of_its_end_on_every_page() -> No
         "type": "followed",
         "news": "game_started",
         "player": "alice",
-        "game": {"id": game_id, "name": "Diffusion", "players": {"1": "alice", "2": "bob"}},
+        "game": {
+            "id": game_id,
+            "name": "Diffusion",
+            "players": {"1": "alice", "2": "bob"},
+            "bot_accounts": [],
+        },
         "result": None,
     }
     await db(services.follow_game)(user=carol, game_id=game_id)

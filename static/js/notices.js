@@ -1,5 +1,8 @@
 // The news bar (#notices, on every page): a line of text with its buttons and links.
-/* global gettext, interpolate */
+/* global gettext */
+import { nameWithMark } from "./bot_mark.js";
+
+// `text`: a string, or a list of strings and nodes (a name with its BOT mark).
 export function notice(text, controls, challengeId) {
   const box = document.getElementById("notices");
   if (!box) return null;
@@ -8,7 +11,8 @@ export function notice(text, controls, challengeId) {
   item.setAttribute("role", "status");
   if (challengeId !== undefined) item.dataset.challengeId = challengeId;
   const words = document.createElement("span");
-  words.textContent = text; // text, never HTML
+  if (Array.isArray(text)) words.append(...text); // strings are appended as text, never HTML
+  else words.textContent = text; // text, never HTML
   const close = action("×", () => item.remove());
   close.classList.add("dismiss");
   close.setAttribute("aria-label", gettext("Dismiss"));
@@ -32,14 +36,33 @@ export function link(text, href) {
   return anchor;
 }
 
+// The translated `words` with each %(name)s filled in: a string, or a list of strings and
+// nodes where a value is a list (a name and its BOT mark).
+function filledIn(words, values) {
+  const parts = [];
+  let rest = words;
+  for (let found = rest.match(/%\((\w+)\)s/); found; found = rest.match(/%\((\w+)\)s/)) {
+    parts.push(rest.slice(0, found.index));
+    const value = values[found[1]];
+    parts.push(...(Array.isArray(value) ? value : [String(value)]));
+    rest = rest.slice(found.index + found[0].length);
+  }
+  parts.push(rest);
+  return parts.filter((part) => part !== "");
+}
+
 // A followed game ended, or a followed player started one (docs/PROTOCOL.md, `followed`).
+// Bot accounts' names carry the BOT mark, as everywhere a name appears.
 export function followedNotice(message) {
   const game = message.game;
   const href = `/games/${game.id}/`;
+  const bots = game.bot_accounts || [];
+  const named = (seat) => nameWithMark(game.players[seat], bots.includes(seat));
   if (message.news === "game_started") {
-    const words = interpolate(gettext("%(player)s started %(game)s: %(first)s vs %(second)s."), {
-      player: message.player, game: game.name, first: game.players["1"], second: game.players["2"],
-    }, true);
+    const seat = ["1", "2"].find((s) => game.players[s] === message.player);
+    const words = filledIn(gettext("%(player)s started %(game)s: %(first)s vs %(second)s."), {
+      player: seat ? named(seat) : message.player, game: game.name, first: named("1"), second: named("2"),
+    });
     notice(words, [link(gettext("Watch"), href)]);
   } else {
     const result = message.result;
@@ -48,7 +71,7 @@ export function followedNotice(message) {
       : result.winner ? gettext("%(game)s #%(id)s is over: %(winner)s won (%(reason)s).")
         : result.termination === "abort" ? gettext("%(game)s #%(id)s is over: aborted (%(reason)s).")
           : gettext("%(game)s #%(id)s is over: a draw (%(reason)s).");
-    if (result?.winner) values.winner = game.players[String(result.winner)];
-    notice(interpolate(over, values, true), [link(gettext("See the game"), href)]);
+    if (result?.winner) values.winner = named(String(result.winner));
+    notice(filledIn(over, values), [link(gettext("See the game"), href)]);
   }
 }
