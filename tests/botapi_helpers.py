@@ -30,6 +30,23 @@ def token_for(user: User, *scopes: str) -> str:
     return tokens.create_token(user=user, name=f"bot {len(scopes)}", scopes=scopes or ["play"])[1]
 
 
+def http_scope(path: str, method: str, headers: list[tuple[bytes, bytes]]) -> dict[str, Any]:
+    """An ASGI HTTP scope as Daphne makes one for a request from 127.0.0.1."""
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "headers": headers,
+        "client": ("127.0.0.1", 50000),
+        "server": ("testserver", 80),
+    }
+
+
 class Stream:
     """One streamed answer: its status, headers and lines, each checked against the frame
     models of its stream (botapi/protocol.py)."""
@@ -40,19 +57,7 @@ class Stream:
             headers.append((b"authorization", f"Bearer {token}".encode()))
         if cookie is not None:
             headers.append((b"cookie", f"sessionid={cookie}".encode()))
-        scope = {
-            "type": "http",
-            "asgi": {"version": "3.0"},
-            "http_version": "1.1",
-            "method": "GET",
-            "scheme": "http",
-            "path": path,
-            "raw_path": path.encode(),
-            "query_string": b"",
-            "headers": headers,
-            "client": ("127.0.0.1", 50000),
-            "server": ("testserver", 80),
-        }
+        scope = http_scope(path, "GET", headers)
         self.kind = "event" if path.startswith("/api/stream/") else "game"
         self.app = ApplicationCommunicator(get_asgi_application(), scope)
         self.status = 0

@@ -111,49 +111,38 @@ class Site:
         return running(command, self.env, log, self.port, stop_signal)
 
 
-def make_moderator(site: Site, name: str) -> None:
-    """As docs/MODERATION.md says: `manage.py moderators --add NAME` on the site's database."""
+def manage_on_site(site: Site, *command: str) -> None:
+    """`manage.py COMMAND…` on the site's database and settings, as an operator runs it."""
     environment = {**os.environ, **site.env}
     subprocess.run(
-        [sys.executable, "manage.py", "moderators", "--add", name],
+        [sys.executable, "manage.py", *command],
         env={key: value for key, value in environment.items() if value is not None},
         cwd=ROOT,
         check=True,
         capture_output=True,
         timeout=60,
     )
+
+
+def make_moderator(site: Site, name: str) -> None:
+    """As docs/MODERATION.md says: `manage.py moderators --add NAME` on the site's database."""
+    manage_on_site(site, "moderators", "--add", name)
 
 
 def mark_bot_account(site: Site, name: str) -> None:
     """The account counts as a bot account from now on, on the site's database (the Bot API's
     upgrade refuses an account with games; this is for what a page shows of one)."""
-    environment = {**os.environ, **site.env}
     code = (
         "from django.utils import timezone; from accounts.models import User; "
         f"assert User.objects.filter(username={name!r}).update(bot_since=timezone.now()) == 1"
     )
-    subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", code],
-        env={key: value for key, value in environment.items() if value is not None},
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        timeout=60,
-    )
+    manage_on_site(site, "shell", "-c", code)
 
 
 def sweep_once(site: Site) -> None:
     """One pass of the site's sweeper (`manage.py sweeper --once`), as `make run`'s would make
     it: tournaments whose time has come start and pair their players."""
-    environment = {**os.environ, **site.env}
-    subprocess.run(
-        [sys.executable, "manage.py", "sweeper", "--once"],
-        env={key: value for key, value in environment.items() if value is not None},
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        timeout=60,
-    )
+    manage_on_site(site, "sweeper", "--once")
 
 
 @contextmanager

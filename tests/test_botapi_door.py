@@ -31,7 +31,7 @@ from games.selectors import snapshot
 from realtime import limits, logs
 from realtime.db import db_call
 from realtime.log_format import JsonFormatter
-from tests.botapi_helpers import db, token_for
+from tests.botapi_helpers import db, http_scope, token_for
 from tests.games_helpers import make_user, new_game
 
 transactional = pytest.mark.django_db(transaction=True)
@@ -43,19 +43,7 @@ def scope(
     headers = [(b"host", b"testserver"), (b"content-type", b"application/json"), *extra]
     if token is not None:
         headers.append((b"authorization", f"Bearer {token}".encode()))
-    return {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": method,
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "headers": headers,
-        "client": ("127.0.0.1", 50000),
-        "server": ("testserver", 80),
-    }
+    return http_scope(path, method, headers)
 
 
 Answer = tuple[int, list[tuple[bytes, bytes]], bytes]
