@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import socket
 import types
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ import pytest
 from django.test import override_settings
 
 from realtime.channel_layers import build_channel_layers
+from tests import run_shared
 
 # Every frame a test receives is checked against docs/PROTOCOL.md.
 pytest_plugins = ["tests.protocol_check", "tests.browsers"]
@@ -60,6 +62,55 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         host, port = database.get("HOST") or "127.0.0.1", int(database.get("PORT") or 5432)
         if not _port_open(host, port):
             pytest.exit(POSTGRES_HELP.format(host=host, port=port), returncode=1)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    run_shared.name_the_run()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput"):  # the controller, once its workers are done
+        run_shared.clean_up()
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(
+    request: pytest.FixtureRequest,
+    django_test_environment: None,
+    django_db_blocker: Any,
+    django_db_modify_db_settings: None,
+) -> Iterator[None]:
+    """pytest-django's, except that each worker's test database is a copy of the run's
+    migrated one (tests/run_shared.py) instead of one it migrates itself: Django's keepdb
+    finds it there, migrated."""
+    from django.conf import settings
+    from django.test.utils import setup_databases, teardown_databases
+
+    from tests.servers import migrated_database
+
+    database = settings.DATABASES["default"]
+    seed = migrated_database()
+    if on_postgresql_pass():
+        import psycopg
+
+        name = database.get("TEST", {}).get("NAME") or f"test_{database['NAME']}"
+        host, port = database.get("HOST") or "127.0.0.1", database.get("PORT") or 5432
+        admin = f"postgresql://{database['USER']}@{host}:{port}/postgres"
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            connection.execute(f'CREATE DATABASE "{name}" TEMPLATE "{seed}"')
+    else:
+        shutil.copyfile(seed, database["TEST"]["NAME"])
+    with django_db_blocker.unblock():
+        created = setup_databases(
+            verbosity=request.config.option.verbose,
+            interactive=False,
+            keepdb=True,
+            serialized_aliases=set(),
+        )
+    yield
+    with django_db_blocker.unblock():
+        teardown_databases(created, verbosity=request.config.option.verbose)
 
 
 def on_postgresql_pass() -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import atexit
 import os
 import random
 import shutil
@@ -10,7 +9,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -20,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from config import serve
+from tests import run_shared
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTUP_SECONDS = 120  # the first `make run` on a machine installs and migrates
@@ -218,12 +217,6 @@ def scratch_database(directory: Path, template: str | None = None) -> Iterator[s
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-# Per test process: a database migrated once (PostgreSQL: a template database; SQLite: a
-# file), copied for each test that needs a migrated scratch database, instead of migrating
-# every test's database from nothing (about ten seconds each).
-_migrated: dict[str, str] = {}
-
-
 def _manage(*command: str, **env: str) -> None:
     """One manage.py command on the product's settings, as a one-off process."""
     subprocess.run(
@@ -239,45 +232,46 @@ def _manage(*command: str, **env: str) -> None:
     )
 
 
-def _migrate(database_url: str) -> None:
-    _manage("migrate", DATABASE_URL=database_url)
-
-
-def _drop_templates(admin: str, names: list[str]) -> None:
-    import psycopg
-
-    with suppress(psycopg.Error), psycopg.connect(admin, autocommit=True) as connection:
-        for name in names:
-            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-@contextmanager
-def migrated_scratch_database(directory: Path) -> Iterator[str]:
-    """scratch_database, already migrated: a copy of one database this process migrated."""
+def migrated_database() -> str:
+    """A database migrated once for the whole run (PostgreSQL: a template database; SQLite: a
+    file), copied for the test databases (tests/conftest.py) and for each test that needs a
+    migrated scratch database, instead of migrating each from nothing (seconds of CPU each).
+    The test settings install no model the product's do not (devtools has none), so one
+    schema serves both."""
     if not on_postgresql():
-        seed = _migrated.get("sqlite")
-        if seed is None:
-            seed = str(Path(tempfile.mkdtemp(prefix="migrated-")) / "db.sqlite3")
-            _migrate(f"sqlite:///{seed}")
-            _migrated["sqlite"] = seed
-        shutil.copyfile(seed, directory / "db.sqlite3")
-        yield f"sqlite:///{directory / 'db.sqlite3'}"
-        return
+        return run_shared.once("sqlite", _migrated_sqlite)
+    return run_shared.once("postgres", _migrated_postgres)
+
+
+def _migrated_sqlite(directory: Path) -> str:
+    seed = directory / "migrated.sqlite3"
+    _manage("migrate", DATABASE_URL=f"sqlite:///{seed}")
+    return str(seed)
+
+
+def _migrated_postgres(directory: Path) -> str:
     import uuid
 
     import psycopg
 
-    template = _migrated.get("postgres")
-    if template is None:
-        user, host, port = _postgres_server()
-        admin = f"postgresql://{user}@{host}:{port}/postgres"
-        template = f"scratch_template_{uuid.uuid4().hex[:12]}"
-        with psycopg.connect(admin, autocommit=True) as connection:
-            connection.execute(f'CREATE DATABASE "{template}"')
-        atexit.register(_drop_templates, admin, [template])
-        _migrate(f"postgres://{user}@{host}:{port}/{template}")
-        _migrated["postgres"] = template
-    with scratch_database(directory, template=template) as url:
+    user, host, port = _postgres_server()
+    template = f"scratch_template_{uuid.uuid4().hex[:12]}"
+    url = f"postgres://{user}@{host}:{port}/{template}"
+    with psycopg.connect(f"postgresql://{user}@{host}:{port}/postgres", autocommit=True) as db:
+        db.execute(f'CREATE DATABASE "{template}"')
+    run_shared.remember_database(url)
+    _manage("migrate", DATABASE_URL=url)
+    return template
+
+
+@contextmanager
+def migrated_scratch_database(directory: Path) -> Iterator[str]:
+    """scratch_database, already migrated: a copy of the run's migrated database."""
+    if not on_postgresql():
+        shutil.copyfile(migrated_database(), directory / "db.sqlite3")
+        yield f"sqlite:///{directory / 'db.sqlite3'}"
+        return
+    with scratch_database(directory, template=migrated_database()) as url:
         yield url
 
 
@@ -288,18 +282,16 @@ def _postgres_server() -> tuple[str, str, str | int]:
     return database["USER"], database["HOST"] or "127.0.0.1", database["PORT"] or 5432
 
 
-_static: dict[str, Path] = {}
-
-
 def collected_static() -> Path:
-    """The site's static files collected once per test process (they are the same for every
-    test): a STATIC_ROOT for the servers tests start."""
-    root = _static.get("root")
-    if root is None:
-        root = Path(tempfile.mkdtemp(prefix="static-"))
-        _manage("collectstatic", DJANGO_STATIC_ROOT=str(root))
-        _static["root"] = root
-    return root
+    """The site's static files collected once per run (they are the same for every test): a
+    STATIC_ROOT for the servers tests start."""
+    return Path(run_shared.once("static", _collect_static))
+
+
+def _collect_static(directory: Path) -> str:
+    root = directory / "static"
+    _manage("collectstatic", DJANGO_STATIC_ROOT=str(root))
+    return str(root)
 
 
 class Visitor:
