@@ -259,3 +259,62 @@ class Vacation(models.Model):
 
     def __str__(self) -> str:
         return f"vacation of {self.user_id} until {self.ends_at:%Y-%m-%d}"
+
+
+class PlayedGame(models.Model):
+    """The game database's index (games/search.py): one row for each player of a finished
+    game, written in the transaction that ends it (games/services/records.py).
+
+    Narrow, so that a search reads these rows and not the games' wide ones (the state, the
+    clock); one row for each seat, so that a player's games are one range of one index
+    whichever side they played. The rows of seat 1 stand for the games themselves in a
+    search that names no player (partial indexes). Every index ends with the search's order,
+    newest first (games/search.py: keyset pages, no OFFSET)."""
+
+    class Result(models.TextChoices):
+        WIN = "win"
+        DRAW = "draw"
+        LOSS = "loss"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+", db_index=False)
+    seat = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    opponent = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    slug = models.CharField(max_length=40)
+    # The option set as "name=value,..." sorted by name ("" for a game without options).
+    options = models.CharField(max_length=100, blank=True, default="")
+    rated = models.BooleanField()
+    # The time control's kind: realtime, correspondence or untimed (games/clocks.py).
+    speed = models.CharField(max_length=16)
+    # For `user`: won, drew or lost.
+    result = models.CharField(max_length=4, choices=Result.choices)
+    termination = models.CharField(max_length=12, choices=Game.Termination.choices)
+    ended_at = models.DateTimeField()
+    plies = models.PositiveIntegerField()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["user", "-ended_at", "-game"], name="played_by_user"),
+            models.Index(
+                fields=["user", "opponent", "-ended_at", "-game"], name="played_by_user_vs"
+            ),
+            models.Index(fields=["user", "slug", "-ended_at", "-game"], name="played_by_user_game"),
+            models.Index(
+                fields=["-ended_at", "-game"], condition=models.Q(seat=1), name="played_all"
+            ),
+            models.Index(
+                fields=["slug", "-ended_at", "-game"],
+                condition=models.Q(seat=1),
+                name="played_by_game",
+            ),
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seat"], name="played_one_per_seat"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game_id}:{self.seat} {self.result}"

@@ -380,3 +380,81 @@ def vacation_info(user: Any) -> dict[str, Any]:
         "days_left": max(0, int(settings.VACATION_DAYS - used + 1e-9)),
         "allowance": settings.VACATION_DAYS,
     }
+
+
+# --- The game database (games/search.py) --------------------------------------------------
+
+# The columns a list of finished games shows: not the state, clock or queues of each row.
+LISTED = (
+    "slug",
+    "options",
+    "player1",
+    "player2",
+    "status",
+    "winner",
+    "termination",
+    "reason",
+    "ply",
+    "rated",
+    "time_control",
+    "ended_at",
+    "updated_at",
+)
+
+
+def games_by_id(ids: list[int]) -> dict[int, Game]:
+    """The games of a page of search results, their players loaded."""
+    return {
+        game.pk: game
+        for game in Game.objects.filter(pk__in=ids)
+        .select_related("player1", "player2")
+        .only(*LISTED, *(f"player{n}__{f}" for n in (1, 2) for f in PLAYER_FIELDS))
+    }
+
+
+PLAYER_FIELDS = ("username", "is_guest", "is_bot", "bot_since")
+
+
+def finished_game_info(game: Game) -> dict[str, Any]:
+    """A finished game as the game database lists it (docs/API.md)."""
+    return {
+        "id": game.pk,
+        "slug": game.slug,
+        "name": title_for(game.slug, game.options),
+        "options": game.options,
+        "players": {"1": player_info(game.player1), "2": player_info(game.player2)},
+        "status": game.status,
+        "ply": game.ply,
+        "rated": game.rated,
+        "speed": game.time_control.kind,
+        "time_control": game.time_control.code,
+        "result": {
+            "winner": game.winner,
+            "termination": game.termination,
+            "reason": translate(game.reason),
+        },
+        "ended_at": game.ended_at.isoformat() if game.ended_at else None,
+        "updated_at": game.updated_at.isoformat(),
+    }
+
+
+def export_page(query: Any, cursor: str | None, kind: str) -> tuple[str, str | None]:
+    """One page of a search's games as game records (kind "json": one JSON object a line;
+    "txt": the text form, a blank line between games), and where the next page starts."""
+    import json
+
+    from games.search import MAX_LIMIT, search
+
+    page = search(query, cursor, MAX_LIMIT)
+    games = Game.objects.filter(pk__in=[found.game_id for found in page.games]).select_related(
+        "player1", "player2"
+    )
+    by_id = {game.pk: game for game in games}
+    parts = []
+    for found in page.games:
+        game = by_id[found.game_id]
+        if kind == "json":
+            parts.append(json.dumps(game_record(game), separators=(",", ":")) + "\n")
+        else:
+            parts.append(game_text(game) + "\n\n")
+    return "".join(parts), page.next

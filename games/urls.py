@@ -5,6 +5,8 @@ from games.rules_pages import rules_index, rules_page
 
 urlpatterns = [
     path("api/games", views.game_list, name="api-games"),
+    path("api/games/export", views.game_export, name="api-games-export"),
+    path("games/", views.finished_games_page, name="games-search"),
     path("api/games/<int:game_id>", views.game_detail, name="api-game"),
     path("api/games/<int:game_id>/move", views.game_move, name="api-game-move"),
     path("api/games/<int:game_id>/positions", views.game_positions, name="api-game-positions"),

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from urllib.parse import quote
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.tokens import ANY_SCOPE, accepts_tokens
-from games import reasons, selectors, services
-from games.models import Game
+from games import reasons, search, selectors, services
+from games.models import Game, PlayedGame
 from games.protocol import MoveBody, VacationBody
+from games.rules import available_games
+from realtime.db import db_call
 from realtime.errors import ServiceError, http_status
 from realtime.protocol import decode, decoder
 
@@ -46,11 +51,25 @@ def game_detail(request: HttpRequest, game_id: int) -> JsonResponse:
 @require_GET
 @accepts_tokens(*ANY_SCOPE)
 def game_list(request: HttpRequest) -> JsonResponse:
+    """Games in progress (the latest 100), or a search of the finished ones (games/search.py:
+    every filter, a page at a time)."""
     status = request.GET.get("status", Game.Status.ACTIVE)
     if status not in Game.Status.values:
         return error_response(
             "bad_message",
             _("status must be one of %(values)s.") % {"values": ", ".join(Game.Status.values)},
+        )
+    if status == Game.Status.FINISHED:
+        try:
+            page = _search(request)
+        except search.BadSearch as error:
+            return error_response("bad_message", str(error))
+        loaded = selectors.games_by_id([f.game_id for f in page.games])
+        return JsonResponse(
+            {
+                "games": [selectors.finished_game_info(loaded[f.game_id]) for f in page.games],
+                "next": page.next,
+            }
         )
     games = [
         {
@@ -68,6 +87,50 @@ def game_list(request: HttpRequest) -> JsonResponse:
         for game in selectors.games_with_status(status)
     ]
     return JsonResponse({"games": games})
+
+
+def _search(request: HttpRequest) -> search.Page:
+    limit = request.GET.get("limit", "50")
+    if not limit.isdigit():
+        raise search.BadSearch(_("limit must be a whole number"))
+    query = search.query_from(request.GET)
+    return search.search(query, request.GET.get("cursor") or None, int(limit))
+
+
+@require_GET
+@accepts_tokens(*ANY_SCOPE)
+def game_export(request: HttpRequest) -> HttpResponse:
+    """Every game a search finds, as one file of game records (the .json form, one per line,
+    or the .txt form, one after another), streamed a page at a time: the whole result is
+    never in memory."""
+    kind = request.GET.get("format", "json")
+    if kind not in ("json", "txt"):
+        return error_response("bad_message", _("format must be json or txt."))
+    try:
+        query = search.query_from(request.GET)
+        query.check()
+        if request.GET.get("cursor"):
+            search.decode_cursor(request.GET["cursor"])
+    except search.BadSearch as error:
+        return error_response("bad_message", str(error))
+    records = _export(query, request.GET.get("cursor") or None, kind)
+    content_type = "application/x-ndjson" if kind == "json" else "text/plain; charset=utf-8"
+    response = StreamingHttpResponse(records, content_type=content_type)
+    extension = "ndjson" if kind == "json" else "txt"
+    response["Content-Disposition"] = f'attachment; filename="games.{extension}"'
+    return response
+
+
+async def _export(query: search.Query, cursor: str | None, kind: str) -> AsyncIterator[str]:
+    """The export's pages, each read in a database thread as the client takes the last:
+    an asynchronous iterator, which Django streams as it comes (a synchronous one it would
+    read whole first, under ASGI)."""
+    while True:
+        text, cursor = await db_call(selectors.export_page)(query, cursor, kind)
+        if text:
+            yield text
+        if cursor is None:
+            return
 
 
 @require_POST
@@ -174,3 +237,36 @@ def vacation_form(request: HttpRequest) -> HttpResponse:
     except ServiceError as error:
         messages.error(request, error.message)
     return redirect("profile", username=request.user.username)
+
+
+@require_GET
+def finished_games_page(request: HttpRequest) -> HttpResponse:
+    """/games/: the game database's search as a form and a table, a page at a time, with
+    links to replay each game and to export the search."""
+    error, page, rows = "", None, []
+    try:
+        page = _search(request)
+    except search.BadSearch as problem:
+        error = str(problem)
+    if page is not None:
+        games = selectors.games_by_id([found.game_id for found in page.games])
+        rows = [selectors.finished_game_info(games[found.game_id]) for found in page.games]
+    given = {name: request.GET.get(name, "") for name in search.PARAMETERS}
+    kept = "&".join(f"{name}={quote(value)}" for name, value in given.items() if value.strip())
+    return render(
+        request,
+        "games/search.html",
+        {
+            "given": given,
+            "error": error,
+            "rows": rows,
+            "next": page.next if page else None,
+            "kept": kept,
+            "games": [
+                (game["slug"], selectors.title_for(game["slug"], {})) for game in available_games()
+            ],
+            "speeds": search.SPEEDS,
+            "results": PlayedGame.Result.values,
+            "terminations": [t for t in Game.Termination.values if t != Game.Termination.ABORT],
+        },
+    )

@@ -69,6 +69,7 @@ PAGES_OUT = [
     "/rules/four-rank-diffusion/",
     "/standings/",
     "/live/",
+    "/games/",
     "/help/mail/",
     "/password-reset/",
 ]

@@ -13,6 +13,7 @@ from games.clocks import now_ms
 from games.models import Game
 from games.services._core import Applied, locked, player_of
 from games.services.events import emit
+from games.services.records import record_finished
 from games.transition import clock_frame, result_frame
 from realtime.errors import ServiceError
 
@@ -43,6 +44,7 @@ def finish(
             clock=clock_frame(clocks.view(game.clock, now)),
         ),
     )
+    record_finished(game)
     lifecycle.ended(game)
     return applied
 

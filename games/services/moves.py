@@ -29,6 +29,7 @@ from games.services import queue
 from games.services._core import Applied, locked, player_of
 from games.services.clock import end_by_clock, excused, overdue, set_deadline
 from games.services.events import prepare, send_on_commit
+from games.services.records import record_finished
 from games.transition import Transition, advance
 from realtime import metrics
 from realtime.errors import ServiceError
@@ -247,7 +248,15 @@ def _write(game: Game, written: _Written, seen: store.Seen | None) -> bool:
     events and the move notices, all or nothing (store.write_move); False, writing nothing,
     when the row changed. The events are sent once that has committed."""
     rows = [(event.version, ply, _text(event)) for event, ply in written.events]
-    if not store.write_move(game, MOVE_COLUMNS, rows, written.noticed, unless_changed_since=seen):
+    if written.ended:
+        # The move that ends the game adds it to the game database in the same transaction.
+        with transaction.atomic():
+            if not store.write_move(
+                game, MOVE_COLUMNS, rows, written.noticed, unless_changed_since=seen
+            ):
+                return False
+            record_finished(game)
+    elif not store.write_move(game, MOVE_COLUMNS, rows, written.noticed, unless_changed_since=seen):
         return False
     for event, _ply in written.events:
         send_on_commit(event)
