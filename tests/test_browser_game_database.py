@@ -1,0 +1,81 @@
+"""The game database as a player meets it: a game just resigned is on /games/ at once, the
+form narrows the list (a player, a result), a game's link replays it, and the download link
+gives the search's records."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.browsers import Problems, Site, expect_game_live
+from tests.test_browser import challenge_by_request, guest
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.redis,
+    pytest.mark.sqlite(reason="the pages in the browser, not the database, are under test"),
+]
+
+try:
+    from playwright.sync_api import Browser, expect
+except ImportError:  # pragma: no cover - the dev extra installs it
+    pytest.fail("Playwright is missing: run `make dev`", pytrace=False)
+
+
+def test_a_resigned_game_is_found_by_the_form_replayed_and_downloaded(
+    browser: Browser,
+    site: Site,
+    problems: Problems,
+) -> None:
+    with site.serve():
+        alice = guest(browser, site, problems, "alice")
+        bob = guest(browser, site, problems, "bob")
+        name = str(alice.locator("#lobby").get_attribute("data-username"))
+        for page in (alice, bob):
+            page.goto("about:blank")  # off the site: its pages go to a new game by themselves
+        game_id = challenge_by_request(alice, bob, site, "diffusion")
+        for page in (alice, bob):
+            page.goto(f"{site.url}/games/{game_id}/")
+            expect_game_live(page)
+        for page, move, ply in ((alice, "I", 1), (bob, "A", 2)):
+            page.fill("#move-input", move)
+            page.locator("#move-form button[type=submit]").click()
+            expect(alice.locator("#moves .move-link")).to_have_count(ply)
+        alice.once("dialog", lambda dialog: dialog.accept())
+        alice.locator("#resign-button").click()
+        expect(alice.locator("#banner")).to_be_visible()
+
+        # From her profile to the database, her games only.
+        alice.goto(f"{site.url}/@{name}/")
+        alice.locator("#profile-game-database").click()
+        expect(alice.locator("#search-player")).to_have_value(name)
+        row = alice.locator(f"#games-found tr[data-game='{game_id}']")
+        expect(row).to_contain_text("0\u20131")  # "0, en dash, 1": the second won
+        # She lost it: asking for her wins finds nothing; her losses find it.
+        alice.select_option("#search-result", "win")
+        alice.locator("#games-search button[type=submit]").click()
+        expect(alice.locator("#search-empty")).to_be_visible()
+        alice.select_option("#search-result", "loss")
+        alice.locator("#games-search button[type=submit]").click()
+        expect(row).to_be_visible()
+        assert "result=loss" in alice.url and f"player={name}" in alice.url
+
+        # The download is the search's records, one a line.
+        export = alice.locator("#export-json").get_attribute("href")
+        assert export is not None
+        answer = alice.request.get(site.url + export)
+        assert answer.ok
+        [record] = [json.loads(line) for line in answer.text().splitlines()]
+        assert record["id"] == game_id and record["result"]["termination"] == "resignation"
+        assert [move["move"] for move in record["moves"]] == ["I", "A"]
+
+        # A bad search says what is wrong; the link replays the game.
+        alice.fill("#search-min-plies", "many")
+        alice.locator("#games-search button[type=submit]").click()
+        expect(alice.locator("#search-error")).to_contain_text("min_plies")
+        alice.fill("#search-min-plies", "")
+        alice.locator("#games-search button[type=submit]").click()
+        row.locator("a").first.click()
+        alice.wait_for_url(f"{site.url}/games/{game_id}/")
+        expect(alice.locator("#moves .move-link")).to_have_count(2)
