@@ -48,14 +48,14 @@ GAMES = [
 ]
 YOUR_MOVE = "● Your move"
 # Four-rank Diffusion runs to some 400 moves, minutes in three browsers on a busy machine: it
-# stops after 30 with a resignation (its ends by the rules are in tests/rules). Diffusion
+# stops after 16 with a resignation (its ends by the rules are in tests/rules). Diffusion
 # stops the same way: its end by the rules is played to the banner on a desk and a phone, with
 # a visitor, in tests/test_browser.py. ZigZag ends by the rules at a desk. On a phone, where
 # what is checked is the fit and the finger's targets, every game is resigned after a few
 # moves. Diffusion Chess is resigned after its moves below.
 SHORTENED = {
-    ("four-rank-diffusion", "desk"): 30,
-    ("diffusion", "desk"): 30,
+    ("four-rank-diffusion", "desk"): 16,
+    ("diffusion", "desk"): 16,
     ("four-rank-diffusion", "phone"): 8,
     ("diffusion", "phone"): 8,
     ("zigzag", "phone"): 8,

@@ -50,9 +50,9 @@ FULL = {
     "tables": 12,
 }
 QUICK = {
-    "frames": 3_000,
+    "frames": 2_000,
     "fuzz_sockets": 30,
-    "requests": 600,
+    "requests": 400,
     "flood_seconds": 4.0,
     "flooders": 2,
     "redis_kills": 1,
