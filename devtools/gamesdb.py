@@ -19,11 +19,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.db import connection
+from django.db.models import Max
+from django.db.models.functions import Coalesce
 
 from accounts.models import User
 from games.engine import rules_for
 from games.models import Game, PlayedGame
-from games.services.records import option_key
+from games.services.records import option_key, rows_of
 
 PREFIX = "gen"
 GAMES = [
@@ -82,6 +84,11 @@ GAME_COLUMNS = [
     *("player1_id", "player2_id", "both_moved", "chat_muted", "moved_at", "offers", "rated"),
     *("queues", "annulled", "against_computer", "ended_at"),
 ]
+# What records.rows_of reads of a game.
+RECORDED = (
+    *("pk", "slug", "options", "player1_id", "player2_id", "status", "winner"),
+    *("termination", "rated", "time_control", "ended_at", "ply"),
+)
 ROW_COLUMNS = [
     *("game_id", "seat", "user_id", "opponent_id", "slug", "options", "rated", "speed"),
     *("result", "termination", "ended_at", "plies"),
@@ -159,39 +166,22 @@ def _copy(games: list[Any], states: dict[str, str]) -> None:
         game_table = Game._meta.db_table
         with raw.copy(f"COPY {game_table} ({', '.join(GAME_COLUMNS)}) FROM STDIN") as copy:
             copy.write(game_rows.getvalue())
-        cursor.execute(
-            f"SELECT id, slug, options, player1_id, player2_id, winner, termination, rated, "
-            f"time_control, ended_at, ply FROM {game_table} WHERE id > "
-            f"(SELECT COALESCE(MAX(game_id), 0) FROM {PlayedGame._meta.db_table}) "
-            "AND status = 'finished' AND ended_at IS NOT NULL ORDER BY id"
-        )
-        made = cursor.fetchall()
-        rows = io.StringIO()
-        for game_id, slug, options, p1, p2, winner, termination, rated, control, ended, ply in made:
-            speed = (
-                "untimed"
-                if not control
-                else "correspondence"
-                if control.endswith("d")
-                else "realtime"
+        # The rows of the games just copied, made as the end of a game makes them.
+        made = (
+            Game.objects.filter(
+                pk__gt=PlayedGame.objects.aggregate(last=Coalesce(Max("game_id"), 0))["last"],
+                status=Game.Status.FINISHED,
+                ended_at__isnull=False,
             )
-            key = option_key(options if isinstance(options, dict) else json.loads(options))
-            for seat, user, opponent in ((1, p1, p2), (2, p2, p1)):
-                result = "draw" if winner is None else "win" if winner == seat else "loss"
-                values = [
-                    game_id,
-                    seat,
-                    user,
-                    opponent,
-                    slug,
-                    key,
-                    "t" if rated else "f",
-                    speed,
-                    result,
-                    termination,
-                    ended.isoformat(),
-                    ply,
-                ]
+            .order_by("pk")
+            .only(*RECORDED)
+        )
+        rows = io.StringIO()
+        for game in made:
+            for row in rows_of(game):
+                values = [getattr(row, column) for column in ROW_COLUMNS]
+                values[ROW_COLUMNS.index("rated")] = "t" if row.rated else "f"
+                values[ROW_COLUMNS.index("ended_at")] = row.ended_at.isoformat()
                 rows.write("\t".join(_escape(str(value)) for value in values) + "\n")
         table = PlayedGame._meta.db_table
         with raw.copy(f"COPY {table} ({', '.join(ROW_COLUMNS)}) FROM STDIN") as copy:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from urllib.parse import quote
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -252,7 +252,7 @@ def finished_games_page(request: HttpRequest) -> HttpResponse:
         games = selectors.games_by_id([found.game_id for found in page.games])
         rows = [selectors.finished_game_info(games[found.game_id]) for found in page.games]
     given = {name: request.GET.get(name, "") for name in search.PARAMETERS}
-    kept = "&".join(f"{name}={quote(value)}" for name, value in given.items() if value.strip())
+    kept = urlencode({name: value for name, value in given.items() if value.strip()})
     return render(
         request,
         "games/search.html",
