@@ -61,3 +61,27 @@ class Review(models.Model):
 
     def __str__(self) -> str:
         return f"review of game {self.game_id} ({self.status})"
+
+
+class ExplorerMove(models.Model):
+    """The opening explorer's sums (analysis/explorer.py): the games in which `move` was
+    played from `position` (a 64-bit hash of the variant and the engine's position key), for
+    one rating band and one speed, and how they went for the player who played it.
+
+    The key is the row's primary key, whose index is the only one: a lookup reads one range
+    of it (a position's rows), and counting a game updates at most explorer.PLIES rows."""
+
+    pk = models.CompositePrimaryKey("position", "band", "speed", "move")
+    position = models.BigIntegerField()
+    band = models.PositiveSmallIntegerField()  # the rating band's lower bound
+    speed = models.PositiveSmallIntegerField()  # explorer.SPEEDS
+    move = models.CharField(max_length=100)
+    games = models.PositiveIntegerField()
+    wins = models.PositiveIntegerField()
+    draws = models.PositiveIntegerField()
+    losses = models.PositiveIntegerField()
+    rating_sum = models.BigIntegerField()  # the mean ratings of the games' players, added up
+    last_game = models.BigIntegerField()  # the newest game counted (a game id, for a link)
+
+    def __str__(self) -> str:
+        return f"{self.position}/{self.band}/{self.speed} {self.move}: {self.games}"

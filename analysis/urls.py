@@ -3,6 +3,7 @@ from django.urls import path
 from analysis import views
 
 urlpatterns = [
+    path("api/explorer", views.api_explorer, name="api-explorer"),
     path("api/analysis", views.api_analyses, name="api-analyses"),
     path("api/analysis/board", views.api_board, name="api-analysis-board"),
     path("api/analysis/<str:key>", views.api_analysis, name="api-analysis"),

@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.language import in_language
-from analysis import reviews, selectors, services
+from analysis import explorer_lookup, reviews, selectors, services
 from analysis.models import Analysis
 from analysis.protocol import NodeBody, PlayBody, ReviewBody, StartBody
 from bots import searches
@@ -78,6 +78,16 @@ def api_analysis(request: HttpRequest, key: str) -> JsonResponse:
         return JsonResponse(
             {"analysis": selectors.analysis_json(analysis, None if node is None else int(node))}
         )
+    except ServiceError as error:
+        return refuse(error)
+
+
+@require_GET
+def api_explorer(request: HttpRequest) -> JsonResponse:
+    """The opening explorer (docs/API.md): public, as the game database is."""
+    try:
+        lookup = explorer_lookup.lookup_from(request.GET)
+        return JsonResponse(explorer_lookup.explore(lookup))
     except ServiceError as error:
         return refuse(error)
 

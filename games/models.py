@@ -318,3 +318,29 @@ class PlayedGame(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game_id}:{self.seat} {self.result}"
+
+
+class PlayedMoves(models.Model):
+    """The moves of a finished game in one narrow row, written with its PlayedGame rows: the
+    opening explorer (analysis/explorer.py) reads a game's line here, not from its move
+    events (each of which holds a whole position).
+
+    `explored` says whether the explorer has counted the game: it is set in the transaction
+    that adds the game's counts, so a game is counted once even when a process dies between
+    the two; the partial index finds the ones still to count (`python manage.py explorer`)."""
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    # The moves in order, as their events record them, separated by spaces (no move of any
+    # of the games has one).
+    moves = models.TextField()
+    explored = models.BooleanField(default=False, db_default=False)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["game"], condition=models.Q(explored=False), name="played_moves_unexplored"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"moves of {self.game_id}"

@@ -1,6 +1,7 @@
 """The game database as a player meets it: a game just resigned is on /games/ at once, the
 form narrows the list (a player, a result), a game's link replays it, and the download link
-gives the search's records."""
+gives the search's records. Once counted (`manage.py explorer`, as an operator catches up),
+the replay and the analysis board show the opening explorer at the position shown."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 
 import pytest
 
-from tests.browsers import Problems, Site, expect_game_live
+from tests.browsers import Problems, Site, expect_game_live, manage_on_site
 from tests.test_browser import challenge_by_request, guest
 
 pytestmark = [
@@ -79,3 +80,34 @@ def test_a_resigned_game_is_found_by_the_form_replayed_and_downloaded(
         row.locator("a").first.click()
         alice.wait_for_url(f"{site.url}/games/{game_id}/")
         expect(alice.locator("#moves .move-link")).to_have_count(2)
+
+        # The opening explorer beside the replay: the first move, marked as this game's.
+        manage_on_site(site, "explorer")
+        alice.locator("#first-button").click()
+        explorer = alice.locator("#explorer")
+        expect(explorer).to_be_visible()
+        first = explorer.locator("tbody tr")
+        expect(first).to_have_count(1)
+        expect(first).to_contain_text("I")
+        expect(first).to_have_class("played")
+        expect(first.locator("td").first).to_have_text("1")
+        alice.locator("#next-button").click()
+        expect(explorer.locator("tbody tr")).to_contain_text("A")
+        expect(explorer.locator("tbody tr td").nth(2)).to_contain_text("100")  # bob won with it
+        alice.locator("#next-button").click()  # the end: nothing was played from there
+        expect(explorer.locator(".explorer-status")).not_to_be_empty()
+
+        # On the analysis board, a move of the explorer is played onto the board.
+        alice.locator("#first-button").click()
+        alice.locator("#analyse-button").click()
+        alice.wait_for_url("**/analysis/*/")
+        move = alice.locator("#explorer .explorer-move")
+        expect(move).to_have_text("I")
+        move.click()
+        expect(alice.locator("#line-text")).to_have_value("1. I")
+        expect(alice.locator("#explorer .explorer-move")).to_have_text("A")
+        # A band no game was played in: nothing, and the filter is kept for the next page.
+        alice.locator("#explorer summary").click()
+        alice.locator("#explorer input[name=ratings][value='2200']").check()
+        expect(alice.locator("#explorer .explorer-move")).to_have_count(0)
+        expect(alice.locator("#explorer .explorer-status")).not_to_be_empty()

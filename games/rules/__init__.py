@@ -12,6 +12,8 @@ rules.outcome(state)                       # None, or Outcome(winner, reason)
 rules.to_json(state) / rules.from_json(d)  # exact round trip; ValueError on a bad dict
 rules.canonical_move(state, " i ")         # "I": how a move is written down
 rules.render_text(state)                   # the pbmserv-style board (whose turn is not shown)
+rules.position_key(state)                  # bytes, equal for positions the rules cannot
+                                           # tell apart however reached (transpositions)
 available_games()                          # slug, name, summary and options of every game
 game_info("zigzag").draws                  # whether the game can end in a draw
 

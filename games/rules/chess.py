@@ -906,6 +906,26 @@ class DiffusionChessRules:
         steps = [[0, 1], [1, 0], [0, -1], [-1, 0]]
         return {"renderer": "grid", "files": FILES[:SIDE], "size": SIDE, "steps": steps}
 
+    def position_key(self, state: ChessState) -> bytes:
+        """The position as far as the rules care, as bytes (the opening explorer's key).
+        The turn's number matters only as "the first turn or a later one" (the first has
+        FIRST_TURN_MOVES moves): two positions alike but for it are the same position."""
+        return repr(
+            (
+                state.board,
+                state.sizes,
+                state.kings,
+                state.to_move,
+                min(state.turn, 2),
+                state.moves_left,
+                tuple(sorted(state.moved)),
+                state.start_groups,
+                state.last,
+                state.last_path,
+                state.result,
+            )
+        ).encode()
+
     def render_text(self, state: ChessState) -> str:
         """The board (O White, X Black, K and k their kings), then the turn and who moves."""
         letters = "    " + " ".join(FILES)

@@ -343,6 +343,11 @@ class DiffusionRules:
             ],
         }
 
+    def position_key(self, state: DiffusionState) -> bytes:
+        """The position as far as the rules care, as bytes: equal for the same pits, stores
+        and player to move however the game reached them (the opening explorer's key)."""
+        return repr((state.pits, state.stores, state.to_move, state.winner)).encode()
+
     def render_text(self, state: DiffusionState) -> str:
         """The board drawn as pbmserv drew it (seed 000, figures 1-5); whose turn is not shown.
 

@@ -567,6 +567,22 @@ class ZigZagRules:
             "blocks": [],
         }
 
+    def position_key(self, state: ZigZagState) -> bytes:
+        """The position as far as the rules care, as bytes (the opening explorer's key):
+        board, captures, player to move, the pit they may not lift, the last capturer and
+        the end. The earlier positions kept for threefold repetition are left out: they
+        depend on the way the game came, and a transposition is the same position."""
+        return repr(
+            (
+                state.board,
+                state.captured,
+                state.to_move,
+                state.no_return,
+                state.last_capturer,
+                state.end,
+            )
+        ).encode()
+
     def render_text(self, state: ZigZagState, names: tuple[str, str] | None = None) -> str:
         """The board as the seed draws it: North's name and captures above, South's below."""
         north_name, south_name = (names[1], names[0]) if names else ("North", "South")

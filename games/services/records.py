@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.models import Game, PlayedGame
+from games.models import Game, GameEvent, PlayedGame, PlayedMoves
 
 
 def option_key(options: dict[str, Any]) -> str:
@@ -49,3 +49,16 @@ def record_finished(game: Game) -> None:
     rows = rows_of(game)
     if rows:
         PlayedGame.objects.bulk_create(rows, ignore_conflicts=True)
+        PlayedMoves.objects.bulk_create(
+            [PlayedMoves(game_id=game.pk, moves=line_of(game.pk))], ignore_conflicts=True
+        )
+
+
+def line_of(game_id: int) -> str:
+    """A game's moves as PlayedMoves keeps them: in order, separated by spaces."""
+    moves = (
+        GameEvent.objects.filter(game_id=game_id, ply__isnull=False, undone=False)
+        .order_by("ply")
+        .values_list("payload__move", flat=True)
+    )
+    return " ".join(str(move) for move in moves)

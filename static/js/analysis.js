@@ -4,6 +4,7 @@
 /* global gettext, ngettext, interpolate */
 import { renderChess } from "./boards/chess.js";
 import { renderMancala } from "./boards/mancala.js";
+import { explorer } from "./explorer.js";
 
 const $ = (id) => document.getElementById(id);
 const root = $("analysis");
@@ -45,6 +46,8 @@ function goTo(node) {
 }
 
 const play = (move) => call("/play", { node: page.analysis.node.id, move });
+// The owner plays a move of the explorer onto the board; anyone else only reads it.
+const openings = explorer($("explorer"), { onPick: mine ? play : null });
 
 function show(analysis) {
   page.analysis = analysis;
@@ -66,6 +69,8 @@ function show(analysis) {
     }, true)
     : "";
   root.dataset.node = String(node.id);
+  const options = Object.entries(analysis.options).map(([name, value]) => `${name}=${value}`).join(",");
+  openings.show({ game: analysis.slug, options, position: node.position });
   askComputer();
 }
 

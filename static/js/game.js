@@ -4,6 +4,7 @@
 import { renderChess } from "./boards/chess.js";
 import { renderMancala } from "./boards/mancala.js";
 import { botMark } from "./bot_mark.js";
+import { explorer } from "./explorer.js";
 import { renderMoves } from "./game/moves.js";
 import { announce, describe, resultText } from "./game/words.js";
 import { CLOSE, isNavigating, openSocket } from "./socket.js";
@@ -11,6 +12,7 @@ import { timeControlLabel } from "./time_control.js";
 
 const root = document.getElementById("game");
 const gameId = Number(root.dataset.gameId);
+const openings = explorer(document.getElementById("explorer"));
 const $ = (id) => document.getElementById(id);
 // Dates as the page's language writes them.
 const lang = document.documentElement.lang || undefined;
@@ -425,9 +427,18 @@ function draw() {
   drawClocks();
   drawRematchLink(game.rematch_id);
   drawAnalyse(game, player);
+  drawExplorer(game);
   // The controls drawn after the board may have changed the room it has (a button shown, the
   // turn's lines): drawn once more to fit.
   if (boardRoom() !== live.room) drawBoard(game, shown);
+}
+
+// The opening explorer, once the game is over (not while it is played: no help from it then),
+// at the position shown, with the move the game went on with marked.
+function drawExplorer(game) {
+  if (game.status === "active") return openings.hide();
+  const ply = live.viewing ?? game.ply;
+  openings.show({ game_id: String(gameId), ply: String(ply) }, game.moves[ply]?.notation ?? null);
 }
 
 // The analysis board opens at the position shown; a player's own game only once it is over.
