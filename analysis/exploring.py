@@ -30,8 +30,8 @@ BATCH = 200
 # How long the sweeper counts on one pass before going back to the clocks.
 SWEEP_SECONDS = 0.25
 SWEEP_BATCH = 20
-# Rows per INSERT statement (SQLite allows 32,766 parameters a statement).
-ROWS_PER_STATEMENT = 500
+# Rows per INSERT statement on PostgreSQL (each column one array parameter).
+ROWS_PER_STATEMENT = 20_000
 _COLUMNS = (
     *("position", "band", "speed", "move", "games", "wins", "draws", "losses", "rating_sum"),
     "last_game",
@@ -100,6 +100,13 @@ def start_again() -> None:
     them): one transaction, so a lookup sees the old explorer or an empty one, and a game
     that ends meanwhile is counted once like the rest."""
     with transaction.atomic():
+        if connection.vendor == "postgresql":
+            # Counting batches add their rows under a lock this one excludes: a batch that
+            # committed before is forgotten with the rest and its games counted again; one
+            # still going waits, then adds to the empty explorer and marks its games (which
+            # this does not unmark: they were not marked yet). Game ends never wait for it.
+            with connection.cursor() as cursor:
+                cursor.execute(f"LOCK TABLE {ExplorerMove._meta.db_table} IN EXCLUSIVE MODE")
         ExplorerMove.objects.all().delete()
         PlayedMoves.objects.filter(explored=True).update(explored=False)
 
@@ -165,8 +172,10 @@ def _ratings(rows: Iterable[dict[str, Any]]) -> dict[tuple[int, int], float]:
 
 
 def _add(rows: dict[explorer.Key, explorer.Counts]) -> None:
-    """Add the counts to the table: one upsert per chunk, in key order (two processes adding
-    to the same rows then lock them in the same order, and never deadlock)."""
+    """Add the counts to the table in key order (two processes adding to the same rows then
+    lock them in the same order, and never deadlock): on PostgreSQL one statement reading
+    the rows from arrays (a statement of thousands of placeholders costs more to parse
+    than to run), elsewhere one statement per row."""
     table = ExplorerMove._meta.db_table
     columns = ", ".join(_COLUMNS)
     added = ", ".join(
@@ -177,17 +186,24 @@ def _add(rows: dict[explorer.Key, explorer.Counts]) -> None:
         f"last_game = CASE WHEN excluded.last_game > {table}.last_game "
         f"THEN excluded.last_game ELSE {table}.last_game END"
     )
-    ordered = sorted(rows.items())
+    upsert = f"ON CONFLICT (position, band, speed, move) DO UPDATE SET {added}, {newest}"
+    ordered = [
+        (*key, sums.games, sums.wins, sums.draws, sums.losses, sums.rating_sum, sums.last_game)
+        for key, sums in sorted(rows.items())
+    ]
     with connection.cursor() as cursor:
+        if connection.vendor != "postgresql":
+            marks = ", ".join(["%s"] * len(_COLUMNS))
+            cursor.executemany(
+                f"INSERT INTO {table} ({columns}) VALUES ({marks}) {upsert}", ordered
+            )
+            return
+        types = ("bigint", "smallint", "smallint", "text", *["bigint"] * 6)
+        arrays = ", ".join(f"%s::{kind}[]" for kind in types)
         for start in range(0, len(ordered), ROWS_PER_STATEMENT):
             chunk = ordered[start : start + ROWS_PER_STATEMENT]
-            values: list[Any] = []
-            for (position, band, speed, move), sums in chunk:
-                values += [position, band, speed, move, sums.games, sums.wins, sums.draws]
-                values += [sums.losses, sums.rating_sum, sums.last_game]
-            marks = ", ".join(["(" + ", ".join(["%s"] * len(_COLUMNS)) + ")"] * len(chunk))
             cursor.execute(
-                f"INSERT INTO {table} ({columns}) VALUES {marks} "
-                f"ON CONFLICT (position, band, speed, move) DO UPDATE SET {added}, {newest}",
-                values,
+                f"INSERT INTO {table} ({columns}) SELECT {columns} FROM unnest({arrays}) "
+                f"WITH ORDINALITY AS given({columns}, n) ORDER BY n {upsert}",
+                [list(column) for column in zip(*chunk, strict=True)],
             )

@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.language import in_language
+from accounts.tokens import ANY_SCOPE, accepts_tokens
 from analysis import explorer_lookup, reviews, selectors, services
 from analysis.models import Analysis
 from analysis.protocol import NodeBody, PlayBody, ReviewBody, StartBody
@@ -83,8 +84,11 @@ def api_analysis(request: HttpRequest, key: str) -> JsonResponse:
 
 
 @require_GET
+@accepts_tokens(*ANY_SCOPE)
 def api_explorer(request: HttpRequest) -> JsonResponse:
-    """The opening explorer (docs/API.md): public, as the game database is."""
+    """The opening explorer: the moves played from a position in the finished games, with how
+    each went for its player (docs/API.md, "The opening explorer"). Public, as the game
+    database is: any token, or none."""
     try:
         lookup = explorer_lookup.lookup_from(request.GET)
         return JsonResponse(explorer_lookup.explore(lookup))

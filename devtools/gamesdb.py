@@ -5,14 +5,24 @@ site: the heaviest player has tens of thousands of games); games spread over two
 the four games and their option sets, rated or casual, real-time, correspondence or untimed,
 ending every way a game can end. Rows go in with PostgreSQL's COPY, the games and their
 database rows (games.models.PlayedGame) together, a batch at a time, so that a million games
-take minutes and bounded memory. Generated games carry no moves (their ply is a length only):
-the search reads none.
+take minutes and bounded memory. Generated games carry no move events (the search reads
+none); with a pool of lines (`line_pool`) each game gets one of them as its PlayedMoves row,
+for the opening explorer's benchmark.
+
+The lines are played by the rules from the start: in the first OPENING moves each position
+has its own few popular moves (drawn with falling odds, the same ones wherever the position
+is reached), then moves are drawn at random, so that openings gather most games and the
+lines part ways after them, as on a game site. A game draws its line from its variant's
+pool at random: the openings repeat (the pool's lines share them), the lines after them
+mostly not.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
+import multiprocessing
 import random
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -24,8 +34,9 @@ from django.db.models.functions import Coalesce
 
 from accounts.models import User
 from games.engine import rules_for
-from games.models import Game, PlayedGame
+from games.models import Game, PlayedGame, PlayedMoves
 from games.services.records import option_key, rows_of
+from ratings.models import Rating
 
 PREFIX = "gen"
 GAMES = [
@@ -40,6 +51,90 @@ CONTROLS = ["5+3", "3+2", "10+0", "1+0", "3d", "1d", ""]
 TERMINATIONS = ["rules"] * 6 + ["resignation"] * 3 + ["time", "agreement", "abandon", "forfeit"]
 START = datetime(2024, 12, 1, tzinfo=UTC)
 SPAN = timedelta(days=730)
+
+
+# The moves of the first OPENING plies follow each position's popular moves; a line is at
+# most LINE_PLIES long (the explorer counts 50).
+OPENING = 16
+LINE_PLIES = 60
+
+
+def _popular(key: bytes, rank: int) -> random.Random:
+    """The random source of a position's `rank`-th popular move: the same wherever the
+    position is reached."""
+    digest = hashlib.blake2b(key + bytes([rank]), digest_size=8).digest()
+    return random.Random(int.from_bytes(digest, "big"))
+
+
+def play_line(slug: str, options: dict[str, Any], seed: int) -> tuple[str, int | None, bool]:
+    """One line: its moves (separated by spaces), and the winner when the rules ended it."""
+    rules = rules_for(slug, options)
+    rng = random.Random(seed)
+    state = rules.initial_state()
+    moves: list[str] = []
+    pick = getattr(rules, "random_move", None)
+    while len(moves) < LINE_PLIES and rules.outcome(state) is None:
+        if len(moves) < OPENING:
+            source = _popular(rules.position_key(state), min(int(rng.paretovariate(1.6)) - 1, 7))
+        else:
+            source = rng
+        move = pick(state, source) if pick else source.choice(list(rules.legal_moves(state)))
+        moves.append(move)
+        state = rules.play(state, move)
+    outcome = rules.outcome(state)
+    return " ".join(moves), None if outcome is None else outcome.winner, outcome is not None
+
+
+def _lines_of(job: tuple[str, dict[str, Any], int, int]) -> list[tuple[str, int | None, bool]]:
+    slug, options, first, count = job
+    return [play_line(slug, options, seed) for seed in range(first, first + count)]
+
+
+def line_pool(size: int, seed: int, processes: int = 2) -> dict[str, list[Any]]:
+    """`size` lines for each variant of GAMES (option key + slug -> lines), played on
+    `processes` processes."""
+    jobs = []
+    for index, (slug, options) in enumerate(GAMES):
+        for start in range(0, size, 2000):
+            first = seed * 10_000_000 + index * 1_000_000 + start
+            jobs.append((slug, options, first, min(2000, size - start)))
+    pool: dict[str, list[Any]] = {option_key(o) + s: [] for s, o in GAMES}
+    if processes == 1:
+        for slug, options, first, count in jobs:
+            pool[option_key(options) + slug] += _lines_of((slug, options, first, count))
+        return pool
+    with multiprocessing.get_context("fork").Pool(processes) as workers:
+        for (slug, options, _first, _count), lines in zip(
+            jobs, workers.imap(_lines_of, jobs), strict=True
+        ):
+            pool[option_key(options) + slug] += lines
+    return pool
+
+
+def make_ratings(players: list[int], seed: int) -> None:
+    """A rating for every player in every game and speed (normal around 1500, sd 250), so
+    that games spread over the explorer's rating bands; players that have one keep it."""
+    rng = random.Random(seed)
+    have = set(Rating.objects.filter(user_id__in=players).values_list("user_id", flat=True))
+    rows = []
+    for user in players:
+        if user in have:
+            continue
+        level = min(2700.0, max(600.0, rng.gauss(1500, 250)))
+        for slug in {slug for slug, _options in GAMES}:
+            for speed in ("realtime", "correspondence", "untimed"):
+                rows.append(
+                    Rating(
+                        user_id=user,
+                        slug=slug,
+                        speed=speed,
+                        rating=level + rng.gauss(0, 60),
+                        deviation=80,
+                        volatility=0.06,
+                    )
+                )
+    for start in range(0, len(rows), 10_000):
+        Rating.objects.bulk_create(rows[start : start + 10_000])
 
 
 def make_players(count: int) -> list[int]:
@@ -95,9 +190,15 @@ ROW_COLUMNS = [
 ]
 
 
-def generate(total: int, players: list[int], seed: int, batch: int = 20_000) -> Iterator[int]:
+def generate(
+    total: int,
+    players: list[int],
+    seed: int,
+    batch: int = 20_000,
+    pool: dict[str, list[Any]] | None = None,
+) -> Iterator[int]:
     """Insert `total` finished games (and their rows) a batch at a time; yields the count
-    done after each batch."""
+    done after each batch. With a `pool`, each game plays one of its variant's lines."""
     rng = random.Random(seed)
     pick = zipf_picker(players, rng)
     states = {
@@ -122,7 +223,17 @@ def generate(total: int, players: list[int], seed: int, batch: int = 20_000) -> 
                 None if termination == "agreement" or rng.random() < 0.04 else rng.choice([1, 2])
             )
             control = rng.choice(CONTROLS)
-            games.append((slug, options, first, second, winner, termination, ended, control, rng))
+            line = None
+            if pool is not None:
+                variant = option_key(options) + slug
+                line = rng.choice(pool[variant])
+                if line[2]:  # the rules ended it: that is the result
+                    termination, winner = "rules", line[1]
+                elif termination == "rules":
+                    termination = "resignation"
+            games.append(
+                (slug, options, first, second, winner, termination, ended, control, rng, line)
+            )
         _copy(games, states)
         done += size
         yield done
@@ -131,8 +242,11 @@ def generate(total: int, players: list[int], seed: int, batch: int = 20_000) -> 
 def _copy(games: list[Any], states: dict[str, str]) -> None:
     game_rows = io.StringIO()
     now = datetime.now(UTC).isoformat()
-    for slug, options, first, second, winner, termination, ended, control, rng in games:
-        plies = rng.randint(6, 160)
+    lines = io.StringIO()
+    for slug, options, first, second, winner, termination, ended, control, rng, line in games:
+        plies = rng.randint(6, 160) if line is None else len(line[0].split())
+        if line is not None:
+            lines.write(_escape(line[0]) + "\n")
         fields = [
             slug,
             json.dumps(options),
@@ -186,6 +300,15 @@ def _copy(games: list[Any], states: dict[str, str]) -> None:
         table = PlayedGame._meta.db_table
         with raw.copy(f"COPY {table} ({', '.join(ROW_COLUMNS)}) FROM STDIN") as copy:
             copy.write(rows.getvalue())
+        if lines.tell():  # each game's line, in the order the games were copied (their ids)
+            ids = [game.pk for game in made]
+            moves = lines.getvalue().splitlines()
+            assert len(ids) == len(moves), (len(ids), len(moves))
+            table = PlayedMoves._meta.db_table
+            with raw.copy(f"COPY {table} (game_id, moves, explored) FROM STDIN") as copy:
+                copy.write(
+                    "".join(f"{game}\t{line}\tf\n" for game, line in zip(ids, moves, strict=True))
+                )
 
 
 def _escape(value: str) -> str:

@@ -4,6 +4,7 @@ bands and speeds asked, and bad lookups are refused with `bad_message` naming th
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any
 
@@ -290,3 +291,57 @@ def test_two_processes_counting_at_once_count_each_game_once() -> None:
         {**answer["moves"][0], "move": "A", "games": 40, "wins": 20, "losses": 20}
     ]
     assert explorer.PLIES == 50
+
+
+@pytest.mark.postgres(reason="the generated games go in with PostgreSQL's COPY")
+@pytest.mark.django_db(transaction=True)
+def test_a_builder_killed_mid_way_loses_and_doubles_nothing(tmp_path: Any) -> None:
+    """`manage.py explorer` killed (SIGKILL) while it counts; counting again ends with the
+    sums an independent recount of every line gives."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    from collections import Counter
+
+    from devtools import gamesdb
+    from games.engine import rules_for
+    from games.models import PlayedGame
+    from tests.servers import ROOT, shared_test_env
+
+    players = gamesdb.make_players(30)
+    pool = gamesdb.line_pool(40, seed=7, processes=1)
+    for _done in gamesdb.generate(1200, players, seed=7, batch=1200, pool=pool):
+        pass
+    env = {k: v for k, v in {**os.environ, **shared_test_env("explorer-kill")}.items() if v}
+    builder = subprocess.Popen(
+        [sys.executable, "manage.py", "explorer", "--batch", "10"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    while PlayedMoves.objects.filter(explored=True).count() < 100:
+        assert builder.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    builder.send_signal(signal.SIGKILL)
+    builder.wait()
+    counted = PlayedMoves.objects.filter(explored=True).count()
+    assert 100 <= counted < 1200  # killed mid-way
+    exploring.count_all()
+
+    # The independent recount: every line replayed by the rules, each move counted once.
+    expected: Counter[tuple[str, str, int]] = Counter()
+    games = {row.game_id: row for row in PlayedGame.objects.filter(seat=1)}
+    for game, moves in PlayedMoves.objects.values_list("game_id", "moves"):
+        row = games[game]
+        options = explorer.options_of(row.options)
+        rules = rules_for(row.slug, options)
+        state = rules.initial_state()
+        for move in moves.split()[: explorer.PLIES]:
+            key = rules.position_key(state).hex()
+            expected[row.slug + row.options, key, move] += 1
+            state = rules.play(state, move)
+    assert sum(expected.values()) == sum(row[4] for row in rows())
+    assert len(expected) == len({(position, move) for position, _band, _speed, move, *_ in rows()})
