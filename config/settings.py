@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "privacy",
     "moderation",
     "analysis",
+    "puzzles",
     "push",
     "botapi",
 ]

@@ -11,6 +11,7 @@ import pytest
 
 from tests.browsers import Problems, Site, expect_game_live, manage_on_site
 from tests.test_browser import challenge_by_request, guest
+from tests.test_browser_access import label_not_in_name, violations
 
 pytestmark = [
     pytest.mark.browser,
@@ -91,6 +92,7 @@ def test_a_resigned_game_is_found_by_the_form_replayed_and_downloaded(
         expect(first).to_contain_text("I")
         expect(first).to_have_class("played")
         expect(first.locator("td").first).to_have_text("1")
+        assert violations(alice) == [] and label_not_in_name(alice) == []
         alice.locator("#next-button").click()
         expect(explorer.locator("tbody tr")).to_contain_text("A")
         expect(explorer.locator("tbody tr td").nth(2)).to_contain_text("100")  # bob won with it
@@ -106,6 +108,7 @@ def test_a_resigned_game_is_found_by_the_form_replayed_and_downloaded(
         move.click()
         expect(alice.locator("#line-text")).to_have_value("1. I")
         expect(alice.locator("#explorer .explorer-move")).to_have_text("A")
+        assert violations(alice) == [] and label_not_in_name(alice) == []
         # A band no game was played in: nothing, and the filter is kept for the next page.
         alice.locator("#explorer summary").click()
         alice.locator("#explorer input[name=ratings][value='2200']").check()
