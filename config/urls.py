@@ -19,6 +19,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("games.urls")),
     path("", include("analysis.urls")),
+    path("", include("puzzles.urls")),
     path("", include("ratings.urls")),
     path("", include("follows.urls")),
     path("", include("pbm.urls")),

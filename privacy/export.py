@@ -13,6 +13,7 @@ from accounts.models import Block, User
 from analysis.models import Analysis
 from games import selectors as game_selectors
 from games.models import ChatLine, Game
+from puzzles.models import Attempt, PuzzleRating
 from ratings.models import Rating, RatingChange
 
 FORMAT = 1
@@ -103,6 +104,33 @@ def analyses(user: User) -> list[dict[str, Any]]:
     ]
 
 
+def puzzles(user: User) -> dict[str, Any]:
+    """The user's puzzle ratings (one per game) and every first answer they gave."""
+    return {
+        "ratings": [
+            {
+                "game": row.slug,
+                "rating": round(row.rating, 1),
+                "deviation": round(row.deviation, 1),
+                "attempts": row.attempts,
+                "solved": row.solved,
+            }
+            for row in PuzzleRating.objects.filter(user=user).order_by("slug")
+        ],
+        "answers": [
+            {
+                "puzzle": attempt.puzzle_id,
+                "move": attempt.move,
+                "solved": attempt.solved,
+                "rating_before": round(attempt.rating_before, 1),
+                "rating_after": round(attempt.rating_after, 1),
+                "at": _when(attempt.created),
+            }
+            for attempt in Attempt.objects.filter(user=user).order_by("created")
+        ],
+    }
+
+
 def export(user: User) -> dict[str, Any]:
     """Everything above, for `user` only (the caller is the signed-in player)."""
     return {
@@ -113,6 +141,7 @@ def export(user: User) -> dict[str, Any]:
         "chat": chat(user),
         "ratings": ratings(user),
         "analyses": analyses(user),
+        "puzzles": puzzles(user),
         # Follows, push notices: the apps beside this one add their parts (accounts/exports.py).
         **exports.parts(user),
     }

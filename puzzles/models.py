@@ -27,7 +27,9 @@ class Puzzle(models.Model):
     line = models.JSONField(default=list, blank=True)
     # What was checked: "proved in 5 moves" or "searched 2 s, confirmed 8 s" (docs/PUZZLES.md).
     verified = models.CharField(max_length=200)
-    themes = models.JSONField(default=list, blank=True)
+    # Its themes as ",capture,endgame," (docs/PUZZLES.md): a theme is found with LIKE on every
+    # database, where a JSON list is not searchable on SQLite.
+    themes = models.CharField(max_length=200, blank=True, default="")
     # Where it comes from: the game (None once that game is gone) and the moves before it.
     game = models.ForeignKey(
         "games.Game", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -47,6 +47,8 @@ HTTP_STATUS = {
     "no_such_tournament": 404,
     "not_found": 404,
     "no_such_analysis": 404,
+    "no_such_puzzle": 404,
+    "no_puzzle_left": 404,
     "no_such_node": 404,
     "method_not_allowed": 405,
     "not_your_turn": 409,

@@ -70,6 +70,7 @@ PAGES_OUT = [
     "/standings/",
     "/live/",
     "/games/",
+    "/puzzles/",
     "/help/mail/",
     "/password-reset/",
 ]

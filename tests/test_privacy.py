@@ -150,6 +150,7 @@ def test_the_export_holds_the_players_own_data_as_a_download() -> None:
         "chat",
         "ratings",
         "analyses",
+        "puzzles",
         "follows",
         "push",
     }
@@ -163,6 +164,7 @@ def test_the_export_holds_the_players_own_data_as_a_download() -> None:
         }
     ]
     assert "alices-phone" not in answer.content.decode()  # the browser's own address and keys
+    assert data["puzzles"] == {"ratings": [], "answers": []}  # none answered
     [analysis] = data["analyses"]
     assert [node["move"] for node in analysis["tree"]["nodes"]] == [None, "I", "A"]
     assert (

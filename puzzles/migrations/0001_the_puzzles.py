@@ -6,82 +6,137 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('games', '0014_the_moves_of_finished_games'),
+        ("games", "0014_the_moves_of_finished_games"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Puzzle',
+            name="Puzzle",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.CharField(max_length=40)),
-                ('options', models.JSONField(blank=True, default=dict)),
-                ('position', models.TextField()),
-                ('to_move', models.PositiveSmallIntegerField()),
-                ('solution', models.CharField(max_length=100)),
-                ('goal', models.CharField(choices=[('win', 'Win'), ('save', 'Save')], default='win', max_length=4)),
-                ('line', models.JSONField(blank=True, default=list)),
-                ('verified', models.CharField(max_length=200)),
-                ('themes', models.JSONField(blank=True, default=list)),
-                ('ply', models.PositiveIntegerField(default=0)),
-                ('rating', models.FloatField(default=1500.0)),
-                ('deviation', models.FloatField(default=350.0)),
-                ('volatility', models.FloatField(default=0.06)),
-                ('plays', models.PositiveIntegerField(default=0)),
-                ('solved', models.PositiveIntegerField(default=0)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('game', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='games.game')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("slug", models.CharField(max_length=40)),
+                ("options", models.JSONField(blank=True, default=dict)),
+                ("position", models.TextField()),
+                ("to_move", models.PositiveSmallIntegerField()),
+                ("solution", models.CharField(max_length=100)),
+                (
+                    "goal",
+                    models.CharField(
+                        choices=[("win", "Win"), ("save", "Save")], default="win", max_length=4
+                    ),
+                ),
+                ("line", models.JSONField(blank=True, default=list)),
+                ("verified", models.CharField(max_length=200)),
+                ("themes", models.JSONField(blank=True, default=list)),
+                ("ply", models.PositiveIntegerField(default=0)),
+                ("rating", models.FloatField(default=1500.0)),
+                ("deviation", models.FloatField(default=350.0)),
+                ("volatility", models.FloatField(default=0.06)),
+                ("plays", models.PositiveIntegerField(default=0)),
+                ("solved", models.PositiveIntegerField(default=0)),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                (
+                    "game",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="games.game",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Attempt',
+            name="Attempt",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('move', models.CharField(max_length=100)),
-                ('solved', models.BooleanField()),
-                ('rating_before', models.FloatField()),
-                ('rating_after', models.FloatField()),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('puzzle', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='puzzles.puzzle')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("move", models.CharField(max_length=100)),
+                ("solved", models.BooleanField()),
+                ("rating_before", models.FloatField()),
+                ("rating_after", models.FloatField()),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "puzzle",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="puzzles.puzzle",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='PuzzleRating',
+            name="PuzzleRating",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.CharField(max_length=40)),
-                ('rating', models.FloatField(default=1500.0)),
-                ('deviation', models.FloatField(default=350.0)),
-                ('volatility', models.FloatField(default=0.06)),
-                ('attempts', models.PositiveIntegerField(default=0)),
-                ('solved', models.PositiveIntegerField(default=0)),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("slug", models.CharField(max_length=40)),
+                ("rating", models.FloatField(default=1500.0)),
+                ("deviation", models.FloatField(default=350.0)),
+                ("volatility", models.FloatField(default=0.06)),
+                ("attempts", models.PositiveIntegerField(default=0)),
+                ("solved", models.PositiveIntegerField(default=0)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.AddIndex(
-            model_name='puzzle',
-            index=models.Index(fields=['slug', 'rating'], name='puzzles_by_game_rating'),
+            model_name="puzzle",
+            index=models.Index(fields=["slug", "rating"], name="puzzles_by_game_rating"),
         ),
         migrations.AddConstraint(
-            model_name='puzzle',
-            constraint=models.UniqueConstraint(fields=('slug', 'position'), name='puzzles_one_per_position'),
+            model_name="puzzle",
+            constraint=models.UniqueConstraint(
+                fields=("slug", "position"), name="puzzles_one_per_position"
+            ),
         ),
         migrations.AddIndex(
-            model_name='attempt',
-            index=models.Index(fields=['user', '-created'], name='puzzle_attempts_by_user'),
+            model_name="attempt",
+            index=models.Index(fields=["user", "-created"], name="puzzle_attempts_by_user"),
         ),
         migrations.AddConstraint(
-            model_name='attempt',
-            constraint=models.UniqueConstraint(fields=('user', 'puzzle'), name='puzzle_attempt_one_per_user'),
+            model_name="attempt",
+            constraint=models.UniqueConstraint(
+                fields=("user", "puzzle"), name="puzzle_attempt_one_per_user"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='puzzlerating',
-            constraint=models.UniqueConstraint(fields=('user', 'slug'), name='puzzle_rating_one_per_game'),
+            model_name="puzzlerating",
+            constraint=models.UniqueConstraint(
+                fields=("user", "slug"), name="puzzle_rating_one_per_game"
+            ),
         ),
     ]
