@@ -134,7 +134,7 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict games/rules tournaments/pairing
-	$(BIN)/mypy config realtime accounts games ratings bots lobby tournaments follows pbm privacy moderation analysis push botapi devtools
+	$(BIN)/mypy config realtime accounts games ratings bots lobby tournaments follows pbm privacy moderation analysis puzzles push botapi devtools
 
 format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .

@@ -24,6 +24,9 @@ THEMES = {
     "race": gettext_lazy("The last turns of the race"),
     "endgame": gettext_lazy("Endgames"),
     "short": gettext_lazy("Short wins"),
+    "zugzwang": gettext_lazy("Forcing the opponent to empty your block"),
+    "strand": gettext_lazy("Stranding the king"),
+    "no-new-group": gettext_lazy("Leaving no new group"),
 }
 # The next puzzle is drawn from the few nearest the player's rating: not always the same one.
 NEAREST = 6
