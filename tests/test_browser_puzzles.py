@@ -56,6 +56,15 @@ def test_the_daily_puzzle_is_solved_by_clicking_its_answer(
         # Only one puzzle: the next one is none, said so.
         alice.locator("#next-button").click()
         expect(alice.locator("#message")).not_to_be_empty()
+        # Someone not signed in is judged too, and told that only players are rated.
+        visitor = problems.watch("visitor", browser.new_context().new_page())
+        visitor.goto(site.url + "/puzzles/")
+        visitor.locator("#daily a").click()
+        expect(visitor.locator("#puzzle")).to_have_attribute("data-ready", "true")
+        visitor.fill("#move-input", "k")
+        visitor.locator("#move-form button[type=submit]").click()
+        expect(visitor.locator("#result")).to_have_class("puzzle-result missed")
+        expect(visitor.locator("#result-rating")).to_contain_text("Log in")
         alice.goto(site.url + "/puzzles/")
         expect(alice.locator("#puzzle-games tr[data-game='diffusion']")).to_contain_text("1")
         assert violations(alice) == []
