@@ -109,8 +109,15 @@ def test_a_resigned_game_is_found_by_the_form_replayed_and_downloaded(
         else:
             expect(explorer.locator(".explorer-status")).not_to_be_empty()
 
-        # On the analysis board, a move of the explorer is played onto the board.
+        # A link to one moment of the game opens there, and browsing keeps the address.
+        alice.goto(f"{site.url}/games/{game_id}/?ply=1")
+        expect(played.locator("th")).to_contain_text("A")  # after I: bob's A comes next
         alice.locator("#first-button").click()
+        expect(played.locator("th")).to_contain_text("I")
+        assert alice.url.endswith("?ply=0")
+
+        # On the analysis board (opened at the start, shown now), a move of the explorer is
+        # played onto the board.
         alice.locator("#analyse-button").click()
         alice.wait_for_url("**/analysis/*/")
         alice.locator("#explorer .explorer-move", has_text="I").click()

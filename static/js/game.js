@@ -140,6 +140,25 @@ function receiveState(message) {
   // The page shows the game as the server has it (the socket's "open" comes before that: an
   // event sent in between is in this snapshot, not announced on its own).
   root.dataset.ready = "true";
+  openAskedPly();
+}
+
+// A link may address one moment of the game (`?ply=N`: the position after N moves); the page
+// opens there once, and keeps the address of the position shown as one browses.
+let askedPly = new URL(location.href).searchParams.get("ply");
+function openAskedPly() {
+  if (askedPly === null) return;
+  const ply = /^[0-9]{1,6}$/.test(askedPly) ? Number(askedPly) : null;
+  askedPly = null;
+  if (ply !== null && ply < live.game.ply) viewPosition(ply);
+  else showPlyInAddress();
+}
+
+function showPlyInAddress() {
+  const url = new URL(location.href);
+  if (live.viewing === null) url.searchParams.delete("ply");
+  else url.searchParams.set("ply", String(live.viewing));
+  if (url.href !== location.href) history.replaceState(history.state, "", url);
 }
 
 function receiveQueue(message) {
@@ -257,7 +276,10 @@ function applyTakeback(game, event) {
   live.previous = null;
   live.lastMove = lastNotation(game.moves);
   if (live.positions) live.positions.splice(event.ply + 1);
-  if (live.viewing !== null && live.viewing > event.ply) live.viewing = null;
+  if (live.viewing !== null && live.viewing > event.ply) {
+    live.viewing = null;
+    showPlyInAddress();
+  }
   say(interpolate(ngettext("%(name)s accepted: one move taken back.", "%(name)s accepted: %(n)s moves taken back.", event.undone), {
     name: game.players[String(event.by)].username, n: event.undone,
   }, true));
@@ -613,6 +635,7 @@ async function viewPosition(ply) {
   }
   live.viewing = ply >= live.game.ply ? null : Math.max(0, ply);
   if (live.viewing === null) live.pending = 0;
+  showPlyInAddress();
   draw();
 }
 
