@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games import views
+from games import picture_views, views
 from games.rules_pages import rules_index, rules_page
 
 urlpatterns = [
@@ -12,6 +12,8 @@ urlpatterns = [
     path("api/games/<int:game_id>/positions", views.game_positions, name="api-game-positions"),
     path("games/<int:game_id>.txt", views.game_text, name="game-text"),
     path("games/<int:game_id>.json", views.game_json, name="game-json"),
+    path("games/<int:game_id>.png", picture_views.game_png, name="game-png"),
+    path("games/<int:game_id>.gif", picture_views.game_gif, name="game-gif"),
     path("games/<int:game_id>/", views.game_page, name="game"),
     path("api/vacation", views.vacation, name="api-vacation"),
     path("api/vacation/end", views.vacation_end, name="api-vacation-end"),
