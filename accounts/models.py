@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractUser, UserManager
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models.functions import Lower
+from django.db.models.functions import Cast, Lower, Upper
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -88,6 +88,16 @@ class User(AbstractUser):
         constraints = [
             # "Alice" and "alice" are one player to the people who read the names.
             models.UniqueConstraint(Lower("username"), name="lobby_user_username_ci_unique"),
+        ]
+        indexes = [
+            # What Django's `username__iexact` compares (UPPER of the name as text), which the
+            # lower() of the constraint above does not answer: a name looked up any case (a
+            # challenge, a mail command, a report, a sign-up's check) reads one index entry,
+            # not every account.
+            models.Index(
+                Upper(Cast("username", output_field=models.TextField())),
+                name="accounts_user_name_any_case",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -150,3 +150,21 @@ def test_an_unknown_page_is_a_plain_404(client: Client) -> None:
     assert response.status_code == 404
     assert "Traceback" not in response.content.decode()
     assert "There is nothing at this address" in response.content.decode()
+
+
+@pytest.mark.postgres(reason="the plan is PostgreSQL's")
+def test_a_name_looked_up_in_any_case_reads_the_names_index() -> None:
+    """`username__iexact` (challenges, mail commands, reports, sign-ups) compares UPPER of the
+    name as text: the index accounts_user_name_any_case answers it, not a scan of every
+    account (the table is small here, so the planner is told not to scan)."""
+    from django.db import connection
+
+    User.objects.create_user(username="Alice", password="x-long-password-1")
+    query = User.objects.filter(username__iexact="aLiCe").values("pk")
+    sql, params = query.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute(f"EXPLAIN {sql}", params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "accounts_user_name_any_case" in plan, plan
+    assert query.count() == 1
