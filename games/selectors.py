@@ -328,6 +328,30 @@ def title(game: Game) -> str:
     }
 
 
+def preview_text(game: Game, ply: int | None) -> str:
+    """A line for a link's preview: where the game stands (and the moment linked to)."""
+    if game.status == Game.Status.ACTIVE:
+        where = ngettext(
+            "Being played: %(moves)s move so far.",
+            "Being played: %(moves)s moves so far.",
+            game.ply,
+        ) % {"moves": game.ply}
+    elif game.status == Game.Status.ABORTED:
+        where = _("Aborted.")
+    elif game.winner is None:
+        where = _("A draw: %(reason)s.") % {"reason": game.reason}
+    else:
+        winner = (game.player1 if game.winner == 1 else game.player2).username
+        where = _("%(winner)s won: %(reason)s.") % {"winner": winner, "reason": game.reason}
+    if ply is None:
+        return where
+    return _("After move %(ply)s of %(moves)s. %(where)s") % {
+        "ply": ply,
+        "moves": game.ply,
+        "where": where,
+    }
+
+
 def title_for(slug: str, options: dict[str, Any]) -> str:
     """A game's display name with its options (ZigZag (pits 8, seeds 7)), in the active
     language."""

@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -176,11 +177,21 @@ def game_positions(request: HttpRequest, game_id: int) -> JsonResponse:
 @require_GET
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     game = _game_or_404(game_id)
+    # A link to one moment (`?ply=N`, static/js/game.js) previews that moment's picture.
+    asked = request.GET.get("ply", "")
+    ply = int(asked) if asked.isdigit() and int(asked) <= game.ply else None
+    picture = reverse("game-png", args=[game.pk]) + ("" if ply is None else f"?ply={ply}")
     context = {
         "game": game,
         "title": selectors.title(game),
         # The game's own name, for what a screen reader calls its board.
         "name": selectors.title_for(game.slug, {}),
+        # Link previews (Open Graph, Twitter cards): the board as a picture, whole URLs.
+        "preview": {
+            "url": request.build_absolute_uri(),
+            "image": request.build_absolute_uri(picture),
+            "description": selectors.preview_text(game, ply),
+        },
     }
     return render(request, "games/game.html", context)
 

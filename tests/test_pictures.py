@@ -159,6 +159,23 @@ class TestViews:
         earlier = client.get(f"/games/{game.pk}.png?ply=2")
         assert earlier.content != now.content
 
+    def test_a_link_to_a_moment_previews_its_picture(self) -> None:
+        """Open Graph and Twitter cards: a chat or forum shows the board of the moment linked."""
+        import re
+
+        game = self.play(new_game("zigzag"), 3)
+        client = Client()
+        page = client.get(f"/games/{game.pk}/?ply=2").content.decode()
+        meta = dict(re.findall(r'<meta (?:property|name)="([^"]+)" content="([^"]*)"', page))
+        assert meta["og:image"] == f"http://testserver/games/{game.pk}.png?ply=2"
+        assert meta["twitter:card"] == "summary_large_image"
+        assert meta["og:url"] == f"http://testserver/games/{game.pk}/?ply=2"
+        assert "After move 2 of 3." in meta["og:description"]
+        picture = client.get(meta["og:image"].removeprefix("http://testserver"))
+        assert picture.content == client.get(f"/games/{game.pk}.png?ply=2").content
+        whole = client.get(f"/games/{game.pk}/?ply=many").content.decode()
+        assert f'content="http://testserver/games/{game.pk}.png"' in whole  # the position now
+
     @pytest.mark.parametrize("query", ["ply=4", "ply=-1", "ply=two", "width=601", "width=x"])
     def test_a_bad_parameter_is_a_400_that_says_why(self, query: str) -> None:
         game = self.play(new_game("diffusion"), 3)
