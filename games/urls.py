@@ -15,6 +15,7 @@ urlpatterns = [
     path("games/<int:game_id>.png", picture_views.game_png, name="game-png"),
     path("games/<int:game_id>.gif", picture_views.game_gif, name="game-gif"),
     path("games/<int:game_id>/", views.game_page, name="game"),
+    path("embed/<int:game_id>/", views.embed_page, name="game-embed"),
     path("api/vacation", views.vacation, name="api-vacation"),
     path("api/vacation/end", views.vacation_end, name="api-vacation-end"),
     path("settings/vacation/", views.vacation_form, name="vacation"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
@@ -12,6 +13,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
+from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.tokens import ANY_SCOPE, accepts_tokens
@@ -194,6 +196,28 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
         },
     }
     return render(request, "games/game.html", context)
+
+
+# Who may frame the embed: anyone (a blog, a forum). Only this page says so; every other
+# page keeps `frame-ancestors 'none'` and X-Frame-Options DENY.
+EMBED_POLICY = settings.CONTENT_SECURITY_POLICY.replace(
+    "frame-ancestors 'none'", "frame-ancestors *"
+)
+
+
+@require_GET
+@xframe_options_exempt
+def embed_page(request: HttpRequest, game_id: int) -> HttpResponse:
+    """A game in an iframe on another site: the board, the players, the clocks and the
+    result, live through the spectator socket; nothing to sign in to, no cookie set."""
+    game = _game_or_404(game_id)
+    response = render(
+        request,
+        "games/embed.html",
+        {"game": game, "title": selectors.title(game), "name": selectors.title_for(game.slug, {})},
+    )
+    response["Content-Security-Policy"] = EMBED_POLICY
+    return response
 
 
 # --- vacations -------------------------------------------------------------------------------
