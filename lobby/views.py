@@ -1,17 +1,22 @@
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 from django.views.decorators.http import require_GET
 
 from accounts.forms import NotificationsForm
+from accounts.tokens import ANY_SCOPE, accepts_tokens
 from bots.search import LEVELS
 from games import clocks
 from games.messages import described_games
+from games.selectors import title_for
 from lobby import selectors
+from lobby import tv as tv_games
 from ratings import selectors as rating_selectors
+from realtime.api_errors import refuse
+from realtime.errors import ServiceError
 
 # The computer's levels as the lobby's forms name them (bots/search knows no Django).
 LEVEL_NAMES = {
@@ -80,3 +85,38 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
             }
         )
     return render(request, "lobby/profile.html", context)
+
+
+@require_GET
+def tv(request: HttpRequest, slug: str | None = None) -> HttpResponse:
+    """TV: the highest-rated live game (of one game, or of all), switching to the next when
+    it ends (lobby/tv.py; static/js/tv.js)."""
+    if slug is not None and not tv_games.known_game(slug):
+        raise Http404("There is no such game.")
+    name = title_for(slug, {}) if slug else ""
+    return render(
+        request,
+        "lobby/tv.html",
+        {
+            "slug": slug or "",
+            "title": _("TV: %(game)s") % {"game": name} if slug else _("TV"),
+            "games": described_games(),
+            "featured": tv_games.featured_json(slug),
+        },
+    )
+
+
+@require_GET
+@accepts_tokens(*ANY_SCOPE)
+def api_tv(request: HttpRequest) -> JsonResponse:
+    """The game TV shows now (`game`: of one game), or null when none is being played."""
+    slug = request.GET.get("game") or None
+    unknown = sorted(set(request.GET) - {"game"})
+    if unknown or (slug is not None and not tv_games.known_game(slug)):
+        message = (
+            _("unknown parameter %(name)s") % {"name": unknown[0]}
+            if unknown
+            else _("game must be one of the site's games")
+        )
+        return refuse(ServiceError("bad_message", message))
+    return JsonResponse({"game": tv_games.featured_json(slug)})

@@ -71,6 +71,7 @@ PAGES_OUT = [
     "/live/",
     "/games/",
     "/puzzles/",
+    "/tv/",
     "/help/mail/",
     "/password-reset/",
 ]

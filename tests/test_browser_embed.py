@@ -102,3 +102,44 @@ def test_a_game_framed_on_another_site_follows_the_game_and_sets_no_cookie(
         alice.goto(embed)
         expect(alice.locator("#embed")).to_have_attribute("data-ready", "true")
         assert violations(alice) == []
+
+
+def test_tv_shows_a_live_game_and_goes_on_to_the_next_when_it_ends(
+    browser: Browser, own_site: Site, problems: Problems
+) -> None:
+    """On a site of its own: no other test's games on TV."""
+    site = own_site
+    with site.serve():
+        alice = guest(browser, site, problems, "alice")
+        bob = guest(browser, site, problems, "bob")
+        for page in (alice, bob):
+            page.goto("about:blank")
+        games = [challenge_by_request(alice, bob, site, "diffusion") for _ in range(2)]
+
+        viewer = problems.watch("viewer", browser.new_context().new_page())
+        viewer.goto(f"{site.url}/tv/")
+        tv = viewer.locator("#tv")
+        shown = int(str(tv.get_attribute("data-game")))
+        assert shown in games
+        frame = viewer.frame_locator("#tv-frame")
+        expect(frame.locator("#embed")).to_have_attribute("data-ready", "true")
+        assert violations(viewer) == []
+
+        # The game on TV ends: the page says so, then shows the other one.
+        alice.goto(f"{site.url}/games/{shown}/")
+        expect_game_live(alice)
+        alice.once("dialog", lambda dialog: dialog.accept())
+        alice.locator("#abort-button, #resign-button").locator("visible=true").click()
+        other = next(game for game in games if game != shown)
+        expect(tv).to_have_attribute("data-game", str(other))
+        expect(viewer.locator("#tv-now")).to_contain_text("Next game")
+        expect(viewer.locator("#tv-frame")).to_have_attribute("src", f"/embed/{other}/")
+        expect(frame.locator("#embed")).to_have_attribute("data-ready", "true")
+
+        # A channel with no game says so.
+        viewer.goto(f"{site.url}/tv/zigzag/")
+        expect(viewer.locator("#tv-frame")).to_be_hidden()
+        expect(viewer.locator("#tv-now")).not_to_be_empty()
+        answer = viewer.request.get(f"{site.url}/api/tv?game=zigzag").json()
+        assert answer == {"game": None}
+        assert viewer.request.get(f"{site.url}/api/tv?game=chess").status == 400

@@ -87,6 +87,7 @@ const EVENTS = {
   end(event) {
     Object.assign(seen.game, { status: event.status, result: event.result });
     setClock(event.clock);
+    tellTheFramingPage();
   },
   takeback(event) {
     Object.assign(seen.game, { state: event.state, ply: event.ply, to_move: event.to_move });
@@ -94,6 +95,12 @@ const EVENTS = {
     setClock(event.clock);
   },
 };
+
+// The page that frames this one hears that the game is over (the site's TV goes on to the
+// next game; another site may do what it likes with it). Nothing else is said to it.
+function tellTheFramingPage() {
+  if (window.parent !== window) window.parent.postMessage({ type: "game-over", game: gameId }, "*");
+}
 
 function receive(message) {
   if (message.type === "state") {
@@ -104,6 +111,7 @@ function receive(message) {
     setClock(message.game.clock);
     draw();
     root.dataset.ready = "true";
+    if (message.game.status !== "active") tellTheFramingPage();
     return;
   }
   if (message.v === undefined || !seen.game) return; // crowd, chat and the like: not drawn
