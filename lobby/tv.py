@@ -68,6 +68,7 @@ def featured_json(slug: str | None) -> dict[str, Any] | None:
         "title": title(game),
         "rating": round(rating),
         "players": {"1": game.player1.username, "2": game.player2.username},
+        "ply": game.ply,
     }
 
 

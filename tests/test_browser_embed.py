@@ -125,6 +125,17 @@ def test_tv_shows_a_live_game_and_goes_on_to_the_next_when_it_ends(
         expect(frame.locator("#embed")).to_have_attribute("data-ready", "true")
         assert violations(viewer) == []
 
+        # The home page shows it too, as a picture of its position (no socket).
+        home = problems.watch("home", browser.new_context().new_page())
+        home.goto(f"{site.url}/")
+        expect(home.locator("#featured")).to_be_visible()
+        expect(home.locator("#featured-board")).to_have_attribute(
+            "src", f"/games/{shown}.png?ply=0&width=360"
+        )
+        expect(home.locator("#featured-board")).to_have_js_property("complete", True)
+        assert int(home.locator("#featured-board").evaluate("img => img.naturalWidth")) == 360
+        home.context.close()
+
         # The game on TV ends: the page says so, then shows the other one.
         alice.goto(f"{site.url}/games/{shown}/")
         expect_game_live(alice)
