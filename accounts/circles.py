@@ -16,13 +16,23 @@ from accounts.models import Circle
 
 # (follower id, followed id) -> whether the first follows the second.
 FollowsReader = Callable[[int, int], bool]
+# follower id -> the names of the players they follow.
+FollowedReader = Callable[[int], list[str]]
 
 _reader: list[FollowsReader] = []
+_followed: list[FollowedReader] = []
 
 
-def register(reader: FollowsReader) -> None:
+def register(reader: FollowsReader, followed: FollowedReader | None = None) -> None:
     """Called once by the follows app; a second registration replaces the first."""
     _reader[:] = [reader]
+    _followed[:] = [followed] if followed is not None else []
+
+
+def followed_names(follower_id: int) -> list[str]:
+    """The players `follower` follows, by name (the lobby shows their games first); none
+    without the follows app."""
+    return _followed[0](follower_id) if _followed else []
 
 
 def follows(follower_id: int, followed_id: int) -> bool:

@@ -11,7 +11,7 @@ class FollowsConfig(AppConfig):
         from games import lifecycle
 
         # The apps below follows learn who follows whom through accounts.circles.
-        circles.register(services.follows_player)
+        circles.register(services.follows_player, services.followed_names)
         # What the player follows is in their data download (privacy/export.py).
         exports.register("follows", services.following)
         lifecycle.games_started.connect(services.games_started, dispatch_uid="follows-started")

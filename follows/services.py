@@ -40,6 +40,15 @@ def follows_player(follower_id: int, followed_id: int) -> bool:
     return Follow.objects.filter(user_id=follower_id, player_id=followed_id).exists()
 
 
+def followed_names(follower_id: int) -> list[str]:
+    """accounts.circles' second reader: the names of the players a user follows."""
+    return list(
+        Follow.objects.filter(user_id=follower_id, player__isnull=False).values_list(
+            "player__username", flat=True
+        )
+    )
+
+
 def _signed_in(user: Any) -> User:
     if user is None or not getattr(user, "is_authenticated", False):
         raise ServiceError("not_logged_in", _("Log in (or play as a guest) to follow."))

@@ -6,6 +6,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 from django.views.decorators.http import require_GET
 
+from accounts import circles
 from accounts.forms import NotificationsForm
 from accounts.tokens import ANY_SCOPE, accepts_tokens
 from bots.search import LEVELS
@@ -45,6 +46,10 @@ def home(request: HttpRequest) -> HttpResponse:
                 {"number": level.number, "name": LEVEL_NAMES.get(level.name, level.name)}
                 for level in LEVELS
             ],
+            # The players this user follows: the live games list shows their games first.
+            "following": circles.followed_names(request.user.pk)
+            if request.user.is_authenticated
+            else [],
         },
     )
 

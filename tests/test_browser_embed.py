@@ -4,6 +4,7 @@ in that browser; every other page still refuses to be framed."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -112,6 +113,7 @@ def test_tv_shows_a_live_game_and_goes_on_to_the_next_when_it_ends(
     with site.serve():
         alice = guest(browser, site, problems, "alice")
         bob = guest(browser, site, problems, "bob")
+        name = str(alice.locator("#lobby").get_attribute("data-username"))
         for page in (alice, bob):
             page.goto("about:blank")
         games = [challenge_by_request(alice, bob, site, "diffusion") for _ in range(2)]
@@ -135,6 +137,22 @@ def test_tv_shows_a_live_game_and_goes_on_to_the_next_when_it_ends(
         expect(home.locator("#featured-board")).to_have_js_property("complete", True)
         assert int(home.locator("#featured-board").evaluate("img => img.naturalWidth")) == 360
         home.context.close()
+
+        # A player who follows alice finds her games first in the lobby, marked.
+        carol = guest(browser, site, problems, "carol")
+        token = next(
+            c["value"] for c in carol.context.cookies(site.url) if c["name"] == "csrftoken"
+        )
+        followed = carol.request.post(
+            f"{site.url}/api/follows",
+            data=json.dumps({"user": name}),
+            headers={"X-CSRFToken": token, "Content-Type": "application/json"},
+        )
+        assert followed.ok, followed.text()
+        carol.reload()
+        first = carol.locator("#live-games li").first
+        expect(first).to_have_class("followed")
+        expect(first.locator(".followed-mark")).to_be_visible()
 
         # The game on TV ends: the page says so, then shows the other one.
         alice.goto(f"{site.url}/games/{shown}/")

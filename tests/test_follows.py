@@ -74,6 +74,20 @@ def test_following_twice_is_one_follow_and_the_limit_holds(
     assert services.following(carol) == {"games": [], "players": []}
 
 
+def test_the_lobby_page_knows_whom_you_follow_to_show_their_live_games_first(
+    people: dict[str, User],
+) -> None:
+    carol = people["carol"]
+    services.follow_player(user=carol, username="alice")
+    client = Client()
+    client.force_login(carol)
+    page = client.get("/").content.decode()
+    data = page.split('<script id="following-data" type="application/json">')[1].split("<")[0]
+    assert json.loads(data) == ["alice"]
+    anyone = Client().get("/").content.decode()
+    assert '<script id="following-data" type="application/json">[]</script>' in anyone
+
+
 async def test_the_news_of_a_bot_accounts_game_names_its_seat_for_the_bot_mark() -> None:
     alice, robo, carol = [await db(make_user)(name) for name in ("alice", "robo", "carol")]
     await db(User.objects.filter(pk=robo.pk).update)(bot_since=timezone.now())

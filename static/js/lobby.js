@@ -582,16 +582,23 @@ function drawMyGames() {
   }));
 }
 
+// The players this user follows (the page says, at load): their live games come first.
+const following = new Set(JSON.parse(document.getElementById("following-data")?.textContent || "[]"));
+const followedIn = (game) => following.has(game.players["1"]) || following.has(game.players["2"]);
+
 function drawLiveGames() {
   const name = me();
-  fill("live-games", lobby.games.map((game) => keyed(JSON.stringify([game, name]), () => {
+  const games = [...lobby.games.filter(followedIn), ...lobby.games.filter((game) => !followedIn(game))];
+  fill("live-games", games.map((game) => keyed(JSON.stringify([game, name, followedIn(game)]), () => {
     const players = game.players;
     const mine = name && (players["1"] === name || players["2"] === name);
+    const followed = followedIn(game);
     const spectators = game.spectators || 0;
-    return el("li", { class: mine ? "mine" : "", dataset: { gameId: game.id } },
+    return el("li", { class: [mine ? "mine" : "", followed ? "followed" : ""].join(" ").trim(), dataset: { gameId: game.id } },
       el("a", { href: `/games/${game.id}/`, class: "watch" },
         el("span", { class: "players" }, ...playersText(players, game.bot_accounts || [])),
-        el("span", { class: "what" }, gameTitle(game.slug, game.options))),
+        el("span", { class: "what" }, gameTitle(game.slug, game.options)),
+        ...(followed ? [" ", el("span", { class: "followed-mark" }, gettext("(you follow)"))] : [])),
       el("span", { class: "detail" },
         el("span", { class: "ply" }, game.ply ? interpolate(gettext("move %(n)s"), { n: game.ply }, true) : gettext("new game")), " · ",
         el("span", { class: "spectators", dataset: { count: spectators } },
