@@ -23,6 +23,7 @@ from lobby.protocol_doc import (
     documented,
     parse,
 )
+from tests.test_architecture import APPS
 
 __all__ = ["DOCUMENT", "SEEN", "UndocumentedFrame", "check", "check_text", "documented", "parse"]
 
@@ -59,22 +60,9 @@ def _every_frame_is_documented(monkeypatch: pytest.MonkeyPatch) -> Iterator[None
     yield
 
 
-SERVER_PACKAGES = (
-    "realtime",
-    "config",
-    "accounts",
-    "games",
-    "ratings",
-    "bots",
-    "lobby",
-    "tournaments",
-    "follows",
-    "pbm",
-    "moderation",
-    "analysis",
-    "push",
-    "botapi",
-)
+# Every package of the product, from the house's own list (tests/test_architecture.py): a new
+# app's error codes and frames are checked without anyone remembering to add it here.
+SERVER_PACKAGES = ("realtime", "config", *APPS)
 
 
 def code_mentions(name: str, roots: tuple[str, ...] = SERVER_PACKAGES) -> bool:

@@ -74,7 +74,7 @@ def test_every_error_code_in_the_source_is_documented() -> None:
     ]:
         text = path.read_text()
         raised |= set(
-            re.findall(r'(?:ServiceError|BadCommand|send_error|error)\(\s*"([a-z_]+)"', text)
+            re.findall(r'\b(?:ServiceError|BadCommand|send_error|error)\(\s*"([a-z_]+)"', text)
         )
     raised |= challenge_codes()
     assert {"illegal_move", "not_logged_in", "bad_json", "server_error"} <= raised
