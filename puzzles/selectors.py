@@ -8,6 +8,7 @@ from datetime import date
 from typing import Any
 
 from django.db.models import Count, Q
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from games.engine import client_moves, rules_for
@@ -16,6 +17,7 @@ from games.rules.notation import parse_position
 from games.selectors import title_for
 from puzzles.models import Attempt, Puzzle, PuzzleRating
 from ratings.glicko import INITIAL_RATING, PROVISIONAL_DEVIATION
+from realtime.errors import ServiceError
 
 # The themes a puzzle may have (found by the generator, docs/PUZZLES.md), as people read them.
 THEMES = {
@@ -30,6 +32,14 @@ THEMES = {
 }
 # The next puzzle is drawn from the few nearest the player's rating: not always the same one.
 NEAREST = 6
+
+
+def load(puzzle_id: int) -> Puzzle:
+    """The puzzle, or ServiceError no_such_puzzle."""
+    puzzle = Puzzle.objects.filter(pk=puzzle_id).first()
+    if puzzle is None:
+        raise ServiceError("no_such_puzzle", _("There is no such puzzle."))
+    return puzzle
 
 
 def puzzle_json(puzzle: Puzzle) -> dict[str, Any]:

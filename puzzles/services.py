@@ -13,6 +13,7 @@ from games.engine import rules_for
 from games.messages import translated
 from games.rules import IllegalMove
 from games.rules.notation import parse_position
+from puzzles import selectors
 from puzzles.models import Attempt, Puzzle, PuzzleRating
 from ratings.glicko import Glicko, after_game
 from realtime.errors import ServiceError
@@ -76,9 +77,7 @@ def answer(*, user: Any, puzzle_id: int, move: str) -> Answered:
     opponent (Glicko-2: solving is a win for the player, missing a win for the puzzle), in
     one transaction with the attempt; later answers, and anyone not signed in, are told
     whether it was right and rated nothing."""
-    puzzle = Puzzle.objects.filter(pk=puzzle_id).first()
-    if puzzle is None:
-        raise ServiceError("no_such_puzzle", _("There is no such puzzle."))
+    puzzle = selectors.load(puzzle_id)
     rules = rules_for(puzzle.slug, puzzle.options)
     state = parse_position(rules, puzzle.position)
     if not isinstance(move, str) or not move.strip():

@@ -26,13 +26,6 @@ ANSWER_BODY = decoder(AnswerBody)
 SLUGS = {game["slug"] for game in available_games()}
 
 
-def _puzzle(puzzle_id: int) -> Puzzle:
-    puzzle = Puzzle.objects.filter(pk=puzzle_id).first()
-    if puzzle is None:
-        raise ServiceError("no_such_puzzle", _("There is no such puzzle."))
-    return puzzle
-
-
 def _with_player(puzzle: Puzzle, user: Any) -> dict[str, Any]:
     return {
         "puzzle": selectors.puzzle_json(puzzle),
@@ -77,7 +70,7 @@ def api_next(request: HttpRequest) -> JsonResponse:
 def api_puzzle(request: HttpRequest, puzzle_id: int) -> JsonResponse:
     """One puzzle, to solve (its answer is given once you answer)."""
     try:
-        return JsonResponse(_with_player(_puzzle(puzzle_id), request.user))
+        return JsonResponse(_with_player(selectors.load(puzzle_id), request.user))
     except ServiceError as error:
         return refuse(error)
 

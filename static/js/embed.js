@@ -2,8 +2,7 @@
 // the result, kept live by the game's spectator socket (docs/PROTOCOL.md). It draws what the
 // server sends and decides nothing.
 /* global gettext, interpolate */
-import { renderChess } from "./boards/chess.js";
-import { renderMancala } from "./boards/mancala.js";
+import { drawStill } from "./boards/still.js";
 import { CLOSE, openSocket } from "./socket.js";
 
 const root = document.getElementById("embed");
@@ -13,26 +12,10 @@ const seen = { v: 0, game: null, lastMove: null, clock: null, receivedAt: 0 };
 function draw() {
   const game = seen.game;
   if (!game) return;
-  const view = {
-    name: root.dataset.name,
-    board: game.board,
-    state: game.state,
-    legal: [],
-    previous: null,
-    flipped: false,
-    you: null,
-    players: game.players,
-    captured: game.state.captured,
-    lastMove: seen.lastMove,
-    ply: game.ply,
-    onMove: () => {},
-    onDraft: () => {},
-    onRefused: () => {},
-    onExplain: () => {},
-    infoContainer: null,
-  };
-  if (game.board.renderer === "grid") renderChess(document.getElementById("board"), view);
-  else renderMancala(document.getElementById("board"), view);
+  drawStill(document.getElementById("board"), {
+    name: root.dataset.name, board: game.board, state: game.state, players: game.players,
+    lastMove: seen.lastMove, ply: game.ply,
+  });
   drawPlayers();
   const status = document.getElementById("embed-status");
   if (game.result) {
