@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.cache import cache
 from django.db.models import Q
 from django.utils import timezone
 
@@ -57,7 +58,25 @@ def featured(slug: str | None = None) -> tuple[Game, float] | None:
     return best, rating(best)
 
 
+# Every home page asks every few seconds: the answer is shared for this long (a second, so a
+# game that ends is off TV before the page asks again, 1.5 s after its end).
+SHARED_SECONDS = 1
+
+
 def featured_json(slug: str | None) -> dict[str, Any] | None:
+    """featured() as the API and the pages give it, computed at most once a second."""
+    key = f"tv:featured:{slug or ''}"
+    shown = cache.get(key)
+    if shown is None:
+        # "No game" is not kept: it costs one look at no active game, and a game that starts
+        # is then on TV at once.
+        shown = _featured_json(slug)
+        if shown is not None:
+            cache.set(key, shown, SHARED_SECONDS)
+    return shown
+
+
+def _featured_json(slug: str | None) -> dict[str, Any] | None:
     found = featured(slug)
     if found is None:
         return None
