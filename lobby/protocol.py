@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from games import protocol as game_protocol
 from realtime.protocol import (
     AccountNotice,
     Body,
@@ -354,6 +355,29 @@ register_socket(
 )
 # The notification socket sends a few of the lobby's frames and accepts only `ping`.
 register_socket(SocketKind(name="notify", prefix="/ws/notify/", client=Ping, frames=SERVER_FRAMES))
+
+
+class TvGame(msgspec.Struct, forbid_unknown_fields=True):
+    """The game TV shows (as GET /api/tv gives it)."""
+
+    id: int
+    slug: str
+    title: str
+    rating: int
+    players: dict[str, str]
+    ply: int
+
+
+class Tv(Frame, tag="tv", kw_only=True):
+    """TV's game (null: none is being played); its snapshot follows."""
+
+    game: TvGame | None
+
+
+# The TV socket sends a spectator's frames of the game socket, and `tv`; it accepts only `ping`.
+register_socket(
+    SocketKind(name="tv", prefix="/ws/tv/", client=Ping, frames=Tv | game_protocol.SERVER_FRAMES)
+)
 register_bodies(
     {
         "POST /api/seeks": SeekBody,

@@ -58,14 +58,25 @@ def featured(slug: str | None = None) -> tuple[Game, float] | None:
     return best, rating(best)
 
 
-# Every home page asks every few seconds: the answer is shared for this long (a second, so a
-# game that ends is off TV before the page asks again, 1.5 s after its end).
+# Every home page asks every few seconds: the answer is shared for this long. A game that ends
+# takes the shared answers with it (`game_ended`), so TV's watchers, who all ask at its end,
+# hear of the next game at once.
 SHARED_SECONDS = 1
+
+
+def _key(slug: str | None) -> str:
+    return f"tv:featured:{slug or ''}"
+
+
+def game_ended(game: Game, **_: Any) -> None:
+    """games.lifecycle.game_ended: the shared answers (overall, and the game's own) may show
+    the game that ended; they are dropped, the next asker computes them again."""
+    cache.delete_many([_key(None), _key(game.slug)])
 
 
 def featured_json(slug: str | None) -> dict[str, Any] | None:
     """featured() as the API and the pages give it, computed at most once a second."""
-    key = f"tv:featured:{slug or ''}"
+    key = _key(slug)
     shown = cache.get(key)
     if shown is None:
         # "No game" is not kept: it costs one look at no active game, and a game that starts
@@ -73,6 +84,20 @@ def featured_json(slug: str | None) -> dict[str, Any] | None:
         shown = _featured_json(slug)
         if shown is not None:
             cache.set(key, shown, SHARED_SECONDS)
+    return shown
+
+
+def next_featured(slug: str | None, ended: int | None) -> dict[str, Any] | None:
+    """What TV shows after game `ended` (None: after no game), for the feeds of every
+    process (lobby/tv_feed.py): the shared answer unless it still names the game that ended
+    (an answer computed as it ended), else computed again now and shared."""
+    key = _key(slug)
+    shown = cache.get(key)
+    if shown is not None and shown["id"] != ended:
+        return dict(shown)
+    shown = _featured_json(slug)
+    if shown is not None:
+        cache.set(key, shown, SHARED_SECONDS)
     return shown
 
 

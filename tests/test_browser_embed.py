@@ -123,8 +123,12 @@ def test_tv_shows_a_live_game_and_goes_on_to_the_next_when_it_ends(
         tv = viewer.locator("#tv")
         shown = int(str(tv.get_attribute("data-game")))
         assert shown in games
-        frame = viewer.frame_locator("#tv-frame")
-        expect(frame.locator("#embed")).to_have_attribute("data-ready", "true")
+        # Drawn from the TV socket: the game's snapshot, its board and whose move it is.
+        on_tv = viewer.locator("#tv-game")
+        expect(on_tv).to_have_attribute("data-status", "active")
+        expect(on_tv).to_have_attribute("data-ply", "0")
+        expect(viewer.locator("#board svg").first).to_be_visible()
+        expect(viewer.locator("#tv-status")).to_contain_text("to play")
         assert violations(viewer) == []
 
         # The home page shows it too, as a picture of its position (no socket).
@@ -154,7 +158,8 @@ def test_tv_shows_a_live_game_and_goes_on_to_the_next_when_it_ends(
         expect(first).to_have_class("followed")
         expect(first.locator(".followed-mark")).to_be_visible()
 
-        # The game on TV ends: the page says so, then shows the other one.
+        # The game on TV ends: the server pushes the other one on the same socket; the page
+        # says which, and keeps the result of the one that ended.
         alice.goto(f"{site.url}/games/{shown}/")
         expect_game_live(alice)
         alice.once("dialog", lambda dialog: dialog.accept())
@@ -162,12 +167,13 @@ def test_tv_shows_a_live_game_and_goes_on_to_the_next_when_it_ends(
         other = next(game for game in games if game != shown)
         expect(tv).to_have_attribute("data-game", str(other))
         expect(viewer.locator("#tv-now")).to_contain_text("Next game")
-        expect(viewer.locator("#tv-frame")).to_have_attribute("src", f"/embed/{other}/")
-        expect(frame.locator("#embed")).to_have_attribute("data-ready", "true")
+        expect(viewer.locator("#tv-last")).to_contain_text("Previous game")
+        expect(on_tv).to_have_attribute("data-status", "active")
+        expect(viewer.locator("#tv-game-link")).to_have_attribute("href", f"/games/{other}/")
 
         # A channel with no game says so.
         viewer.goto(f"{site.url}/tv/zigzag/")
-        expect(viewer.locator("#tv-frame")).to_be_hidden()
+        expect(viewer.locator("#tv-game")).to_be_hidden()
         expect(viewer.locator("#tv-now")).not_to_be_empty()
         answer = viewer.request.get(f"{site.url}/api/tv?game=zigzag").json()
         assert answer == {"game": None}
