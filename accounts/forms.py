@@ -35,6 +35,13 @@ class NotificationsForm(forms.Form):
             "E-mail me when a correspondence game I follow ends, or a player I follow starts one"
         ),
     )
+    mail_pictures = forms.BooleanField(
+        required=False,
+        label=gettext_lazy(
+            "Attach a picture of the board to the mails that show one (your move, and the "
+            "mail door's replies)"
+        ),
+    )
 
 
 class CurrentPasswordForm(forms.Form):

@@ -55,6 +55,8 @@ class User(AbstractUser):
     email_on_move = models.BooleanField(default=True)
     # Correspondence players may also hear of followed games and players by e-mail.
     email_on_follow = models.BooleanField(default=False, db_default=False)
+    # Mails that show a board (your move, replies to the mail door) attach its picture too.
+    mail_pictures = models.BooleanField(default=False, db_default=False)
     # The computer's accounts (bots/): they play through the services like anyone else.
     is_bot = models.BooleanField(default=False, db_default=False)
     # A new or changed address waits here until its link is opened (accounts/emails.py): the

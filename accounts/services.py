@@ -50,12 +50,21 @@ def do_sign_up(*, username: str, password: str, email: str = "") -> User:
         return User.objects.create_user(username=username, password=password, email=email)
 
 
-def do_set_notifications(*, user: User, email_on_move: bool, email_on_follow: bool = False) -> None:
-    """Which correspondence e-mails are sent ("your move", followed news). The address they
-    go to is changed through its confirmation link (accounts/emails.py)."""
+def do_set_notifications(
+    *, user: User, email_on_move: bool, email_on_follow: bool = False, mail_pictures: bool = False
+) -> None:
+    """Which correspondence e-mails are sent ("your move", followed news), and whether those
+    that show a board attach its picture. The address they go to is changed through its
+    confirmation link (accounts/emails.py)."""
     User.objects.filter(pk=user.pk).update(
-        email_on_move=email_on_move, email_on_follow=email_on_follow
+        email_on_move=email_on_move, email_on_follow=email_on_follow, mail_pictures=mail_pictures
     )
+
+
+def do_set_mail_pictures(*, user: User, on: bool) -> None:
+    """Whether the mails that show a board attach its picture (the mail door's `change
+    pictures`; the profile's form sets it with the other mail settings)."""
+    User.objects.filter(pk=user.pk).update(mail_pictures=on)
 
 
 def do_set_language(*, user: User, language: str) -> None:

@@ -136,6 +136,7 @@ def notifications(request: HttpRequest) -> HttpResponse:
             user=request.user,
             email_on_move=form.cleaned_data["email_on_move"],
             email_on_follow=form.cleaned_data["email_on_follow"],
+            mail_pictures=form.cleaned_data["mail_pictures"],
         )
         messages.success(request, _("Your e-mail settings are saved."))
     else:

@@ -1,71 +1,38 @@
 """Pictures of a game's positions: /games/<id>.png (any ply) and /games/<id>.gif (the game).
 
 Public, like the game page. Drawn by games/pictures.py from the engine's board description
-and cached (Django's cache: Redis in production) under the game, the ply, the game's version
-and the width: a move or a takeback changes the version, so a cached picture is never stale.
-docs/PICTURES.md.
+and cached by games/picture_cache.py (which the mails' attachments share). docs/PICTURES.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.core.cache import cache
-from django.db import connection, transaction
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from games import pictures, selectors
+from games import picture_cache, pictures
 from games.engine import rules_for
 from games.models import Game
+from games.picture_cache import PNG_WIDTH, picture_key
 
-# The widths offered: a few, so that the cache holds a few pictures of a position, not one per
-# pixel a client can name. The GIF's widths stop lower: it is a picture per position.
-PNG_WIDTHS = (240, 360, 480, 600, 800, 1200)
-GIF_WIDTHS = (240, 360, 480, 600)
-PNG_WIDTH = 600
-GIF_WIDTH = 480
-# A longer game's GIF is refused: its frames would hold a worker for seconds.
-MAX_GIF_PLIES = 1000
 # A finished game's pictures never change: browsers and proxies keep them a day. An active
 # game's current position changes with the next move.
 FINISHED_MAX_AGE = 86_400
 ACTIVE_MAX_AGE = 10
-# How long the cache keeps a picture: a finished game's for a day, an active game's until
-# its next moves have made it unlikely to be asked for again.
-FINISHED_TIMEOUT = 86_400
-ACTIVE_TIMEOUT = 600
+# The widths offered: a few, so that the cache holds a few pictures of a position, not one per
+# pixel a client can name. The GIF's widths stop lower: it is a picture per position.
+PNG_WIDTHS = (240, 360, 480, 600, 800, 1200)
+GIF_WIDTHS = (240, 360, 480, 600)
+GIF_WIDTH = 480
+# A longer game's GIF is refused: its frames would hold a worker for seconds.
+MAX_GIF_PLIES = 1000
 
 
 class BadPicture(Exception):
     """A parameter out of range: answered 400 with the message."""
-
-
-def picture_key(game_id: int, kind: str, ply: int, version: int, width: int) -> str:
-    """The cache key of a picture: `kind` is "png" or "gif"."""
-    return f"picture:{kind}:{game_id}:{ply}:{version}:{width}"
-
-
-def _load(game_id: int) -> Game:
-    game = selectors.load_game(game_id)
-    if game is None:
-        raise Http404(f"There is no game {game_id}.")
-    return game
-
-
-def _moves_as_of(game_id: int) -> tuple[Game, list[str]]:
-    """The game row and its moves read as of one moment (as selectors.load_snapshot reads
-    them): a move or takeback committed between the two reads would otherwise be drawn under
-    the older version's key."""
-    own_transaction = not connection.in_atomic_block
-    with transaction.atomic():
-        if connection.vendor == "postgresql" and own_transaction:
-            with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-        game = _load(game_id)
-        return game, [move for _player, move in selectors.played(game)]
 
 
 def _width(request: HttpRequest, allowed: tuple[int, ...], default: int) -> int:
@@ -100,12 +67,7 @@ def _answer(
     game: Game, key: str, content_type: str, render: Callable[[], tuple[bytes, Game]]
 ) -> HttpResponse:
     """The cached picture under `key`, or a fresh one, stored; with its caching headers."""
-    body = cache.get(key)
-    if body is None:
-        body, read = render()
-        if read.version == game.version:  # else a move came in between: drawn, not stored
-            finished = read.status != Game.Status.ACTIVE
-            cache.set(key, body, FINISHED_TIMEOUT if finished else ACTIVE_TIMEOUT)
+    body = picture_cache.cached(game, key, render)
     response = HttpResponse(body, content_type=content_type)
     finished = game.status != Game.Status.ACTIVE
     patch_cache_control(
@@ -117,7 +79,7 @@ def _answer(
 @require_GET
 def game_png(request: HttpRequest, game_id: int) -> HttpResponse:
     """The position after `ply` moves (default: the current one), `width` pixels wide."""
-    game = _load(game_id)
+    game = picture_cache.load(game_id)
     try:
         ply = _ply(request, game)
         width = _width(request, PNG_WIDTHS, PNG_WIDTH)
@@ -125,11 +87,7 @@ def game_png(request: HttpRequest, game_id: int) -> HttpResponse:
         return _bad(error)
 
     def render() -> tuple[bytes, Game]:
-        read, moves = _moves_as_of(game_id)
-        rules = rules_for(read.slug, read.options)
-        state = pictures.replay(rules, moves, ply)
-        last = moves[ply - 1] if 0 < ply <= len(moves) else None
-        return pictures.position_png(rules, state, last_move=last, width=width), read
+        return picture_cache.render_png(game_id, ply, width)
 
     key = picture_key(game.pk, "png", ply, game.version, width)
     return _answer(game, key, "image/png", render)
@@ -138,7 +96,7 @@ def game_png(request: HttpRequest, game_id: int) -> HttpResponse:
 @require_GET
 def game_gif(request: HttpRequest, game_id: int) -> HttpResponse:
     """The game so far as an animated GIF: a frame per position, from the start."""
-    game = _load(game_id)
+    game = picture_cache.load(game_id)
     try:
         width = _width(request, GIF_WIDTHS, GIF_WIDTH)
         if game.ply > MAX_GIF_PLIES:
@@ -150,7 +108,7 @@ def game_gif(request: HttpRequest, game_id: int) -> HttpResponse:
         return _bad(error)
 
     def render() -> tuple[bytes, Game]:
-        read, moves = _moves_as_of(game_id)
+        read, moves = picture_cache.moves_as_of(game_id)
         rules = rules_for(read.slug, read.options)
         return pictures.game_gif(rules, moves, width=width), read
 

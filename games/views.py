@@ -190,6 +190,7 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
         "name": selectors.title_for(game.slug, {}),
         # Link previews (Open Graph, Twitter cards): the board as a picture, whole URLs.
         "preview": {
+            "title": selectors.title(game),
             "url": request.build_absolute_uri(),
             "image": request.build_absolute_uri(picture),
             "description": selectors.preview_text(game, ply),

@@ -250,6 +250,42 @@ def records(user: Any) -> list[dict[str, Any]]:
     ]
 
 
+def playing_now(user: Any) -> dict[str, Any] | None:
+    """The game a player is playing now, for their profile: of their games in progress and
+    played in the last LIVE_IDLE, a real-time one first, then the most recently active;
+    None when there is none. Games against the computer count: people watch them too."""
+    games = Game.objects.filter(
+        Q(player1=user) | Q(player2=user),
+        status=Game.Status.ACTIVE,
+        updated_at__gte=timezone.now() - LIVE_IDLE,
+    ).select_related("player1", "player2")
+    found = max(
+        games.order_by("-updated_at")[:20],
+        key=lambda game: (game.time_control.realtime, game.updated_at),
+        default=None,
+    )
+    if found is None:
+        return None
+    opponent = found.player2 if found.player1_id == user.pk else found.player1
+    return {
+        "id": found.pk,
+        "name": title_for(found.slug, found.options),
+        "opponent": opponent.username,
+        "ply": found.ply,
+    }
+
+
+def last_finished_game(user: Any) -> int | None:
+    """The id of the player's most recent finished game (its last position previews their
+    profile when they play nothing now)."""
+    return (
+        Game.objects.filter(Q(player1=user) | Q(player2=user), status=Game.Status.FINISHED)
+        .order_by("-updated_at")
+        .values_list("pk", flat=True)
+        .first()
+    )
+
+
 def user_games(user: Any, limit: int = PROFILE_GAMES_SHOWN) -> dict[str, list[dict[str, Any]]]:
     """A user's games: the running ones and the finished (or aborted) ones, newest first."""
     games = (

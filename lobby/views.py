@@ -1,7 +1,11 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import formats
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 from django.views.decorators.http import require_GET
@@ -76,20 +80,61 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
             label=_("%(game)s, %(speed)s: rating after each rated game")
             % {"game": rating["name"], "speed": SPEED_NAMES.get(rating["speed"], rating["speed"])},
         )
+    playing = selectors.playing_now(player)
     context = {
         "player": player,
+        "playing": playing,
         "games": selectors.user_games(player),
         "records": selectors.records(player),
         "ratings": ratings,
+        "preview": _profile_preview(request, player, playing, ratings),
     }
     if request.user == player:
         context["notifications"] = NotificationsForm(
             initial={
                 "email_on_move": player.email_on_move,
                 "email_on_follow": player.email_on_follow,
+                "mail_pictures": player.mail_pictures,
             }
         )
     return render(request, "lobby/profile.html", context)
+
+
+# The ratings a profile's link preview names, highest first.
+PREVIEW_RATINGS = 3
+
+
+def _profile_preview(
+    request: HttpRequest, player: Any, playing: dict[str, Any] | None, ratings: list[dict[str, Any]]
+) -> dict[str, str]:
+    """A profile's link preview (Open Graph, Twitter cards): what the player is playing now
+    and their best ratings; the picture of the game they play, or of their last game's end."""
+    said = []
+    if playing is not None:
+        said.append(
+            _("Playing %(game)s against %(opponent)s now.")
+            % {"game": playing["name"], "opponent": playing["opponent"]}
+        )
+    best = sorted(ratings, key=lambda rating: -rating["rating"])[:PREVIEW_RATINGS]
+    if best:
+        listed = ", ".join(
+            f"{rating['name']} ({SPEED_NAMES.get(rating['speed'], rating['speed'])}) "
+            f"{rating['rating']}"
+            for rating in best
+        )
+        said.append(_("Rated %(ratings)s.") % {"ratings": listed})
+    if not said:
+        said.append(
+            _("Playing since %(since)s.")
+            % {"since": formats.date_format(player.date_joined, "DATE_FORMAT")}
+        )
+    shown = playing["id"] if playing is not None else selectors.last_finished_game(player)
+    return {
+        "title": player.username,
+        "description": " ".join(said),
+        "url": request.build_absolute_uri(),
+        "image": request.build_absolute_uri(reverse("game-png", args=[shown])) if shown else "",
+    }
 
 
 @require_GET

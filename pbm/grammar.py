@@ -34,7 +34,10 @@ GLOBAL_FORMS = {
     "help": "help [SUBJECT ...]",
     "signup": "signup USERID MAILPASSWORD [ADDRESS ...]",
     "add": "add USERID MAILPASSWORD ADDRESS",
-    "change": "change password USERID CURRENT NEW | change address USERID MAILPASSWORD ADDRESS",
+    "change": (
+        "change password USERID CURRENT NEW | change address USERID MAILPASSWORD ADDRESS"
+        " | change pictures USERID MAILPASSWORD on|off"
+    ),
     "signoff": "signoff USERID MAILPASSWORD",
     "delete": "delete USERID MAILPASSWORD",
     "list": "list [GAME ...]",

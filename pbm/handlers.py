@@ -18,6 +18,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
+from accounts import services as account_services
 from accounts.language import for_user
 from accounts.models import User
 from games import services as game_services
@@ -227,7 +228,21 @@ def change(command: Command, mail: Mail) -> Reply:
             _("Mail for %(name)s now goes to %(address)s, and commands must come from it.")
             % {"name": user.username, "address": address},
         )
-    raise BadCommand("bad_command", _("Change what: `password` or `address`?"), command.form)
+    if what == "pictures":
+        if len(words) != 4 or words[3].lower() not in {"on", "off"}:
+            raise BadCommand("bad_command", _not_the_form("change pictures"), command.form)
+        user = identity.authenticate(words[1], words[2], mail.sender)
+        on = words[3].lower() == "on"
+        account_services.do_set_mail_pictures(user=user, on=on)
+        said = (
+            _("The mails that show a board now attach its picture too.")
+            if on
+            else _("The mails that show a board no longer attach its picture.")
+        )
+        return Reply(_done(f"change pictures {user.username} {words[3].lower()}"), said)
+    raise BadCommand(
+        "bad_command", _("Change what: `password`, `address` or `pictures`?"), command.form
+    )
 
 
 def add(command: Command, mail: Mail) -> Reply:

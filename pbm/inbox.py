@@ -27,8 +27,9 @@ from django.utils.translation import gettext as _
 
 from accounts.language import for_user
 from accounts.models import User
+from games.picture_cache import picture_name, png_of
 from games.reply_address import looks_like_reply_address, read_reply_address
-from pbm import handlers
+from pbm import board, handlers
 from pbm.identity import HashDue, address_of
 from pbm.mailtext import body_text
 from pbm.models import InboundMail, OutboundMail
@@ -42,6 +43,8 @@ MAX_BODY_CHARS = 20_000
 # Replies sent per pass of `deliver`, on one connection to the outgoing server.
 DELIVER_BATCH = 50
 ROBOT_SENDERS = ("mailer-daemon@", "postmaster@", "noreply@", "no-reply@")
+# Pictures attached to one reply at most (a `show` of many boards shows them all as text).
+MAX_PICTURES = 5
 
 
 def _one_line(text: str, limit: int) -> str:
@@ -112,23 +115,28 @@ def _message_id() -> str:
     return f"<pbm-{uuid.uuid4().hex}@{domain}>"
 
 
-def reader_language(sender: str, recipient: str) -> str:
-    """The language of a mail's reply: its sender's account's (the account a signed reply
-    address names, else the one at the sender's address), else English. The commands'
-    words stay English whatever it is: they are pbmserv's."""
+def reader(sender: str, recipient: str) -> User | None:
+    """Whose reply it is: the account a signed reply address names, else the one at the
+    sender's address; None for a stranger."""
     signed = read_reply_address(recipient)
     user = None
     if signed is not None:
-        user = User.objects.filter(pk=signed[0]).only("language").first()
+        user = User.objects.filter(pk=signed[0]).only("language", "mail_pictures").first()
     address = address_of(sender)
     if user is None and address:
         user = (
             User.objects.filter(email__iexact=address, is_active=True)
-            .only("language")
+            .only("language", "mail_pictures")
             .order_by("pk")
             .first()
         )
-    return for_user(user)
+    return user
+
+
+def reader_language(sender: str, recipient: str) -> str:
+    """The language of a mail's reply: its reader's account's, else English. The commands'
+    words stay English whatever it is: they are pbmserv's."""
+    return for_user(reader(sender, recipient))
 
 
 def process(mail_id: int) -> int:
@@ -144,8 +152,10 @@ def process(mail_id: int) -> int:
         # The lines logged while it is answered name the mail (and its user, once checked).
         logs.add(mail=mail.message_id)
         # Answered in its sender's language; the mails to other players (reply.notices) are
-        # written in theirs by the handlers.
-        with translation.override(reader_language(mail.sender, mail.recipient)):
+        # written in theirs by the handlers. The boards the reply shows are attached as
+        # pictures too for a reader who asked for them.
+        who = reader(mail.sender, mail.recipient)
+        with translation.override(for_user(who)), board.shown() as boards:
             try:
                 reply = handlers.answer(mail.subject, mail.body, mail.sender, mail.recipient)
             except HashDue:
@@ -171,6 +181,9 @@ def process(mail_id: int) -> int:
                 body=reply.text,
                 message_id=_message_id(),
                 in_reply_to=mail.message_id,
+                pictures=[list(shown) for shown in boards[:MAX_PICTURES]]
+                if who is not None and who.mail_pictures and reply.ok
+                else [],
             )
         ]
         outgoing += [
@@ -209,7 +222,7 @@ def _as_email(row: OutboundMail) -> EmailMessage:
     if row.in_reply_to:
         headers["In-Reply-To"] = row.in_reply_to
         headers["References"] = row.in_reply_to
-    return EmailMessage(
+    message = EmailMessage(
         subject=row.subject,
         body=row.body,
         from_email=settings.PBM_ADDRESS,
@@ -217,6 +230,11 @@ def _as_email(row: OutboundMail) -> EmailMessage:
         reply_to=[row.reply_to or settings.PBM_ADDRESS],
         headers=headers,
     )
+    for game_id, ply in row.pictures:
+        png = png_of(int(game_id), int(ply))
+        if png is not None:  # a game deleted since: its text board is still in the mail
+            message.attach(picture_name(int(game_id), int(ply)), png, "image/png")
+    return message
 
 
 class OutgoingServerFailed(Exception):

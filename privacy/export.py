@@ -31,6 +31,7 @@ def profile(user: User) -> dict[str, Any]:
         "email_waiting_for_confirmation": user.pending_email or None,
         "email_on_move": user.email_on_move,
         "email_on_follow": user.email_on_follow,
+        "mail_pictures": user.mail_pictures,
         "is_guest": user.is_guest,
         "joined": _when(user.date_joined),
         "last_login": _when(user.last_login),

@@ -115,6 +115,12 @@ def test_a_resigned_game_is_found_by_the_form_replayed_and_downloaded(
         alice.locator("#first-button").click()
         expect(played.locator("th")).to_contain_text("I")
         assert alice.url.endswith("?ply=0")
+        # The picture link names the moment shown; its picture is that position's.
+        picture = alice.locator("#picture-link")
+        expect(picture).to_have_attribute("href", f"{site.url}/games/{game_id}.png?ply=0")
+        drawn = alice.request.get(str(picture.get_attribute("href")))
+        assert drawn.ok and drawn.headers["content-type"] == "image/png"
+        assert drawn.body() == alice.request.get(f"{site.url}/games/{game_id}.png?ply=0").body()
 
         # On the analysis board (opened at the start, shown now), a move of the explorer is
         # played onto the board.

@@ -417,3 +417,49 @@ def test_delete_waits_for_the_games_to_end_then_closes_the_account(site: MailSit
     assert str(again["Subject"]).startswith("error (name_taken)")
     refused = site.ask(dave, "change password dave dave-mailpw dave-other")
     assert str(refused["Subject"]).startswith("error (bad_credentials)")
+
+
+def pictures_of(mail: EmailMessage) -> list[tuple[str, int]]:
+    """The PNG pictures a mail attaches: (file name, width), each decoded."""
+    import io
+
+    from PIL import Image
+
+    found = []
+    for part in mail.iter_attachments():
+        assert part.get_content_type() == "image/png", part.get_content_type()
+        with Image.open(io.BytesIO(part.get_content())) as image:
+            assert image.format == "PNG"
+            found.append((str(part.get_filename()), image.width))
+    return found
+
+
+def test_a_player_who_asks_gets_the_boards_as_pictures_too(
+    site: MailSite, players: dict[str, str]
+) -> None:
+    turned = site.ask(BOB, "change pictures bob bob-mailpw on")
+    assert str(turned["Subject"]) == "change pictures bob on: done", text_of(turned)
+    site.ask(ALICE, "zigzag challenge alice bob -pits=4 -seeds=3")
+    begun = site.ask(BOB, "zigzag challenge alice bob -pits=4 -seeds=3")
+    board = board_of(begun)
+    # The reply that shows the new board attaches its picture (the start: move 0).
+    assert pictures_of(begun) == [(f"game-{board}-move-0.png", 600)]
+    played = site.ask(
+        ALICE, f"zigzag move {board} alice alice-mailpw {legal_moves(text_of(begun))[0]}#1"
+    )
+    assert pictures_of(played) == []  # alice did not ask
+    # bob's "your move" mail, and his `show` of the board as it stood at two moments.
+    assert pictures_of(your_move_mail(site, "ZigZag", board)) == [(f"game-{board}-move-1.png", 600)]
+    shown = site.ask(BOB, f"zigzag show {board}#0 {board}")
+    assert "Legal moves" in text_of(shown)
+    assert pictures_of(shown) == [
+        (f"game-{board}-move-0.png", 600),
+        (f"game-{board}-move-1.png", 600),
+    ]
+    # Refused: no picture; turned off: none any more.
+    refused = site.ask(BOB, f"zigzag move {board} bob bob-mailpw Q#2")
+    assert "refused" in str(refused["Subject"]) and pictures_of(refused) == []
+    site.ask(BOB, "change pictures bob bob-mailpw off")
+    assert pictures_of(site.ask(BOB, f"zigzag show {board}")) == []
+    wrong = site.ask(BOB, "change pictures bob bob-mailpw maybe")
+    assert "That is not the form of `change pictures`." in text_of(wrong)

@@ -12,10 +12,12 @@ from django.core.cache import cache
 from django.test import Client
 from PIL import Image, ImageChops
 
+from accounts.models import User
 from games import pictures, services
 from games.engine import client_moves, pick_client_move, rules_for
 from games.models import Game
-from games.picture_views import ACTIVE_MAX_AGE, FINISHED_MAX_AGE, picture_key
+from games.picture_cache import picture_key
+from games.picture_views import ACTIVE_MAX_AGE, FINISHED_MAX_AGE
 from tests.games_helpers import new_game
 
 GAMES: list[tuple[str, dict[str, Any]]] = [
@@ -224,3 +226,37 @@ class TestViews:
         finished = client.get(f"/games/{game.pk}.png")
         assert f"max-age={FINISHED_MAX_AGE}" in finished["Cache-Control"]
         assert f"max-age={FINISHED_MAX_AGE}" in client.get(f"/games/{game.pk}.gif")["Cache-Control"]
+
+    def test_a_profile_shows_the_game_being_played_and_previews_its_picture(self) -> None:
+        import re
+
+        game = self.play(new_game("zigzag"), 3)
+        client = Client()
+        page = client.get(f"/@{game.player1.username}/").content.decode()
+        meta = dict(re.findall(r'<meta (?:property|name)="([^"]+)" content="([^"]*)"', page))
+        assert meta["og:title"] == game.player1.username
+        assert meta["og:image"] == f"http://testserver/games/{game.pk}.png"
+        assert meta["twitter:card"] == "summary_large_image"
+        assert f"against {game.player2.username} now." in meta["og:description"]
+        # The section "Playing now": the picture of the game, a link to watch it.
+        assert (
+            f'id="playing-now" aria-labelledby="playing-now-title" data-game-id="{game.pk}"' in page
+        )
+        assert f'src="/games/{game.pk}.png?width=360"' in page
+        assert f'href="/games/{game.pk}/" id="playing-now-link">Watch<' in page
+
+    def test_a_profile_with_no_game_going_previews_the_end_of_its_last(self) -> None:
+        import re
+
+        game = self.play(new_game("diffusion"), 2)
+        services.resign(game_id=game.pk, user=game.player2)
+        page = Client().get(f"/@{game.player2.username}/").content.decode()
+        meta = dict(re.findall(r'<meta (?:property|name)="([^"]+)" content="([^"]*)"', page))
+        assert meta["og:image"] == f"http://testserver/games/{game.pk}.png"
+        assert meta["og:description"].startswith("Playing since ")
+        assert 'id="playing-now"' not in page
+        # Nobody's games at all: no picture, a small card.
+        newcomer = User.objects.create_user(username="newcomer", password=None)
+        page = Client().get(f"/@{newcomer.username}/").content.decode()
+        meta = dict(re.findall(r'<meta (?:property|name)="([^"]+)" content="([^"]*)"', page))
+        assert "og:image" not in meta and meta["twitter:card"] == "summary"

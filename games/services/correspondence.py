@@ -16,6 +16,7 @@ from accounts.language import for_user
 from games import clocks, messages, selectors
 from games.engine import rules_for
 from games.models import Game, GameConnection, MoveNotice, Vacation
+from games.picture_cache import picture_name, png_of
 from games.reply_address import reply_address
 from games.services._core import locked
 from games.services.ending import finish
@@ -267,6 +268,10 @@ def notify_move(game_id: int, player: int) -> bool:
         reply_to=[reply_address(user.pk, game.pk, game.ply)],
         headers={"Auto-Submitted": "auto-generated"},
     )
+    if user.mail_pictures:  # the board above, as a picture too (docs/PICTURES.md)
+        png = png_of(game.pk, game.ply)
+        if png is not None:
+            message.attach(picture_name(game.pk, game.ply), png, "image/png")
     try:
         message.send()
     except OSError as error:

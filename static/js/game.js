@@ -159,6 +159,14 @@ function showPlyInAddress() {
   if (live.viewing === null) url.searchParams.delete("ply");
   else url.searchParams.set("ply", String(live.viewing));
   if (url.href !== location.href) history.replaceState(history.state, "", url);
+  // The picture link shows the moment shown too.
+  const picture = document.getElementById("picture-link");
+  if (picture) {
+    const address = new URL(picture.href);
+    if (live.viewing === null) address.searchParams.delete("ply");
+    else address.searchParams.set("ply", String(live.viewing));
+    picture.href = address.href;
+  }
 }
 
 function receiveQueue(message) {

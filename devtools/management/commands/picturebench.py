@@ -27,7 +27,7 @@ from django.core.management.base import BaseCommand
 from devtools.servers import percentile
 from games import pictures
 from games.engine import rules_for
-from games.picture_views import picture_key
+from games.picture_cache import picture_key
 
 GAMES: list[tuple[str, dict[str, Any]]] = [
     ("diffusion", {}),

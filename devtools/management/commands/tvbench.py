@@ -8,9 +8,10 @@ watchers does what a browser on /tv/ does (static/js/tv.js), spread over the pro
 proxy would spread them and arriving over ARRIVE_SECONDS: it loads the page `GET /tv/`, opens
 the TV socket `/ws/tv/` and waits for the snapshot of the game shown. Once every watcher has
 it, the players play MOVES moves at RATE a second through their own sockets, and the bench
-takes each move's time from the mover's send to each watcher's receipt. Then the player to move resigns:
-the server pushes the switch on the same sockets (a `tv` frame naming the next game, then its
-snapshot), and the switch is timed from the resignation's send to the next game's snapshot.
+takes each move's time from the mover's send to each watcher's receipt. Then the player to
+move resigns: the server pushes the switch on the same sockets (a `tv` frame naming the next
+game, then its snapshot), and the switch is timed from the resignation's send to the next
+game's snapshot.
 
 Static files are not fetched (a browser has them cached after its first page). The issue's
 figures: each move p99 <= 100 ms; the switch reaching every watcher within 2 s.
