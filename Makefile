@@ -9,7 +9,7 @@ WS_MAX_BYTES ?= 65536
 # The PostgreSQL pass of `make test` uses this database (127.0.0.1:5432, trust auth).
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
 
-.PHONY: run test lint format check venv dev clean chromium gettext messages chaos screenshots
+.PHONY: run test lint format check venv dev clean chromium gettext fonts messages chaos screenshots
 
 $(VENV)/bin/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11 or newer is needed"'
@@ -41,7 +41,7 @@ dev: $(VENV)/.installed-dev
 # The server and, beside it, the sweeper that ends games whose clocks ran out and the worker
 # that plays the computer's moves. With METRICS_PORT=N each serves its metrics (docs/METRICS.md):
 # the server on N, the sweeper on N+1, the worker on N+2, the mail door on N+3.
-run: $(VENV)/.installed .secret_key .vapid_keys
+run: $(VENV)/.installed .secret_key .vapid_keys fonts
 	@test -s .vapid_keys || $(BIN)/python -m push.keys .vapid_keys >/dev/null  # an emptied file
 	@export DJANGO_SECRET_KEY="$${DJANGO_SECRET_KEY:-$$(cat .secret_key)}"; \
 	export VAPID_PUBLIC_KEY="$${VAPID_PUBLIC_KEY:-$$(sed -n 's/^public=//p' .vapid_keys)}"; \
@@ -81,6 +81,20 @@ chromium:
 	      "chromium-headless-shell' as root"; \
 	    exit 1; }; }
 
+# Debian's DejaVu fonts: the letters of the pictures of positions (games/pictures.py), in
+# every language the site speaks.
+fonts:
+	@test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing Debian's fonts-dejavu-core for the pictures of positions"; \
+	    (apt-get install -y -q fonts-dejavu-core >/dev/null 2>&1 || \
+	     (apt-get update -q >/dev/null && apt-get install -y -q fonts-dejavu-core >/dev/null)); \
+	  fi; \
+	  test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf || { \
+	    echo "The pictures need Debian's DejaVu fonts: run 'apt-get install fonts-dejavu-core'" \
+	      "as root"; \
+	    exit 1; }; }
+
 # GNU gettext (xgettext, msgmerge, msgfmt): `make messages`, and the test that the catalogs
 # hold every string the source marks (tests/test_translations.py).
 gettext:
@@ -111,7 +125,7 @@ messages: $(VENV)/.installed-dev gettext
 # server a test starts would otherwise compile the project again, and pytest rewrite every
 # test module again (about 7 s of CPU for each worker's collection, 0.4 s for each process).
 test screenshots chaos: export PYTHONDONTWRITEBYTECODE :=
-test: $(VENV)/.installed-dev chromium gettext lint
+test: $(VENV)/.installed-dev chromium gettext fonts lint
 	$(BIN)/pytest -m "not postgres" -n $(TEST_JOBS) --dist loadscope $(PYTEST_ARGS)
 	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
 		$(BIN)/pytest -m "not sqlite" --ignore=tests/rules -n $(TEST_JOBS) --dist loadscope $(PYTEST_ARGS)

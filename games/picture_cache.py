@@ -11,9 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connection, transaction
 from django.http import Http404
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext
 
 from games import pictures, selectors
 from games.engine import rules_for
@@ -26,9 +30,34 @@ FINISHED_TIMEOUT = 86_400
 ACTIVE_TIMEOUT = 600
 
 
-def picture_key(game_id: int, kind: str, ply: int, version: int, width: int) -> str:
-    """The cache key of a picture: `kind` is "png" or "gif"."""
-    return f"picture:{kind}:{game_id}:{ply}:{version}:{width}"
+def picture_key(
+    game_id: int, kind: str, ply: int, version: int, width: int, language: str = "en"
+) -> str:
+    """The cache key of a picture: `kind` is "png" or "gif"; `language`, what it says."""
+    return f"picture:{kind}:{game_id}:{ply}:{version}:{width}:{language}"
+
+
+def language() -> str:
+    """The active language, as a picture's key names it."""
+    return translation.get_language() or settings.LANGUAGE_CODE
+
+
+def words() -> pictures.Words:
+    """What a picture says, in the active language (the page's reader, the mail's)."""
+    return pictures.Words(
+        sides=(pgettext("side of the board", "South"), pgettext("side of the board", "North")),
+        colours=(pgettext("player's colour", "White"), pgettext("player's colour", "Black")),
+        side_to_move=_("%(side)s (to move)"),
+        store=pgettext("where a side's seeds are kept", "store"),
+        captured=_("captured: %(south)s %(south_count)s · %(north)s %(north_count)s"),
+        game_over=_("Game over"),
+        colour_to_move=_("%(colour)s to move"),
+        moves_left=lambda count: (
+            ngettext("(%(count)s move left this turn)", "(%(count)s moves left this turn)", count)
+            % {"count": count}
+        ),
+        last=_("last: %(move)s"),
+    )
 
 
 def load(game_id: int) -> Game:
@@ -69,7 +98,8 @@ def render_png(game_id: int, ply: int, width: int) -> tuple[bytes, Game]:
     rules = rules_for(read.slug, read.options)
     state = pictures.replay(rules, moves, ply)
     last = moves[ply - 1] if 0 < ply <= len(moves) else None
-    return pictures.position_png(rules, state, last_move=last, width=width), read
+    drawn = pictures.position_png(rules, state, last_move=last, width=width, words=words())
+    return drawn, read
 
 
 def picture_name(game_id: int, ply: int) -> str:
@@ -85,5 +115,5 @@ def png_of(game_id: int, ply: int | None = None, width: int = PNG_WIDTH) -> byte
     if game is None:
         return None
     shown = game.ply if ply is None else max(0, min(ply, game.ply))
-    key = picture_key(game.pk, "png", shown, game.version, width)
+    key = picture_key(game.pk, "png", shown, game.version, width, language())
     return cached(game, key, lambda: render_png(game_id, shown, width))

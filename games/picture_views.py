@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
-from django.utils.cache import patch_cache_control
+from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
@@ -69,6 +69,8 @@ def _answer(
     """The cached picture under `key`, or a fresh one, stored; with its caching headers."""
     body = picture_cache.cached(game, key, render)
     response = HttpResponse(body, content_type=content_type)
+    # What a picture says is in its reader's language (the switcher's cookie, the browser's).
+    patch_vary_headers(response, ("Accept-Language", "Cookie"))
     finished = game.status != Game.Status.ACTIVE
     patch_cache_control(
         response, public=True, max_age=FINISHED_MAX_AGE if finished else ACTIVE_MAX_AGE
@@ -89,7 +91,7 @@ def game_png(request: HttpRequest, game_id: int) -> HttpResponse:
     def render() -> tuple[bytes, Game]:
         return picture_cache.render_png(game_id, ply, width)
 
-    key = picture_key(game.pk, "png", ply, game.version, width)
+    key = picture_key(game.pk, "png", ply, game.version, width, picture_cache.language())
     return _answer(game, key, "image/png", render)
 
 
@@ -110,7 +112,7 @@ def game_gif(request: HttpRequest, game_id: int) -> HttpResponse:
     def render() -> tuple[bytes, Game]:
         read, moves = picture_cache.moves_as_of(game_id)
         rules = rules_for(read.slug, read.options)
-        return pictures.game_gif(rules, moves, width=width), read
+        return pictures.game_gif(rules, moves, width=width, words=picture_cache.words()), read
 
-    key = picture_key(game.pk, "gif", game.ply, game.version, width)
+    key = picture_key(game.pk, "gif", game.ply, game.version, width, picture_cache.language())
     return _answer(game, key, "image/gif", render)

@@ -17,10 +17,14 @@ from __future__ import annotations
 
 import functools
 import io
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import logging
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from PIL import GifImagePlugin, Image, ImageChops, ImageDraw, ImageFont
+
+logger = logging.getLogger(__name__)
 
 # The pages' colours (static/css/game.css); index = place in the palette.
 COLOURS: dict[str, tuple[int, int, int]] = {
@@ -58,18 +62,47 @@ GRID_CELL = 30
 GRID_MARGIN = 28
 CAPTION = 26
 
-SIDES = {1: "South", 2: "North"}
-COLOURS_OF_PLAYERS = {1: "White", 2: "Black"}
+
+def _moves_left(count: int) -> str:
+    return f"({count} {'move' if count == 1 else 'moves'} left this turn)"
+
+
+@dataclass(frozen=True)
+class Words:
+    """What a picture says, in one language: English here; games/picture_cache.py gives the
+    reader's (the strings are %-formats, as Django's translations are)."""
+
+    sides: tuple[str, str] = ("South", "North")  # players 1 and 2 of the mancalas
+    colours: tuple[str, str] = ("White", "Black")  # players 1 and 2 of Diffusion Chess
+    side_to_move: str = "%(side)s (to move)"
+    store: str = "store"
+    captured: str = "captured: %(south)s %(south_count)s · %(north)s %(north_count)s"
+    game_over: str = "Game over"
+    colour_to_move: str = "%(colour)s to move"
+    moves_left: Callable[[int], str] = _moves_left
+    last: str = "last: %(move)s"
+
+
+ENGLISH = Words()
 
 # Pictures wider than this are not drawn (the views refuse them): memory and time stay bounded.
 MAX_WIDTH = 1600
 MIN_WIDTH = 160
 
 
+# The pictures' letters: Debian's DejaVu Sans (fonts-dejavu-core, installed by `make` and the
+# image), which has every letter of the site's languages; Pillow's own font has ASCII only.
+FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+
+
 @functools.lru_cache(maxsize=64)
 def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     # Loading a font costs about a millisecond: once per size, for the process.
-    return ImageFont.load_default(size=max(size, 8))
+    try:
+        return ImageFont.truetype(FONT, max(size, 8))
+    except OSError:
+        logger.warning("%s is missing: pictures show ASCII letters only", FONT)
+        return ImageFont.load_default(size=max(size, 8))
 
 
 def _canvas(size: tuple[int, int], background: str = "paper") -> Image.Image:
@@ -167,6 +200,7 @@ def _draw_pits(
     state: Mapping[str, Any],
     last_move: str | None,
     over: bool,
+    words: Words,
 ) -> None:
     names: list[list[str]] = board["names"]
     rows: list[list[int]] = state["rows"]
@@ -176,8 +210,9 @@ def _draw_pits(
     # North sits at the top, South at the bottom, as the page shows it to South.
     to_move = int(state.get("to_move", 1))
     for player, y in ((2, 17), (1, depth + TOP + 19)):
-        words = SIDES[player] + ("" if over or player != to_move else " (to move)")
-        pen.text(length / 2, y, words, size=14, anchor="ms")
+        side = words.sides[player - 1]
+        said = side if over or player != to_move else words.side_to_move % {"side": side}
+        pen.text(length / 2, y, said, size=14, anchor="ms")
 
     for block in board["blocks"]:
         first, last = block["columns"]
@@ -185,13 +220,14 @@ def _draw_pits(
         w = (last - first + 1) * CELL + 6
         owner = int(block["owner"])
         pen.rect((x, TOP - 3, w, depth + 6), outline=f"owner-{owner}", width=2, radius=10)
-        pen.text(x + w / 2, TOP - 9, f"{block['label']} · {SIDES[owner]}", size=12, anchor="ms")
+        label = f"{block['label']} · {words.sides[owner - 1]}"
+        pen.text(x + w / 2, TOP - 9, label, size=12, anchor="ms")
 
-    for side, count in enumerate(state["stores"]):
-        x = 6 if side == 0 else length - STORE - 2
+    for index, count in enumerate(state["stores"]):
+        x = 6 if index == 0 else length - STORE - 2
         pen.rect((x, TOP, STORE - 8, depth), fill="hole", outline="hole-edge", width=2, radius=28)
         middle_x, middle_y = x + (STORE - 8) / 2, TOP + depth / 2
-        pen.text(middle_x, middle_y - 18, "store", size=11, fill="pit-name")
+        pen.text(middle_x, middle_y - 18, words.store, size=11, fill="pit-name")
         pen.text(middle_x, middle_y + 4, str(count), size=18)
 
     for r, row in enumerate(rows):
@@ -220,8 +256,13 @@ def _draw_pits(
     captured = state.get("captured")
     if captured is not None:
         south, north = captured
-        pen.text(length / 2, height - 6, f"captured: South {south} · North {north}", size=14,
-                 anchor="ms")  # fmt: skip
+        said = words.captured % {
+            "south": words.sides[0],
+            "south_count": south,
+            "north": words.sides[1],
+            "north_count": north,
+        }
+        pen.text(length / 2, height - 6, said, size=14, anchor="ms")
 
 
 def _seeds(pen: _Pen, cx: float, cy: float, count: int) -> None:
@@ -260,6 +301,7 @@ def _draw_grid(
     state: Mapping[str, Any],
     last_move: str | None,
     over: bool,
+    words: Words,
 ) -> None:
     files: str = board["files"]
     size = int(board["size"])
@@ -313,14 +355,14 @@ def _draw_grid(
 
     to_move = int(state.get("to_move", 1))
     if over:
-        caption = "Game over"
+        caption = words.game_over
     else:
-        caption = f"{COLOURS_OF_PLAYERS[to_move]} to move"
+        caption = words.colour_to_move % {"colour": words.colours[to_move - 1]}
         moves_left = state.get("moves_left")
         if moves_left:
-            caption += f" ({moves_left} {'move' if moves_left == 1 else 'moves'} left this turn)"
+            caption += f" {words.moves_left(int(moves_left))}"
     if last:
-        caption += f" · last: {last}"
+        caption += f" · {words.last % {'move': last}}"
     pen.text(side / 2, side + CAPTION / 2 - 2, caption, size=13)
 
 
@@ -340,6 +382,7 @@ def draw(
     last_move: str | None = None,
     over: bool = False,
     width: int = 600,
+    words: Words = ENGLISH,
 ) -> Image.Image:
     """The position `state` (the engine's JSON) on the board `board` (rules.board()), `width`
     pixels wide, as a palette image."""
@@ -350,15 +393,22 @@ def draw(
     image = _canvas((width, round(units_high * scale)))
     pen = _Pen(image, scale)
     if board["renderer"] == "grid":
-        _draw_grid(pen, board, state, last_move, over)
+        _draw_grid(pen, board, state, last_move, over, words)
     elif board["renderer"] == "pits":
-        _draw_pits(pen, board, state, last_move, over)
+        _draw_pits(pen, board, state, last_move, over, words)
     else:
         raise ValueError(f"no drawing for the renderer {board['renderer']!r}")
     return image
 
 
-def picture(rules: Any, state: Any, *, last_move: str | None = None, width: int = 600) -> Any:
+def picture(
+    rules: Any,
+    state: Any,
+    *,
+    last_move: str | None = None,
+    width: int = 600,
+    words: Words = ENGLISH,
+) -> Any:
     """The position as a palette image (Pillow's Image)."""
     return draw(
         rules.board(),
@@ -366,17 +416,24 @@ def picture(rules: Any, state: Any, *, last_move: str | None = None, width: int 
         last_move=last_move,
         over=rules.outcome(state) is not None,
         width=width,
+        words=words,
     )
 
 
 def position_png(
-    rules: Any, state: Any, *, last_move: str | None = None, width: int = 600
+    rules: Any,
+    state: Any,
+    *,
+    last_move: str | None = None,
+    width: int = 600,
+    words: Words = ENGLISH,
 ) -> bytes:
     """The position `state` of the game `rules` plays as PNG bytes, its last move marked."""
     out = io.BytesIO()
     # compress_level 6 (zlib's default) is ~4x smaller than 1 for these flat pictures and
     # costs a millisecond or two at 600 pixels.
-    picture(rules, state, last_move=last_move, width=width).save(out, "PNG", compress_level=6)
+    drawn = picture(rules, state, last_move=last_move, width=width, words=words)
+    drawn.save(out, "PNG", compress_level=6)
     return out.getvalue()
 
 
@@ -404,6 +461,7 @@ def game_gif(
     width: int = 480,
     delay_ms: int = 700,
     last_delay_ms: int = 3000,
+    words: Words = ENGLISH,
 ) -> bytes:
     """The game from its start as an animated GIF, one frame per position (len(moves) + 1),
     looping; the last position stays `last_delay_ms`.
@@ -423,6 +481,7 @@ def game_gif(
             last_move=move,
             over=rules.outcome(state) is not None,
             width=width,
+            words=words,
         )
         delay = last_delay_ms if index == total - 1 else delay_ms
         if previous is None:

@@ -181,7 +181,7 @@ def process(mail_id: int) -> int:
                 body=reply.text,
                 message_id=_message_id(),
                 in_reply_to=mail.message_id,
-                pictures=[list(shown) for shown in boards[:MAX_PICTURES]]
+                pictures=[[game, ply, for_user(who)] for game, ply in boards[:MAX_PICTURES]]
                 if who is not None and who.mail_pictures and reply.ok
                 else [],
             )
@@ -230,8 +230,9 @@ def _as_email(row: OutboundMail) -> EmailMessage:
         reply_to=[row.reply_to or settings.PBM_ADDRESS],
         headers=headers,
     )
-    for game_id, ply in row.pictures:
-        png = png_of(int(game_id), int(ply))
+    for game_id, ply, language in row.pictures:
+        with translation.override(language):  # what the picture says: the reader's language
+            png = png_of(int(game_id), int(ply))
         if png is not None:  # a game deleted since: its text board is still in the mail
             message.attach(picture_name(int(game_id), int(ply)), png, "image/png")
     return message

@@ -60,8 +60,8 @@ class OutboundMail(models.Model):
     message_id = models.CharField(max_length=255, unique=True)
     in_reply_to = models.CharField(max_length=255, blank=True, default="")
     reply_to = models.CharField(max_length=254, blank=True, default="")
-    # Pictures to attach, [[game id, ply], ...]: the boards the reply shows, for a reader who
-    # asked for them (User.mail_pictures). Drawn when the mail is sent.
+    # Pictures to attach, [[game id, ply, language], ...]: the boards the reply shows, for a
+    # reader who asked for them (User.mail_pictures). Drawn when the mail is sent.
     pictures = models.JSONField(default=list, blank=True, db_default=[])
     created_at = models.DateTimeField(auto_now_add=True)
     sent_at = models.DateTimeField(null=True, blank=True)

@@ -260,3 +260,36 @@ class TestViews:
         page = Client().get(f"/@{newcomer.username}/").content.decode()
         meta = dict(re.findall(r'<meta (?:property|name)="([^"]+)" content="([^"]*)"', page))
         assert "og:image" not in meta and meta["twitter:card"] == "summary"
+
+    def test_a_picture_says_its_words_in_the_readers_language(self) -> None:
+        from django.utils import translation
+
+        from games import picture_cache
+
+        game = self.play(new_game("zigzag"), 2)
+        client = Client()
+        english = client.get(f"/games/{game.pk}.png")
+        french = client.get(f"/games/{game.pk}.png", HTTP_ACCEPT_LANGUAGE="fr")
+        assert english.status_code == french.status_code == 200
+        assert "Accept-Language" in french["Vary"] and "Cookie" in french["Vary"]
+        # The same position, other words: other pictures, each under its own key.
+        assert decoded(french.content).size == decoded(english.content).size
+        assert french.content != english.content
+        for language, body in (("en", english.content), ("fr", french.content)):
+            key = picture_key(game.pk, "png", 2, game.version, 600, language)
+            assert cache.get(key) == body
+        with translation.override("fr"):
+            words = picture_cache.words()
+            assert words.sides == ("Sud", "Nord")
+            assert words.side_to_move % {"side": "Sud"} == "Sud (au trait)"
+            assert words.moves_left(2) == "(2 coups restants ce tour-ci)"
+            assert picture_cache.png_of(game.pk) == french.content
+
+
+def test_pictures_are_lettered_in_a_font_with_every_letter_of_the_sites_languages() -> None:
+    font = pictures._font(14)
+    assert font.getname() == ("DejaVu Sans", "Book")  # `make` installs it, as the image does
+    # The letters of fr, de and es, each drawn as a glyph of its own, not the missing-glyph box.
+    missing = font.getmask("\uffff").getbbox()
+    for letter in "éèàçüöäßñáíóú·":
+        assert font.getmask(letter).getbbox() != missing, letter

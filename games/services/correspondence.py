@@ -260,6 +260,8 @@ def notify_move(game_id: int, player: int) -> bool:
             )
             % words
         )
+        # The board above as a picture too, for a player who asked (docs/PICTURES.md).
+        png = png_of(game.pk, game.ply) if user.mail_pictures else None
     message = EmailMessage(
         subject=subject,
         body=body,
@@ -268,10 +270,8 @@ def notify_move(game_id: int, player: int) -> bool:
         reply_to=[reply_address(user.pk, game.pk, game.ply)],
         headers={"Auto-Submitted": "auto-generated"},
     )
-    if user.mail_pictures:  # the board above, as a picture too (docs/PICTURES.md)
-        png = png_of(game.pk, game.ply)
-        if png is not None:
-            message.attach(picture_name(game.pk, game.ply), png, "image/png")
+    if png is not None:
+        message.attach(picture_name(game.pk, game.ply), png, "image/png")
     try:
         message.send()
     except OSError as error:
