@@ -1,0 +1,1 @@
+"""Endgame databases and the size of the games' spaces (dev-only; docs/ENDGAMES.md)."""

@@ -1,0 +1,189 @@
+"""python -m devtools endgames: the games' spaces, and Diffusion's endgame database
+(docs/ENDGAMES.md).
+
+    python -m devtools endgames spaces              # the counts, and 2x6 reachability
+    python -m devtools endgames spaces --no-reach   # the counts only (seconds)
+    python -m devtools endgames build --most 20 --out endgames/diffusion-20.bin
+    python -m devtools endgames verify --db endgames/diffusion-20.bin --samples 100000
+
+`build` solves every Diffusion (2x6) position with at most MOST stones on the board
+(devtools/endgames/diffusion_solve.py) and writes it with its header and checksum; `verify`
+loads one (checking the checksum) and checks SAMPLES positions drawn at random through the
+pure engine: each position's code must be what its moves' codes make it.
+
+Prints, for Diffusion (2x6) and Four-rank Diffusion, the boards with k stones for every k
+(exact); for ZigZag at the option sets asked (`--zigzag 6x5,4x3`), the arrangements of k seeds
+and the bound on positions they make (side to move, the pit the restriction forbids, who
+captured last); the cost per position of the compiled move generation; and, unless
+--no-reach, every Diffusion (2x6) position reachable from the start, by stones on the board,
+with the search's time (about 4.5 GB of memory).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from django.core.management.base import BaseCommand, CommandError
+
+from devtools.endgames import diffusion_arrays as arrays
+from devtools.endgames import diffusion_solve as solve
+from devtools.endgames import spaces
+from games.rules import get_rules
+
+
+def zigzag_sets(text: str) -> list[tuple[int, int]]:
+    """ "6x5,4x3" -> [(6, 5), (4, 3)]: pits per row by seeds per pit."""
+    try:
+        return [(int(p), int(s)) for p, s in (item.split("x") for item in text.split(","))]
+    except ValueError as error:
+        raise CommandError(f"--zigzag wants PITSxSEEDS,...: {text!r}") from error
+
+
+class Command(BaseCommand):
+    help = "The games' spaces: positions by stones on the board; 2x6 reachability."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("what", choices=["spaces", "build", "verify"])
+        parser.add_argument("--most", type=int, default=16, help="build: stones on the board")
+        parser.add_argument("--out", type=Path, help="build: the database file to write")
+        parser.add_argument("--db", type=Path, help="verify: the database file to check")
+        parser.add_argument("--samples", type=int, default=100_000, help="verify")
+        parser.add_argument("--seed", type=int, default=1, help="verify")
+        parser.add_argument("--no-reach", action="store_true")
+        parser.add_argument("--zigzag", default="6x5,4x3,2x7", help="PITSxSEEDS,...")
+        parser.add_argument("--sample", type=int, default=2_000_000)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["what"] == "build":
+            self._build(options["most"], options["out"])
+            return
+        if options["what"] == "verify":
+            self._verify(options["db"], options["samples"], options["seed"])
+            return
+        self._diffusion_counts("diffusion")
+        self._diffusion_counts("four-rank-diffusion")
+        for pits, seeds in zigzag_sets(options["zigzag"]):
+            self._zigzag(pits, seeds)
+        self._move_cost(options["sample"])
+        if not options["no_reach"]:
+            self._reach()
+
+    def _diffusion_counts(self, slug: str) -> None:
+        rules: Any = get_rules(slug)
+        counts = spaces.by_stones(rules.maximum)
+        start = rules.total
+        self.stdout.write(
+            f"{slug}: {rules.size} pits, {start} stones at the start; boards with k stones on "
+            f"them (a position is a board and the side to move, and North's positions are "
+            f"South's turned half round: the boards are the distinct positions):"
+        )
+        shown = counts if len(counts) <= 61 else counts[:25]
+        more = "" if len(shown) == len(counts) else ", ..."
+        self.stdout.write("  k: " + ", ".join(f"{k}: {n:,}" for k, n in enumerate(shown)) + more)
+        self.stdout.write(
+            f"  all boards: {sum(counts):,}; with at most k stones, k = 8, 12, 16, 20, 24: "
+            + ", ".join(f"{sum(counts[: k + 1]):,}" for k in (8, 12, 16, 20, 24))
+        )
+
+    def _zigzag(self, pits: int, seeds: int) -> None:
+        holes = 2 * pits
+        total = holes * seeds
+        # Seeds are not capped in a pit: C(k + holes - 1, holes - 1) arrangements of k seeds.
+        # A position adds the side to move (2), the pit the restriction forbids (none or one
+        # of the mover's `pits`) and who captured last (nobody, South, North): the leftover
+        # seeds go to them at the end, so the value depends on it.
+        factor = 2 * (pits + 1) * 3
+        rows = []
+        for k in (1, 2, 4, 8, 12, 16, 20, total):
+            arrangements = math.comb(k + holes - 1, holes - 1)
+            rows.append(f"{k}: {arrangements:,} ({arrangements * factor:,})")
+        self.stdout.write(
+            f"zigzag {pits} pits x {seeds} seeds ({total} seeds): arrangements of k seeds "
+            f"(positions at most, x{factor}): " + "; ".join(rows)
+        )
+
+    def _move_cost(self, sample: int) -> None:
+        tables = arrays.tables()
+        rng = np.random.default_rng(1)
+        boards = rng.integers(0, arrays.SPACE, size=sample, dtype=np.int64)
+        spaces.expand_all(boards[:10], tables)  # compiled first
+        began = time.perf_counter()
+        moves = spaces.expand_all(boards, tables)
+        seconds = time.perf_counter() - began
+        self.stdout.write(
+            f"diffusion: compiled moves of {sample:,} random boards (every move of each, its "
+            f"successor encoded and turned): {seconds / sample * 1e9:.0f} ns a position, "
+            f"{seconds / max(1, moves) * 1e9:.1f} ns a move ({moves:,} moves)"
+        )
+        rules: Any = get_rules("diffusion")
+        state = rules.initial_state()
+        began = time.perf_counter()
+        rounds = 20_000
+        for _ in range(rounds):
+            for move in rules.legal_moves(state):
+                rules.play(state, move)
+        seconds = time.perf_counter() - began
+        self.stdout.write(
+            f"diffusion: the pure engine, every move of the start position: "
+            f"{seconds / rounds * 1e6:.1f} us a position"
+        )
+
+    def _build(self, most: int, out: Path | None) -> None:
+        if out is None:
+            raise CommandError("build needs --out FILE")
+        self.stdout.write(f"diffusion: every position with at most {most} stones on the board")
+        began = time.perf_counter()
+        database = solve.build(most, self.stdout.write)
+        seconds = time.perf_counter() - began
+        out.parent.mkdir(parents=True, exist_ok=True)
+        digest = solve.save(database, out)
+        codes = database.codes
+        decided = int(np.count_nonzero(codes))
+        wins = int(np.count_nonzero((codes > 0) & (codes < solve.LOSS)))
+        # Code 0: a draw, or a board with a block empty (no game in progress): count those.
+        half = spaces.by_stones([arrays.BASE - 1] * (arrays.SIZE // 2))
+        over = sum(2 * half[k] for k in range(most + 1)) - 1  # the empty board once
+        draws = len(codes) - decided - over
+        self.stdout.write(
+            f"built in {seconds:.0f} s: {len(codes):,} boards, {over:,} with a block empty; "
+            f"of the positions in play {wins:,} won, {decided - wins:,} lost, {draws:,} drawn; "
+            f"{out.stat().st_size / 1e6:.0f} MB, sha256 {digest}"
+        )
+
+    def _verify(self, path: Path | None, samples: int, seed: int) -> None:
+        if path is None:
+            raise CommandError("verify needs --db FILE")
+        began = time.perf_counter()
+        database = solve.load(path)
+        self.stdout.write(
+            f"{path}: checksum right, positions with at most {database.most} stones "
+            f"({time.perf_counter() - began:.1f} s to load and check)"
+        )
+        began = time.perf_counter()
+        checked, wrong = solve.verify(database, samples, seed)
+        for line in wrong[:10]:
+            self.stdout.write(f"  disagrees: {line}")
+        self.stdout.write(
+            f"checked {checked:,} positions through the pure engine in "
+            f"{time.perf_counter() - began:.0f} s: {len(wrong)} disagreements"
+        )
+        if wrong:
+            raise CommandError("the database disagrees with the engine")
+
+    def _reach(self) -> None:
+        self.stdout.write("diffusion: every position reachable from the start (South to move, "
+                          "North's turned half round)...")  # fmt: skip
+        reached = spaces.reachable()
+        self.stdout.write(
+            f"  {reached.positions:,} positions reachable, in {reached.seconds:.0f} s "
+            f"({reached.per_position_ns:.0f} ns a position); moves that end the game: "
+            f"{reached.winning_moves:,} win for the mover, {reached.losing_moves:,} lose"
+        )
+        self.stdout.write(
+            "  by stones on the board: "
+            + ", ".join(f"{k}: {n:,}" for k, n in enumerate(reached.by_stones) if n)
+        )

@@ -1,0 +1,212 @@
+"""The endgame tooling's compiled Diffusion (devtools/endgames/): the same moves as the engine,
+the half-turn symmetry it rests on, and the counts of the spaces (docs/ENDGAMES.md)."""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+
+import numpy as np
+import pytest
+
+from devtools.endgames import diffusion_arrays as arrays
+from devtools.endgames import diffusion_solve as S
+from devtools.endgames import spaces
+from games.rules import get_rules
+from games.rules.diffusion import DiffusionState
+
+pytestmark = pytest.mark.sqlite(reason="pure code: no database")
+
+RULES = get_rules("diffusion")
+TABLES = arrays.tables()
+
+
+def canonical(pits: tuple[int, ...], to_move: int) -> tuple[int, ...]:
+    """The board as South sees it to move: North's turned half round."""
+    return pits if to_move == 1 else tuple(reversed(pits))
+
+
+def compiled_move(pits: tuple[int, ...], pit: int) -> tuple[int, int]:
+    """(result, successor's index) of South scooping `pit`, in compiled code."""
+    out = np.zeros(arrays.SIZE, dtype=np.int8)
+    result = arrays.play(
+        np.array(pits, dtype=np.int8),
+        pit,
+        TABLES.targets,
+        TABLES.maximum,
+        TABLES.block_of,
+        TABLES.block_pits,
+        out,
+    )
+    return result, arrays.turned(out)
+
+
+def test_the_compiled_moves_are_the_engines_on_random_positions_for_both_sides() -> None:
+    rng = random.Random(7)
+    compared = 0
+    while compared < 20_000:
+        pits = tuple(rng.randint(0, 5) for _ in range(12))
+        if not any(pits[:3] + pits[6:9]) or not any(pits[3:6] + pits[9:]):
+            continue  # a block already empty: the game was over
+        for to_move in (1, 2):
+            state = DiffusionState(pits, (0, 0), to_move)
+            for move in RULES.legal_moves(state):
+                after = RULES.play(state, move)
+                pit = RULES.index[move]
+                result, index = compiled_move(
+                    canonical(pits, to_move), pit if to_move == 1 else 11 - pit
+                )
+                if after.winner:
+                    expected = arrays.WINS if after.winner == to_move else arrays.LOSES
+                    assert result == expected, (pits, to_move, move)
+                else:
+                    assert result == arrays.GOES_ON, (pits, to_move, move)
+                    following = canonical(after.pits, after.to_move)
+                    assert index == arrays.encode(np.array(following, dtype=np.int8))
+                compared += 1
+
+
+@pytest.mark.parametrize(
+    ("pits", "move", "rows_after"),
+    [
+        # RULES.md section 1, the worked examples (top row F..A, bottom row G..L).
+        ((4,) * 12, "I", ([4, 5, 5, 5, 4, 4], [4, 4, 0, 5, 4, 4])),
+        ((3, 0, 2, 0, 0, 2, 0, 0, 0, 0, 1, 0), "F", ([0, 0, 2, 0, 0, 2], [1, 0, 0, 0, 1, 0])),
+        ((2, 0, 1, 4, 0, 1, 0, 0, 5, 5, 0, 0), "C", ([2, 0, 2, 0, 0, 1], [0, 0, 5, 5, 1, 0])),
+    ],
+)
+def test_the_worked_examples_compiled(
+    pits: tuple[int, ...], move: str, rows_after: tuple[list[int], list[int]]
+) -> None:
+    result, index = compiled_move(pits, RULES.index[move])
+    assert result == arrays.GOES_ON
+    digits = np.zeros(12, dtype=np.int8)
+    arrays.decode(index, digits)
+    # The successor is North's to move: turned back, it is the board as the rules print it.
+    assert tuple(reversed(digits.tolist())) == (*rows_after[0], *rows_after[1])
+
+
+def test_positions_by_stones_are_counted_exactly() -> None:
+    assert spaces.by_stones([1, 1]) == [1, 2, 1]
+    assert spaces.by_stones([2, 1]) == [1, 2, 2, 1]
+    counts = spaces.by_stones([5] * 12)
+    assert sum(counts) == 6**12 == arrays.SPACE
+    assert counts[0] == counts[60] == 1 and counts[1] == 12
+    # Boards of 2 stones: two in one pit (12) or one in each of two (66).
+    assert counts[2] == 12 + 66
+    assert counts == counts[::-1]  # k stones placed, or 5 - k missing from each pit
+
+
+def test_the_compiled_search_reaches_what_the_engine_reaches_from_a_small_position() -> None:
+    """From a position of 7 stones, every position the engine's moves lead to (turned to
+    South's view, counted once), against the compiled search's count by stones."""
+    start = (1, 0, 2, 0, 0, 1, 0, 1, 0, 1, 1, 0)
+    seen = {start}
+    todo = deque([start])
+    expected = [0] * 61
+    while todo:
+        pits = todo.popleft()
+        expected[sum(pits)] += 1
+        for move in RULES.legal_moves(DiffusionState(pits, (0, 0), 1)):
+            after = RULES.play(DiffusionState(pits, (0, 0), 1), move)
+            if after.winner:
+                continue
+            following = canonical(after.pits, after.to_move)
+            if following not in seen:
+                seen.add(following)
+                todo.append(following)
+    found = np.zeros(61, dtype=np.int64)
+    ends = np.zeros(2, dtype=np.int64)
+    expanded = spaces._reach(
+        arrays.encode(np.array(start, dtype=np.int8)),
+        np.zeros(arrays.SPACE // 8 + 1, dtype=np.uint8),
+        np.empty(1 << 16, dtype=np.uint32),
+        TABLES.targets,
+        TABLES.maximum,
+        TABLES.block_of,
+        TABLES.block_pits,
+        found,
+        ends,
+    )
+    assert expanded == len(seen) > 10
+    assert found.tolist() == expected
+    assert ends[0] > 0 and ends[1] > 0
+
+
+def boards_in_play(most: int, pits: tuple[int, ...] = ()) -> list[tuple[int, ...]]:
+    """Every board of at most `most` stones where both blocks hold some."""
+    if len(pits) == 12:
+        return [pits] if any(pits[:3] + pits[6:9]) and any(pits[3:6] + pits[9:]) else []
+    return [
+        board
+        for stones in range(min(5, most - sum(pits)) + 1)
+        for board in boards_in_play(most, (*pits, stones))
+    ]
+
+
+def engine_values(most: int) -> dict[tuple[int, ...], int]:
+    """Every position in play with at most `most` stones, South to move, its code by plain
+    value iteration on the engine's own moves (no layers, no ranks, no compiled code):
+    round d finds the wins in d and the losses in d from the results of rounds before."""
+    boards = boards_in_play(most)
+    moves = {}
+    for pits in boards:
+        state = DiffusionState(tuple(pits), (0, 0), 1)
+        outcomes = []
+        for move in RULES.legal_moves(state):
+            after = RULES.play(state, move)
+            if after.winner:
+                outcomes.append("win" if after.winner == 1 else "loss")
+            else:
+                outcomes.append(canonical(after.pits, after.to_move))
+        moves[tuple(pits)] = outcomes
+    known: dict[tuple[int, ...], int] = {}
+    for distance in range(1, 400):
+        found = {}
+        for pits, outcomes in moves.items():
+            if pits in known:
+                continue
+            if any(
+                (o == "win" and distance == 1)
+                or (o not in ("win", "loss") and known.get(o, 0) == S.LOSS + distance - 1)
+                for o in outcomes
+            ):
+                found[pits] = distance
+                continue
+            longest = 0
+            for o in outcomes:
+                if o == "loss":
+                    longest = max(longest, 1)
+                elif o == "win" or not 0 < known.get(o, 0) < S.LOSS:
+                    break
+                else:
+                    longest = max(longest, known[o] + 1)
+            else:
+                if longest == distance:
+                    found[pits] = S.LOSS + distance
+        known.update(found)
+    return known
+
+
+def test_the_database_is_what_plain_value_iteration_finds_on_small_positions() -> None:
+    database = S.build(5)
+    expected = engine_values(5)
+    assert len(expected) > 3_000
+    for pits, code in expected.items():
+        assert database.code(pits) == code, pits
+    # Every position value iteration leaves undecided is a draw in the database.
+    draws = [pits for pits in boards_in_play(5) if pits not in expected]
+    assert all(database.code(pits) == 0 for pits in draws)
+
+
+def test_every_position_checked_through_the_engine_agrees_with_the_database() -> None:
+    database = S.build(9)
+    checked, wrong = S.verify(database, 3_000, seed=3)
+    assert checked == 3_000 and wrong == []
+    # A code changed is found.
+    pits = (1, 0, 2, 0, 0, 1, 0, 1, 0, 1, 1, 0)
+    right = database.code(pits)
+    assert S.expected_code(database, RULES, pits) == right
+    where = int(database.offsets[7]) + S.rank(np.array(pits, dtype=np.int8), 7, database.ways)
+    database.codes[where] = right + 1
+    assert S.expected_code(database, RULES, pits) != database.code(pits)
