@@ -209,7 +209,7 @@ def _solve_layer(
     in_play = np.zeros(size, dtype=np.bool_)  # both blocks hold stones
     win_at = np.full(size, INFINITE, dtype=np.int32)  # the nearest win found so far
     longest = np.zeros(size, dtype=np.int32)  # the farthest loss so far (moves to the end)
-    open_moves = np.zeros(size, dtype=np.int32)  # moves to this layer not decided yet
+    open_moves = np.zeros(size, dtype=np.int8)  # moves to this layer not decided yet (<= 12)
     drawn_below = np.zeros(size, dtype=np.bool_)  # a move to a draw: never lost
     _pass_one(
         stones, codes, offsets, ways, targets, maximum, block_of, block_pits,
@@ -262,9 +262,9 @@ def _decide(
     # decided since, or now has a nearer win, is passed over). A position enters at most
     # three buckets: its first candidate, a nearer win, its loss.
     loss_at = np.full(size, INFINITE, dtype=np.int32)
-    head = np.full(MOST + 2, -1, dtype=np.int64)
+    head = np.full(MOST + 2, -1, dtype=np.int32)
     entry_place = np.empty(3 * size + 1, dtype=np.int32)
-    entry_next = np.empty(3 * size + 1, dtype=np.int64)
+    entry_next = np.empty(3 * size + 1, dtype=np.int32)  # 3 x 145 million fits
     entries = 0
     pending = 0
     for place in range(size):
