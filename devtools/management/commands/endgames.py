@@ -5,11 +5,14 @@
     python -m devtools endgames spaces --no-reach   # the counts only (seconds)
     python -m devtools endgames build --most 20 --out endgames/diffusion-20.bin
     python -m devtools endgames verify --db endgames/diffusion-20.bin --samples 100000
+    python -m devtools endgames start --db endgames/diffusion-60.bin
 
 `build` solves every Diffusion (2x6) position with at most MOST stones on the board
 (devtools/endgames/diffusion_solve.py) and writes it with its header and checksum; `verify`
 loads one (checking the checksum) and checks SAMPLES positions drawn at random through the
-pure engine: each position's code must be what its moves' codes make it.
+pure engine: each position's code must be what its moves' codes make it; `start` says,
+from a database of every position (--most 48 or more), who wins Diffusion from the start with
+best play and in how many moves, and what each first move leads to.
 
 Prints, for Diffusion (2x6) and Four-rank Diffusion, the boards with k stones for every k
 (exact); for ZigZag at the option sets asked (`--zigzag 6x5,4x3`), the arrangements of k seeds
@@ -43,11 +46,20 @@ def zigzag_sets(text: str) -> list[tuple[int, int]]:
         raise CommandError(f"--zigzag wants PITSxSEEDS,...: {text!r}") from error
 
 
+def said(code: int) -> str:
+    """A database code in words, for the player to move."""
+    if code == 0:
+        return "a draw (neither side can force the end)"
+    if code > solve.LOSS:
+        return f"loses in {code - solve.LOSS} moves (both sides' moves counted)"
+    return f"wins in {code} moves (both sides' moves counted)"
+
+
 class Command(BaseCommand):
     help = "The games' spaces: positions by stones on the board; 2x6 reachability."
 
     def add_arguments(self, parser: Any) -> None:
-        parser.add_argument("what", choices=["spaces", "build", "verify"])
+        parser.add_argument("what", choices=["spaces", "build", "verify", "start"])
         parser.add_argument("--most", type=int, default=16, help="build: stones on the board")
         parser.add_argument("--out", type=Path, help="build: the database file to write")
         parser.add_argument("--db", type=Path, help="verify: the database file to check")
@@ -63,6 +75,9 @@ class Command(BaseCommand):
             return
         if options["what"] == "verify":
             self._verify(options["db"], options["samples"], options["seed"])
+            return
+        if options["what"] == "start":
+            self._start(options["db"])
             return
         self._diffusion_counts("diffusion")
         self._diffusion_counts("four-rank-diffusion")
@@ -173,6 +188,22 @@ class Command(BaseCommand):
         )
         if wrong:
             raise CommandError("the database disagrees with the engine")
+
+    def _start(self, path: Path | None) -> None:
+        if path is None:
+            raise CommandError("start needs --db FILE")
+        database = solve.load(path)
+        rules: Any = get_rules("diffusion")
+        state = rules.initial_state()
+        if database.most < sum(state.pits):
+            raise CommandError(f"{path} covers {database.most} stones; the start has 48")
+        self.stdout.write(
+            f"Diffusion (2x6), the start, South to move: {said(database.code(state.pits))}"
+        )
+        for move in rules.legal_moves(state):
+            after = rules.play(state, move)
+            code = database.code(tuple(reversed(after.pits)))  # North to move, turned
+            self.stdout.write(f"  South plays {move}: North to move, North {said(code)}")
 
     def _reach(self) -> None:
         self.stdout.write("diffusion: every position reachable from the start (South to move, "
