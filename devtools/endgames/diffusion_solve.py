@@ -359,18 +359,43 @@ class Database:
         return int(self.codes[self.offsets[stones] + rank(digits, stones, self.ways)])
 
 
-def build(most: int, report: Callable[[str], None] = lambda line: None) -> Database:
-    """Every position with at most `most` stones on the board, layer by layer."""
+def build(
+    most: int,
+    report: Callable[[str], None] = lambda line: None,
+    *,
+    into: Path | None = None,
+) -> Database:
+    """Every position with at most `most` stones on the board, layer by layer. With `into`,
+    the codes are written to that file as they are decided, and a header beside it says how
+    many layers are done (`done`): a build stopped half-way goes on from there when run again
+    with the same file and `most`; `save` then adds the checksum."""
     tables = arrays.tables()
     counts = by_stones([BASE - 1] * SIZE)[: most + 1]
     offsets = np.zeros(most + 2, dtype=np.int64)
     offsets[1:] = np.cumsum(counts)
     # Positions past `most` are never read: a move never adds stones to the board.
-    codes = np.zeros(int(offsets[-1]), dtype=np.uint16)
+    total = int(offsets[-1])
+    done = 0
+    if into is None:
+        codes = np.zeros(total, dtype=np.uint16)
+    else:
+        header = Path(f"{into}.json")
+        progress = json.loads(header.read_text()) if header.exists() else {}
+        if progress.get("most") == most and into.exists():
+            done = int(progress.get("done", 0))
+            codes = np.memmap(into, dtype="<u2", mode="r+", shape=(total,))
+        else:
+            codes = np.memmap(into, dtype="<u2", mode="w+", shape=(total,))
+        if done:
+            report(f"  layers 0 to {done - 1} were built before: going on from {done}")
     ways = ways_table()
     database = Database(most=most, offsets=offsets, codes=codes, ways=ways)
     farthest = 0
-    for stones in range(most + 1):
+    for stones in range(done):
+        layer = codes[offsets[stones] : offsets[stones + 1]]
+        if len(layer):
+            farthest = max(farthest, int(np.max(np.where(layer > LOSS, layer - LOSS, layer))))
+    for stones in range(done, most + 1):
         began = time.perf_counter()
         rounds, wins, losses = _solve_layer(
             stones,
@@ -390,6 +415,9 @@ def build(most: int, report: Callable[[str], None] = lambda line: None) -> Datab
         if len(layer):
             farthest = max(farthest, int(np.max(np.where(layer > LOSS, layer - LOSS, layer))))
         seconds = time.perf_counter() - began
+        if into is not None:
+            codes.flush()  # type: ignore[attr-defined]
+            Path(f"{into}.json").write_text(json.dumps({"most": most, "done": stones + 1}) + "\n")
         database.layers.append(
             {
                 "stones": stones,
@@ -467,7 +495,8 @@ def save(database: Database, path: Path) -> str:
     returns the SHA-256."""
     codes = database.codes.astype("<u2", copy=False)
     digest = hashlib.sha256(codes.tobytes()).hexdigest()
-    codes.tofile(path)
+    if not (isinstance(codes, np.memmap) and Path(codes.filename or "") == path.resolve()):
+        codes.tofile(path)  # else built in place (`build(into=path)`)
     header = {
         "game": "diffusion",
         "format": "one uint16 a position: 0 draw, d a win in d moves, 32768 + d a loss in d; "

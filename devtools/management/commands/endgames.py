@@ -8,7 +8,8 @@
     python -m devtools endgames start --db endgames/diffusion-60.bin
 
 `build` solves every Diffusion (2x6) position with at most MOST stones on the board
-(devtools/endgames/diffusion_solve.py) and writes it with its header and checksum; `verify`
+(devtools/endgames/diffusion_solve.py) and writes it with its header and checksum (written as
+it goes: stopped, the same command goes on from the last layer done); `verify`
 loads one (checking the checksum) and checks SAMPLES positions drawn at random through the
 pure engine: each position's code must be what its moves' codes make it; `start` says,
 from a database of every position (--most 48 or more), who wins Diffusion from the start with
@@ -152,7 +153,8 @@ class Command(BaseCommand):
             raise CommandError("build needs --out FILE")
         self.stdout.write(f"diffusion: every position with at most {most} stones on the board")
         began = time.perf_counter()
-        database = solve.build(most, self.stdout.write)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        database = solve.build(most, self.stdout.write, into=out)
         seconds = time.perf_counter() - began
         out.parent.mkdir(parents=True, exist_ok=True)
         digest = solve.save(database, out)
