@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -210,3 +211,23 @@ def test_every_position_checked_through_the_engine_agrees_with_the_database() ->
     where = int(database.offsets[7]) + S.rank(np.array(pits, dtype=np.int8), 7, database.ways)
     database.codes[where] = right + 1
     assert S.expected_code(database, RULES, pits) != database.code(pits)
+
+
+def test_a_build_stopped_half_way_goes_on_from_its_last_layer(tmp_path: Path) -> None:
+    whole = S.build(8).codes.copy()
+    out = tmp_path / "diffusion-8.bin"
+    said: list[str] = []
+    S.build(8, into=out)
+    # As if stopped after layer 4: the header says 5 layers are done, the rest is lost.
+    (tmp_path / "diffusion-8.bin.json").write_text('{"most": 8, "done": 5}\n')
+    codes = np.memmap(out, dtype="<u2", mode="r+")
+    start = int(S.build(4).offsets[-1])
+    codes[start:] = 0
+    codes.flush()
+    database = S.build(8, said.append, into=out)
+    assert said[0] == "  layers 0 to 4 were built before: going on from 5"
+    assert len(said) == 1 + 4  # layers 5 to 8 built again, not the others
+    assert np.array_equal(np.asarray(database.codes), whole)
+    digest = S.save(database, out)
+    assert np.array_equal(np.asarray(S.load(out).codes), whole)
+    assert len(digest) == 64
