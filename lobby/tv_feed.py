@@ -39,7 +39,9 @@ from games.delivery import Versioned, VersionedStream, state_frame
 from games.presence import game_group
 from lobby import tv
 from realtime import logs
+from realtime.channel_layers import LAYER_DOWN
 from realtime.db import db_call
+from realtime.errors import is_outage
 from realtime.protocol import encode
 
 logger = logging.getLogger(__name__)
@@ -129,23 +131,33 @@ class Feed:
         ended: int | None = None
         while True:
             try:
-                shown = await db_call(tv.next_featured)(self.slug or None, ended)
+                ended = await self._step(ended)
+            except asyncio.CancelledError:
+                raise
             except Exception as error:
-                logger.warning("TV %r: no next game yet (%s)", self.slug, error)
+                # The database or the channel layer away: the watchers keep what they have,
+                # and the feed tries again. Anything else is a bug, logged as one.
+                if is_outage(error) or isinstance(error, LAYER_DOWN):
+                    logger.warning("TV %r: trying again (%s)", self.slug, error)
+                else:
+                    logger.exception("TV %r failed; trying again", self.slug)
                 await asyncio.sleep(RETRY_SECONDS)
-                continue
-            if shown is None:
-                if self.game is not None or not self.ready.is_set():
-                    await self._show(None)
-                ended = None
-                await asyncio.sleep(_no_game_seconds())
-                continue
-            if self.game is not None and shown["id"] == self.game["id"]:
-                await asyncio.sleep(RETRY_SECONDS)  # still this one: ask again in a moment
-                continue
-            await self._show(shown)
-            await self._over.wait()
-            ended = shown["id"]
+
+    async def _step(self, ended: int | None) -> int | None:
+        """Show the next game and wait for its end (the game that ended, returned), or wait
+        a while for one when none is being played."""
+        shown = await db_call(tv.next_featured)(self.slug or None, ended)
+        if shown is None:
+            if self.game is not None or not self.ready.is_set():
+                await self._show(None)
+            await asyncio.sleep(_no_game_seconds())
+            return None
+        if self.game is not None and shown["id"] == self.game["id"]:
+            await asyncio.sleep(RETRY_SECONDS)  # still this one: ask again in a moment
+            return ended
+        await self._show(shown)
+        await self._over.wait()
+        return int(shown["id"])
 
     async def _show(self, game: dict[str, Any] | None) -> None:
         """Switch: every watcher hears which game is next, then gets its snapshot."""
@@ -167,12 +179,16 @@ class Feed:
             return
         stream = VersionedStream(game["id"], self._fan_out, self._reset, _no_timer)
         self._stream = stream
-        layer = get_channel_layer()
-        channel = await layer.new_channel() if layer is not None else None
-        if layer is not None:
-            await layer.group_add(game_group(game["id"]), channel)
-        # Joined before the snapshot: an event racing it is skipped by version, not lost.
-        await stream.resume(None)
+        try:
+            layer = get_channel_layer()
+            channel = await layer.new_channel() if layer is not None else None
+            if layer is not None:
+                await layer.group_add(game_group(game["id"]), channel)
+            # Joined before the snapshot: an event racing it is skipped by version, not lost.
+            await stream.resume(None)
+        except Exception:
+            self.game = None  # shown again when the feed tries again
+            raise
         catchup.watch(stream)
         if layer is not None and channel is not None:
             self._follower = asyncio.get_running_loop().create_task(
