@@ -4,6 +4,7 @@ from analysis import views
 
 urlpatterns = [
     path("api/explorer", views.api_explorer, name="api-explorer"),
+    path("api/endgame", views.api_endgame, name="api-endgame"),
     path("api/analysis", views.api_analyses, name="api-analyses"),
     path("api/analysis/board", views.api_board, name="api-analysis-board"),
     path("api/analysis/<str:key>", views.api_analysis, name="api-analysis"),

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.language import in_language
 from accounts.tokens import ANY_SCOPE, accepts_tokens
-from analysis import explorer_lookup, reviews, selectors, services
+from analysis import endgame_lookup, explorer_lookup, reviews, selectors, services
 from analysis.models import Analysis
 from analysis.protocol import NodeBody, PlayBody, ReviewBody, StartBody
 from bots import searches
@@ -92,6 +92,17 @@ def api_explorer(request: HttpRequest) -> JsonResponse:
     try:
         lookup = explorer_lookup.lookup_from(request.GET)
         return JsonResponse(explorer_lookup.explore(lookup))
+    except ServiceError as error:
+        return refuse(error)
+
+
+@require_GET
+@accepts_tokens(*ANY_SCOPE)
+def api_endgame(request: HttpRequest) -> JsonResponse:
+    """The endgame database: a position's exact result with best play, and each move's
+    (docs/API.md, "Endgames"). Public: any token, or none."""
+    try:
+        return JsonResponse(endgame_lookup.answer(request.GET))
     except ServiceError as error:
         return refuse(error)
 

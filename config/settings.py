@@ -278,6 +278,9 @@ MAX_SOCKETS_PER_ADDRESS = int(os.environ.get("MAX_SOCKETS_PER_ADDRESS", "100"))
 LOGIN_FAILURES_PER_ACCOUNT = os.environ.get("LOGIN_FAILURES_PER_ACCOUNT", "10/15m")
 LOGIN_FAILURES_PER_ADDRESS = os.environ.get("LOGIN_FAILURES_PER_ADDRESS", "50/15m")
 NEW_ACCOUNTS_PER_ADDRESS = os.environ.get("NEW_ACCOUNTS_PER_ADDRESS", "10/h")
+# Diffusion's endgame database (docs/ENDGAMES.md): built by `make endgames` into this
+# directory, read memory-mapped by games/endgames.py; none there, nothing is covered.
+ENDGAMES_DIR = Path(os.environ.get("ENDGAMES_DIR", str(BASE_DIR / "endgames")))
 API_REQUESTS_PER_CLIENT = os.environ.get("API_REQUESTS_PER_CLIENT", "120/m")
 # A program's requests (made with a token) are counted in token buckets instead, one per token
 # and one per account (its tokens together): a bucket holds BURST requests and refills at

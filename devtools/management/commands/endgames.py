@@ -190,6 +190,37 @@ class Command(BaseCommand):
         )
         if wrong:
             raise CommandError("the database disagrees with the engine")
+        self._probe_times(path, samples, seed)
+
+    def _probe_times(self, path: Path, samples: int, seed: int) -> None:
+        """The product's probe (games/endgames.py, the standard library only): its time for
+        positions drawn at random, each of them a lookup the way the API and the bots make
+        it, and its agreement with the tooling's reading."""
+        from games.endgames import DiffusionTable
+
+        table = DiffusionTable(path)
+        database = solve.load(path)
+        rng = np.random.default_rng(seed + 1)
+        digits = np.zeros(arrays.SIZE, dtype=np.int8)
+        times = []
+        for _ in range(samples):
+            stones = int(rng.integers(1, database.most + 1))
+            size = int(database.offsets[stones + 1] - database.offsets[stones])
+            solve.unrank(int(rng.integers(0, size)), stones, database.ways, digits)
+            pits = tuple(int(d) for d in digits)
+            began = time.perf_counter()
+            verdict = table.probe(pits, 1)
+            times.append((time.perf_counter() - began) * 1000)
+            code = database.code(pits)
+            if verdict is None or verdict.result != (
+                "draw" if code == 0 else "loss" if code > solve.LOSS else "win"
+            ):
+                raise CommandError(f"the probe disagrees with the tooling on {pits}")
+        times.sort()
+        self.stdout.write(
+            f"the product's probe, {samples:,} positions: p50 {times[len(times) // 2]:.3f} ms, "
+            f"p99 {times[int(len(times) * 0.99)]:.3f} ms, max {times[-1]:.3f} ms; it agrees"
+        )
 
     def _start(self, path: Path | None) -> None:
         if path is None:

@@ -1,0 +1,97 @@
+"""The endgame database's answer for a position (games/endgames.py): GET /api/endgame.
+
+The position is named as the opening explorer names one (a game, its options, the position's
+text: docs/NOTATION.md). A covered position gets its exact result for the player to move and
+each move's, lichess's tablebase answer for our games (docs/API.md, "Endgames").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from games import endgames
+from games.engine import rules_for
+from games.messages import translated
+from games.rules import IllegalMove, InvalidOptions
+from games.rules.notation import BadNotation, parse_position, position_text
+from realtime.errors import ServiceError
+
+PARAMETERS = ("game", "options", "position")
+
+
+def _bad(message: str) -> ServiceError:
+    return ServiceError("bad_message", message)
+
+
+def _options(text: str) -> dict[str, int]:
+    options: dict[str, int] = {}
+    for part in filter(None, text.replace(" ", "").split(",")):
+        name, equals, value = part.partition("=")
+        if not equals or not value.isdigit():
+            raise _bad(_("options are name=value pairs, separated by commas"))
+        options[name] = int(value)
+    return options
+
+
+def answer(params: Any) -> dict[str, Any]:
+    """The database's answer for the position the parameters name; ServiceError saying what
+    is wrong with them."""
+    unknown = sorted(set(params) - set(PARAMETERS))
+    if unknown:
+        raise _bad(_("unknown parameter %(name)s") % {"name": unknown[0]})
+    given = {name: str(params.get(name, "")).strip() for name in PARAMETERS}
+    if not given["game"]:
+        raise _bad(_("say which game: game=diffusion, for one"))
+    slug, options = given["game"], _options(given["options"])
+    try:
+        rules = rules_for(slug, options)
+    except InvalidOptions as error:
+        raise _bad(translated(error)) from None
+    try:
+        state = (
+            parse_position(rules, given["position"]) if given["position"] else rules.initial_state()
+        )
+    except BadNotation as error:
+        raise _bad(translated(error)) from None
+    table = endgames.table() if slug == "diffusion" and not options else None
+    verdict = endgames.probe(slug, options, state)
+    found: dict[str, Any] = {
+        "game": slug,
+        "position": position_text(rules, state),
+        "to_move": rules.to_move(state),
+        # The most stones on the board the database covers; null when there is none for it.
+        "most": table.most if table is not None else None,
+        "covered": verdict is not None,
+        "result": verdict.result if verdict else None,
+        "distance": verdict.moves if verdict else None,
+        "moves": [],
+    }
+    if verdict is None:
+        return found
+    for move in rules.legal_moves(state):
+        try:
+            after = rules.play(state, move)
+        except IllegalMove:  # pragma: no cover - the move was listed as legal
+            continue
+        ended = rules.outcome(after)
+        distance: int | None
+        if ended is not None:
+            mover = rules.to_move(state)
+            result, distance = ("win" if ended.winner == mover else "loss"), 1
+        else:
+            reply = endgames.probe(slug, options, after)
+            assert reply is not None  # a move never adds stones: covered too
+            result = {"win": "loss", "loss": "win", "draw": "draw"}[reply.result]
+            distance = None if reply.moves is None else reply.moves + 1
+        found["moves"].append({"move": move, "result": result, "distance": distance})
+    # The best first: wins nearest first, then draws, then losses held out longest.
+    order = {"win": 0, "draw": 1, "loss": 2}
+    found["moves"].sort(
+        key=lambda m: (
+            order[m["result"]],
+            (m["distance"] or 0) * (1 if m["result"] == "win" else -1),
+        )
+    )
+    return found

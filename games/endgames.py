@@ -1,0 +1,111 @@
+"""Diffusion's endgame database, read by the product: a position's exact result with best play
+(docs/ENDGAMES.md). The database is built by the tooling (`make endgames`, `python -m devtools
+endgames build`) into ENDGAMES_DIR; this module only reads it, memory-mapped, through the
+Python standard library (a lookup is a rank of twelve pit counts and one read).
+
+A position is covered when it has at most the database's stones on the board. The file holds
+one uint16 a position, South to move (North's positions are South's turned half round):
+0 a draw, d a win in d moves, 32768 + d a loss in d moves, moves of both players counted.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import mmap
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+logger = logging.getLogger(__name__)
+
+FILE = "diffusion.bin"
+PITS = 12
+MOST_IN_PIT = 5
+LOSS = 32768
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A covered position's result for the player to move."""
+
+    result: str  # "win", "loss" or "draw"
+    moves: int | None  # to the end with best play (both players' moves); None for a draw
+
+    @classmethod
+    def of(cls, code: int) -> Verdict:
+        if code == 0:
+            return cls("draw", None)
+        if code > LOSS:
+            return cls("loss", code - LOSS)
+        return cls("win", code)
+
+
+def _ways() -> list[list[int]]:
+    """ways[i][s]: the boards of pits i..11 holding s stones together (each pit 0..5)."""
+    ways = [[0] * (PITS * MOST_IN_PIT + 1) for _ in range(PITS + 1)]
+    ways[PITS][0] = 1
+    for i in range(PITS - 1, -1, -1):
+        for s in range(PITS * MOST_IN_PIT + 1):
+            ways[i][s] = sum(ways[i + 1][s - v] for v in range(MOST_IN_PIT + 1) if s >= v)
+    return ways
+
+
+class DiffusionTable:
+    """One database file, memory-mapped."""
+
+    def __init__(self, path: Path) -> None:
+        header = json.loads(Path(f"{path}.json").read_text())
+        if header.get("game") != "diffusion" or "sha256" not in header:
+            raise ValueError(f"{path}: not a finished Diffusion database")
+        self.most = int(header["most"])
+        self.offsets = [int(n) for n in header["offsets"]]
+        with path.open("rb") as file:
+            self._map = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        if len(self._map) != 2 * self.offsets[-1]:
+            raise ValueError(f"{path}: {len(self._map)} bytes, not {2 * self.offsets[-1]}")
+        self._codes = memoryview(self._map).cast("H")  # little-endian machines: as written
+        self._ways = _ways()
+
+    def code(self, pits: tuple[int, ...]) -> int | None:
+        """The code of a board, South to move; None when it holds more stones than covered."""
+        stones = sum(pits)
+        if stones > self.most:
+            return None
+        place, left = 0, stones
+        for i, count in enumerate(pits):
+            for v in range(count):
+                if left >= v:
+                    place += self._ways[i + 1][left - v]
+            left -= count
+        return int(self._codes[self.offsets[stones] + place])
+
+    def probe(self, pits: tuple[int, ...], to_move: int) -> Verdict | None:
+        """The result for the player to move, or None when the position is not covered."""
+        code = self.code(pits if to_move == 1 else tuple(reversed(pits)))
+        return None if code is None else Verdict.of(code)
+
+
+@functools.cache
+def table() -> DiffusionTable | None:
+    """This process's database, opened once; None when ENDGAMES_DIR holds none."""
+    path = Path(settings.ENDGAMES_DIR) / FILE
+    if not path.exists():
+        return None
+    try:
+        return DiffusionTable(path)
+    except (OSError, ValueError) as error:
+        logger.warning("the endgame database %s cannot be read: %s", path, error)
+        return None
+
+
+def probe(slug: str, options: dict[str, Any], state: Any) -> Verdict | None:
+    """The exact result of a position in play, if a database covers it (Diffusion only)."""
+    over = bool(getattr(state, "winner", 0))
+    if slug != "diffusion" or options or over:
+        return None
+    found = table()
+    return None if found is None else found.probe(tuple(state.pits), int(state.to_move))

@@ -1,0 +1,131 @@
+"""Diffusion's endgame database in the product: the probe reads what the tooling built
+(games/endgames.py), and GET /api/endgame answers a position's exact result and each move's."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from devtools.endgames import diffusion_solve as S
+from games import endgames
+from games.rules import get_rules
+from games.rules.diffusion import DiffusionState
+from games.rules.notation import position_text
+
+RULES: Any = get_rules("diffusion")
+MOST = 8
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, S.Database]:
+    """A database of every position with at most 8 stones, as `make endgames` writes one."""
+    directory = tmp_path_factory.mktemp("endgames")
+    database = S.build(MOST, into=directory / endgames.FILE)
+    S.save(database, directory / endgames.FILE)
+    return directory, database
+
+
+@pytest.fixture
+def covered(built: tuple[Path, S.Database], settings: Any) -> Iterator[S.Database]:
+    settings.ENDGAMES_DIR = built[0]
+    endgames.table.cache_clear()
+    yield built[1]
+    endgames.table.cache_clear()
+
+
+def position(pits: tuple[int, ...], to_move: int) -> str:
+    stores = (48 - sum(pits), 0)
+    return str(position_text(RULES, DiffusionState(pits, stores, to_move)))
+
+
+def random_pits(rng: random.Random, stones: int) -> tuple[int, ...]:
+    while True:
+        pits = [0] * 12
+        for _ in range(stones):
+            pits[rng.randrange(12)] += 1
+        if max(pits) <= 5 and any(pits[:3] + pits[6:9]) and any(pits[3:6] + pits[9:]):
+            return tuple(pits)
+
+
+@pytest.mark.django_db
+def test_the_probe_reads_what_the_builder_wrote_for_both_sides(covered: S.Database) -> None:
+    rng = random.Random(5)
+    table = endgames.table()
+    assert table is not None and table.most == MOST
+    for _ in range(500):
+        pits = random_pits(rng, rng.randint(2, MOST))
+        assert endgames.probe("diffusion", {}, DiffusionState(pits, (0, 0), 1)) == (
+            endgames.Verdict.of(covered.code(pits))
+        )
+        turned = tuple(reversed(pits))  # North to move sees the board turned half round
+        assert table.probe(pits, 2) == endgames.Verdict.of(covered.code(turned))
+    assert table.code((5, 5) + (0,) * 10) is None  # 10 stones: not covered
+
+
+@pytest.mark.django_db
+def test_the_api_gives_the_result_and_every_moves_result(covered: S.Database) -> None:
+    rng = random.Random(9)
+    for _ in range(40):
+        pits = random_pits(rng, rng.randint(3, MOST))
+        to_move = rng.choice([1, 2])
+        answer = Client().get(
+            "/api/endgame", {"game": "diffusion", "position": position(pits, to_move)}
+        )
+        assert answer.status_code == 200, answer.content
+        data = answer.json()
+        verdict = endgames.Verdict.of(covered.code(pits if to_move == 1 else tuple(reversed(pits))))
+        assert (data["covered"], data["most"], data["to_move"]) == (True, MOST, to_move)
+        assert (data["result"], data["distance"]) == (verdict.result, verdict.moves)
+        assert len(data["moves"]) == sum(1 for count in pits if count)
+        best = data["moves"][0]
+        # The best move keeps the result: a win in d is a move that wins in d.
+        assert best["result"] == data["result"]
+        assert best["distance"] == data["distance"]
+        if data["result"] == "loss":
+            assert all(move["result"] == "loss" for move in data["moves"])
+
+
+@pytest.mark.django_db
+def test_what_the_database_does_not_cover_is_said_so(covered: S.Database) -> None:
+    start = Client().get("/api/endgame", {"game": "diffusion"}).json()
+    assert (start["covered"], start["most"], start["result"], start["moves"]) == (
+        False,
+        MOST,
+        None,
+        [],
+    )
+    other = Client().get("/api/endgame", {"game": "zigzag"}).json()
+    assert (other["covered"], other["most"]) == (False, None)
+
+
+@pytest.mark.django_db
+def test_with_no_database_nothing_is_covered(settings: Any, tmp_path: Path) -> None:
+    settings.ENDGAMES_DIR = tmp_path
+    endgames.table.cache_clear()
+    answer = Client().get(
+        "/api/endgame", {"game": "diffusion", "position": position((1, 0, 0, 1) + (0,) * 8, 1)}
+    )
+    assert answer.json()["covered"] is False and answer.json()["most"] is None
+    endgames.table.cache_clear()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"game": "chess"},
+        {"game": "diffusion", "colour": "white"},
+        {},
+        {"game": "diffusion", "position": "not a position"},
+        {"game": "zigzag", "options": "pits"},
+    ],
+)
+def test_bad_requests_are_refused_saying_why(params: dict[str, str]) -> None:
+    answer = Client().get("/api/endgame", params)
+    assert answer.status_code == 400
+    assert answer.json()["error"]["code"] == "bad_message" and answer.json()["error"]["message"]
