@@ -18,6 +18,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.db import close_old_connections
 from django.dispatch import Signal
 
@@ -231,6 +232,7 @@ class Worker:
                 turn.level,
                 seed,
                 think_ms(turn, now, queued),
+                str(settings.ENDGAMES_DIR),
             )
             self.thinking[future] = turn
         self.search_step()

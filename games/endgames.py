@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
-
 logger = logging.getLogger(__name__)
 
 FILE = "diffusion.bin"
@@ -90,9 +88,10 @@ class DiffusionTable:
 
 
 @functools.cache
-def table() -> DiffusionTable | None:
-    """This process's database, opened once; None when ENDGAMES_DIR holds none."""
-    path = Path(settings.ENDGAMES_DIR) / FILE
+def open_at(directory: str) -> DiffusionTable | None:
+    """The database in `directory`, opened once per process; None when there is none (or it
+    cannot be read: logged). Pure: the bots' search processes call it with the directory."""
+    path = Path(directory) / FILE
     if not path.exists():
         return None
     try:
@@ -100,6 +99,39 @@ def table() -> DiffusionTable | None:
     except (OSError, ValueError) as error:
         logger.warning("the endgame database %s cannot be read: %s", path, error)
         return None
+
+
+def table() -> DiffusionTable | None:
+    """This site's database (ENDGAMES_DIR), or None."""
+    from django.conf import settings  # here: the module is pure for the bots' processes
+
+    return open_at(str(settings.ENDGAMES_DIR))
+
+
+def best_move(found: DiffusionTable, rules: Any, state: Any) -> str | None:
+    """Perfect play where the database covers the position: the nearest win, else a draw,
+    else the loss held out longest; None when it is not covered."""
+    if found.probe(tuple(state.pits), int(state.to_move)) is None:
+        return None
+    mover = int(state.to_move)
+    best: tuple[int, int, str] | None = None  # (rank: win 0 / draw 1 / loss 2, key, move)
+    for move in rules.legal_moves(state):
+        after = rules.play(state, move)
+        if after.winner:
+            ranked = (0, 1, move) if after.winner == mover else (2, -1, move)
+        else:
+            reply = found.probe(tuple(after.pits), int(after.to_move))
+            if reply is None:  # pragma: no cover - a move never adds stones
+                return None
+            if reply.result == "loss":
+                ranked = (0, (reply.moves or 0) + 1, move)
+            elif reply.result == "draw":
+                ranked = (1, 0, move)
+            else:
+                ranked = (2, -((reply.moves or 0) + 1), move)
+        if best is None or ranked[:2] < best[:2]:
+            best = ranked
+    return None if best is None else best[2]
 
 
 def probe(slug: str, options: dict[str, Any], state: Any) -> Verdict | None:

@@ -33,9 +33,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, S.Database]:
 @pytest.fixture
 def covered(built: tuple[Path, S.Database], settings: Any) -> Iterator[S.Database]:
     settings.ENDGAMES_DIR = built[0]
-    endgames.table.cache_clear()
+    endgames.open_at.cache_clear()
     yield built[1]
-    endgames.table.cache_clear()
+    endgames.open_at.cache_clear()
 
 
 def position(pits: tuple[int, ...], to_move: int) -> str:
@@ -106,12 +106,12 @@ def test_what_the_database_does_not_cover_is_said_so(covered: S.Database) -> Non
 @pytest.mark.django_db
 def test_with_no_database_nothing_is_covered(settings: Any, tmp_path: Path) -> None:
     settings.ENDGAMES_DIR = tmp_path
-    endgames.table.cache_clear()
+    endgames.open_at.cache_clear()
     answer = Client().get(
         "/api/endgame", {"game": "diffusion", "position": position((1, 0, 0, 1) + (0,) * 8, 1)}
     )
     assert answer.json()["covered"] is False and answer.json()["most"] is None
-    endgames.table.cache_clear()
+    endgames.open_at.cache_clear()
 
 
 @pytest.mark.django_db
@@ -129,3 +129,46 @@ def test_bad_requests_are_refused_saying_why(params: dict[str, str]) -> None:
     answer = Client().get("/api/endgame", params)
     assert answer.status_code == 400
     assert answer.json()["error"]["code"] == "bad_message" and answer.json()["error"]["message"]
+
+
+def test_level_5_plays_perfectly_where_the_database_covers_the_position(
+    built: tuple[Path, S.Database],
+) -> None:
+    """Its move keeps the position's result at its distance; from won positions it wins every
+    game against level 3, and from lost ones it holds out as long as the database says."""
+    from bots.search import think
+
+    directory, _database = built
+    table = endgames.open_at(str(directory))
+    assert table is not None
+    rng = random.Random(11)
+    won = 0
+    for game in range(30):
+        pits = random_pits(rng, rng.randint(4, MOST))
+        state = DiffusionState(pits, (48 - sum(pits), 0), 1)
+        verdict = table.probe(pits, 1)
+        assert verdict is not None
+        choice = think(RULES, state, level=5, seed=game, endgames_dir=str(directory))
+        assert choice.playouts == 0  # read, not searched
+        after = RULES.play(state, choice.move)
+        if after.winner:
+            assert after.winner == 1 and verdict.result == "win" and verdict.moves == 1
+        else:
+            reply = table.probe(after.pits, after.to_move)
+            assert reply is not None and reply.moves is not None
+            flipped = {"win": "loss", "loss": "win"}[reply.result]
+            assert (flipped, reply.moves + 1) == (verdict.result, verdict.moves)
+        if verdict.result != "win":
+            continue
+        # Played out against level 3 (which searches, without the database): won every time.
+        moves = 0
+        while not state.winner:
+            level = 5 if state.to_move == 1 else 3
+            move = think(
+                RULES, state, level=level, seed=game * 100 + moves, endgames_dir=str(directory)
+            )
+            state = RULES.play(state, move.move)
+            moves += 1
+        assert state.winner == 1 and moves <= verdict.moves
+        won += 1
+    assert won >= 10
