@@ -4,6 +4,8 @@ game itself is left as it was."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.browsers import Problems, Site, expect_game_live
@@ -137,3 +139,52 @@ def test_a_position_set_up_on_the_editor_is_checked_by_the_rules_and_analysed(
         page.locator("#board [data-cell=c7]").click()
         expect(page.locator("#tree .move-link")).to_have_text(["1. c6-c7"])
         expect(page.locator("#echo-button")).to_be_visible()
+
+
+def test_the_analysis_board_shows_the_endgame_databases_verdict(
+    browser: Browser, tmp_path: Path, problems: Problems
+) -> None:
+    """On a site with a database of every Diffusion position of at most 6 stones: a position
+    it covers shows the exact result and each move's; one it does not cover shows nothing."""
+    from devtools.endgames import diffusion_solve
+    from games import endgames
+    from games.rules import get_rules
+    from games.rules.diffusion import DiffusionState
+    from games.rules.notation import position_text
+    from tests.servers import migrated_scratch_database
+    from tests.test_browser_access import violations
+
+    directory = tmp_path / "endgames"
+    directory.mkdir()
+    database = diffusion_solve.build(6, into=directory / endgames.FILE)
+    diffusion_solve.save(database, directory / endgames.FILE)
+    rules = get_rules("diffusion")
+    pits = (1, 0, 2, 0, 0, 1, 0, 1, 0, 1, 0, 0)
+    verdict = endgames.Verdict.of(database.code(pits))
+    text = position_text(rules, DiffusionState(pits, (42, 0), 1))
+    with migrated_scratch_database(tmp_path) as url:
+        site = Site(tmp_path, str(url), ENDGAMES_DIR=str(directory))
+        with site.serve():
+            page = guest(browser, site, problems, "solver")
+            page.goto(f"{site.url}/analysis/")
+            page.select_option("#analysis-slug", "diffusion")
+            page.locator("#editor-open").click()
+            page.fill("#analysis-position", text)
+            page.locator("#new-analysis button[type=submit]").click()
+            page.wait_for_url(f"{site.url}/analysis/*/")
+            box = page.locator("#endgame")
+            expect(box).to_be_visible()
+            expect(box).to_have_attribute("data-result", verdict.result)
+            word = "wins" if verdict.result == "win" else "loses"
+            expect(box.locator(".endgame-verdict")).to_contain_text(
+                f"{word} in {verdict.moves} move"
+            )
+            expect(box.locator(".endgame-moves li")).to_have_count(5)  # five pits hold stones
+            assert violations(page) == []
+            # The start (48 stones) is not covered: the box goes.
+            page.goto(f"{site.url}/analysis/")
+            page.select_option("#analysis-slug", "diffusion")
+            page.locator("#new-analysis button[type=submit]").click()
+            page.wait_for_url(f"{site.url}/analysis/*/")
+            expect(page.locator("#position-text")).not_to_have_value("")
+            expect(page.locator("#endgame")).to_be_hidden()

@@ -4,6 +4,7 @@
 /* global gettext, ngettext, interpolate */
 import { renderChess } from "./boards/chess.js";
 import { renderMancala } from "./boards/mancala.js";
+import { endgame } from "./endgame.js";
 import { explorer } from "./explorer.js";
 
 const $ = (id) => document.getElementById(id);
@@ -48,6 +49,7 @@ function goTo(node) {
 const play = (move) => call("/play", { node: page.analysis.node.id, move });
 // The owner plays a move of the explorer onto the board; anyone else only reads it.
 const openings = explorer($("explorer"), { onPick: mine ? play : null });
+const solved = endgame($("endgame"));
 
 function show(analysis) {
   page.analysis = analysis;
@@ -71,6 +73,7 @@ function show(analysis) {
   root.dataset.node = String(node.id);
   const options = Object.entries(analysis.options).map(([name, value]) => `${name}=${value}`).join(",");
   openings.show({ game: analysis.slug, options, position: node.position });
+  solved.show({ game: analysis.slug, options, position: node.position });
   askComputer();
 }
 

@@ -1,0 +1,53 @@
+// The endgame database beside the analysis board (docs/API.md, "Endgames"): for a position it
+// covers, the exact result for the player to move and each move's, as the server reads them.
+// The page names the position and draws the answer; no rules here.
+/* global gettext, ngettext, interpolate */
+
+function said(result, distance) {
+  if (result === "draw") return gettext("a draw: neither side can force the end");
+  const text = result === "win"
+    ? ngettext("wins in %(n)s move", "wins in %(n)s moves", distance)
+    : ngettext("loses in %(n)s move", "loses in %(n)s moves", distance);
+  return interpolate(text, { n: distance }, true);
+}
+
+// The box is templates/analysis/_endgame.html; hidden while the position is not covered.
+export function endgame(box) {
+  const verdict = box.querySelector(".endgame-verdict");
+  const list = box.querySelector(".endgame-moves");
+  let asked = 0;
+
+  return {
+    async show({ game, options, position }) {
+      const ticket = ++asked;
+      let answer = null;
+      try {
+        const query = new URLSearchParams({ game, options, position });
+        const response = await fetch(`/api/endgame?${query}`);
+        answer = response.ok ? await response.json() : null;
+      } catch {
+        answer = null;
+      }
+      if (ticket !== asked) return; // another position was asked for since
+      if (!answer || !answer.covered) {
+        box.hidden = true;
+        box.dataset.result = "";
+        return;
+      }
+      box.hidden = false;
+      box.dataset.result = answer.result;
+      verdict.textContent = interpolate(gettext("With best play, the player to move %(verdict)s."), {
+        verdict: said(answer.result, answer.distance),
+      }, true);
+      list.replaceChildren();
+      for (const move of answer.moves) {
+        const item = document.createElement("li");
+        item.dataset.move = move.move;
+        item.textContent = interpolate(gettext("%(move)s: the player who plays it %(verdict)s"), {
+          move: move.move, verdict: said(move.result, move.distance),
+        }, true);
+        list.append(item);
+      }
+    },
+  };
+}
