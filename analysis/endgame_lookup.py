@@ -11,6 +11,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from analysis import explorer_lookup
 from games import endgames
 from games.engine import rules_for
 from games.messages import translated
@@ -18,7 +19,7 @@ from games.rules import IllegalMove, InvalidOptions
 from games.rules.notation import BadNotation, parse_position, position_text
 from realtime.errors import ServiceError
 
-PARAMETERS = ("game", "options", "position")
+PARAMETERS = ("game", "options", "position", "game_id", "ply")
 
 
 def _bad(message: str) -> ServiceError:
@@ -42,19 +43,28 @@ def answer(params: Any) -> dict[str, Any]:
     if unknown:
         raise _bad(_("unknown parameter %(name)s") % {"name": unknown[0]})
     given = {name: str(params.get(name, "")).strip() for name in PARAMETERS}
-    if not given["game"]:
-        raise _bad(_("say which game: game=diffusion, for one"))
-    slug, options = given["game"], _options(given["options"])
-    try:
+    if given["game_id"]:
+        # A finished game's position (its replay asks so), as the explorer reads it.
+        slug, options, state = explorer_lookup.from_game({k: v for k, v in given.items() if v})
         rules = rules_for(slug, options)
-    except InvalidOptions as error:
-        raise _bad(translated(error)) from None
-    try:
-        state = (
-            parse_position(rules, given["position"]) if given["position"] else rules.initial_state()
-        )
-    except BadNotation as error:
-        raise _bad(translated(error)) from None
+    else:
+        if given["ply"]:
+            raise _bad(_("ply goes with game_id"))
+        if not given["game"]:
+            raise _bad(_("say which game: game=diffusion, for one"))
+        slug, options = given["game"], _options(given["options"])
+        try:
+            rules = rules_for(slug, options)
+        except InvalidOptions as error:
+            raise _bad(translated(error)) from None
+        try:
+            state = (
+                parse_position(rules, given["position"])
+                if given["position"]
+                else rules.initial_state()
+            )
+        except BadNotation as error:
+            raise _bad(translated(error)) from None
     table = endgames.table() if slug == "diffusion" and not options else None
     verdict = endgames.probe(slug, options, state)
     found: dict[str, Any] = {

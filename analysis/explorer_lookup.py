@@ -62,7 +62,7 @@ def lookup_from(params: Any) -> Lookup:
         raise _bad(_("speeds are some of %(speeds)s") % {"speeds": ", ".join(explorer.SPEEDS)})
     speeds = tuple(sorted({explorer.SPEEDS[name.strip()] for name in speed_names}))
     if "game_id" in given:
-        slug, options, state = _from_game(given)
+        slug, options, state = from_game(given)
     else:
         slug, options, state = _from_position(given)
     return Lookup(slug, options, explorer.variant(slug, options), state, bands, speeds)
@@ -98,7 +98,9 @@ def _from_position(given: dict[str, str]) -> tuple[str, dict[str, int], Any]:
         raise _bad(translated(error)) from None
 
 
-def _from_game(given: dict[str, str]) -> tuple[str, dict[str, int], Any]:
+def from_game(given: dict[str, str]) -> tuple[str, dict[str, int], Any]:
+    """A finished game's position after `ply` moves (the explorer's and the endgame
+    database's `game_id` and `ply`): nothing of a game in progress is looked up."""
     if {"game", "options", "position"} & set(given):
         raise _bad(_("game_id names the position alone: leave out game, options and position"))
     try:

@@ -172,3 +172,34 @@ def test_level_5_plays_perfectly_where_the_database_covers_the_position(
         assert state.winner == 1 and moves <= verdict.moves
         won += 1
     assert won >= 10
+
+
+@pytest.mark.django_db
+def test_a_finished_games_positions_are_named_by_game_and_ply(covered: S.Database) -> None:
+    """The replay asks with game_id and ply: the same answer as the position's text; a game
+    in progress is not looked up (no help while it is played)."""
+    from games import services
+    from tests.games_helpers import new_game
+
+    game = new_game("diffusion")
+    client = Client()
+    refused = client.get("/api/endgame", {"game_id": game.pk, "ply": 0})
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == "game_not_over"
+    rng = random.Random(2)
+    state = RULES.initial_state()
+    while not state.winner:
+        move = rng.choice(RULES.legal_moves(state))
+        game.refresh_from_db()
+        user = game.player1 if state.to_move == 1 else game.player2
+        services.play_move(game_id=game.pk, user=user, move=move, ply=game.ply)
+        state = RULES.play(state, move)
+    game.refresh_from_db()
+    assert game.status == "finished"
+    for ply in range(max(0, game.ply - 6), game.ply + 1):
+        by_game = client.get("/api/endgame", {"game_id": game.pk, "ply": ply})
+        assert by_game.status_code == 200, by_game.content
+        text = by_game.json()["position"]
+        by_text = client.get("/api/endgame", {"game": "diffusion", "position": text})
+        assert by_game.json() == by_text.json()
+    mixed = client.get("/api/endgame", {"game_id": game.pk, "position": "x"})
+    assert mixed.status_code == 400 and mixed.json()["error"]["code"] == "bad_message"

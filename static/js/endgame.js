@@ -12,17 +12,23 @@ function said(result, distance) {
 }
 
 // The box is templates/analysis/_endgame.html; hidden while the position is not covered.
+// `show(params)` names the position as GET /api/endgame takes it: {game, options, position},
+// or a finished game's {game_id, ply}.
 export function endgame(box) {
   const verdict = box.querySelector(".endgame-verdict");
   const list = box.querySelector(".endgame-moves");
   let asked = 0;
 
   return {
-    async show({ game, options, position }) {
+    hide() {
+      asked += 1;
+      box.hidden = true;
+    },
+    async show(params) {
       const ticket = ++asked;
       let answer = null;
       try {
-        const query = new URLSearchParams({ game, options, position });
+        const query = new URLSearchParams(params);
         const response = await fetch(`/api/endgame?${query}`);
         answer = response.ok ? await response.json() : null;
       } catch {

@@ -4,6 +4,7 @@
 import { renderChess } from "./boards/chess.js";
 import { renderMancala } from "./boards/mancala.js";
 import { botMark } from "./bot_mark.js";
+import { endgame } from "./endgame.js";
 import { explorer } from "./explorer.js";
 import { renderMoves } from "./game/moves.js";
 import { announce, describe, resultText } from "./game/words.js";
@@ -13,6 +14,7 @@ import { timeControlLabel } from "./time_control.js";
 const root = document.getElementById("game");
 const gameId = Number(root.dataset.gameId);
 const openings = explorer(document.getElementById("explorer"));
+const solved = endgame(document.getElementById("endgame"));
 const $ = (id) => document.getElementById(id);
 // Dates as the page's language writes them.
 const lang = document.documentElement.lang || undefined;
@@ -466,9 +468,14 @@ function draw() {
 // The opening explorer, once the game is over (not while it is played: no help from it then),
 // at the position shown, with the move the game went on with marked.
 function drawExplorer(game) {
-  if (game.status === "active") return openings.hide();
+  if (game.status === "active") {
+    solved.hide();
+    return openings.hide();
+  }
   const ply = live.viewing ?? game.ply;
   openings.show({ game_id: String(gameId), ply: String(ply) }, game.moves[ply]?.notation ?? null);
+  // The endgame database's verdict where it covers the position shown (Diffusion).
+  if (game.slug === "diffusion") solved.show({ game_id: String(gameId), ply: String(ply) });
 }
 
 // The analysis board opens at the position shown; a player's own game only once it is over.
