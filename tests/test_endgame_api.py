@@ -203,3 +203,39 @@ def test_a_finished_games_positions_are_named_by_game_and_ply(covered: S.Databas
         assert by_game.json() == by_text.json()
     mixed = client.get("/api/endgame", {"game_id": game.pk, "position": "x"})
     assert mixed.status_code == 400 and mixed.json()["error"]["code"] == "bad_message"
+
+
+def test_a_forward_search_without_the_database_finds_what_it_says(
+    built: tuple[Path, S.Database],
+) -> None:
+    """The puzzle finder's exact prover (devtools/puzzles/prover.py: an AND-OR search on the
+    engine, reading nothing of the database) against the database, on covered positions: the
+    fewest own moves to a forced win agree, for either side; and the prover asked with the
+    database as its exact answers agrees with itself without it."""
+    from devtools.puzzles.finder import endgame_oracle
+    from devtools.puzzles.prover import Prover
+
+    directory, _database = built
+    table = endgames.open_at(str(directory))
+    assert table is not None
+
+    def exact(state: DiffusionState) -> tuple[str, int | None] | None:
+        verdict = None if state.winner else table.probe(state.pits, state.to_move)
+        return None if verdict is None else (verdict.result, verdict.moves)
+
+    rng = random.Random(4)
+    compared = 0
+    while compared < 60:
+        pits = random_pits(rng, rng.randint(2, 6))
+        state = DiffusionState(pits, (48 - sum(pits), 0), rng.choice([1, 2]))
+        verdict = table.probe(pits, state.to_move)
+        assert verdict is not None and verdict.moves is not None
+        me = state.to_move if verdict.result == "win" else 3 - state.to_move
+        own = (verdict.moves + 1) // 2 if me == state.to_move else verdict.moves // 2
+        searched = Prover(RULES, me, nodes=2_000_000).distance(state, own + 1)
+        if searched is None:
+            continue  # out of the prover's budget: not a disagreement, not a comparison
+        assert searched == own, (pits, state.to_move, verdict)
+        assert Prover(RULES, me, exact=exact).distance(state, own + 1) == own
+        compared += 1
+    assert endgame_oracle("zigzag") is None

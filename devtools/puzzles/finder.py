@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from devtools.puzzles.prover import OutOfBudget, Prover, first_wins
+from devtools.puzzles.prover import Exact, OutOfBudget, Prover, first_wins
 
 WIN, SAVE = "win", "save"
 # Why a position was not taken (the generator counts them).
@@ -113,20 +113,26 @@ class Verdict:
     notes: dict[str, Any] = field(default_factory=dict)
 
 
-def find(rules: Any, state: Any, limits: Limits | None = None, seed: int = 0) -> Found | None:
+def find(
+    rules: Any, state: Any, limits: Limits | None = None, seed: int = 0, exact: Exact | None = None
+) -> Found | None:
     """The puzzle in `state`, or None when it is not one (see `examine`)."""
-    return examine(rules, state, limits, seed).found
+    return examine(rules, state, limits, seed, exact).found
 
 
-def examine(rules: Any, state: Any, limits: Limits | None = None, seed: int = 0) -> Verdict:
-    """Whether `state` is a puzzle for the side to move, and if not, why not."""
+def examine(
+    rules: Any, state: Any, limits: Limits | None = None, seed: int = 0, exact: Exact | None = None
+) -> Verdict:
+    """Whether `state` is a puzzle for the side to move, and if not, why not. With `exact`
+    (Diffusion's endgame database, `endgame_oracle`), positions it covers are not searched:
+    the proofs of a single winning or saving move are exact there."""
     limits = limits or limits_for(rules.slug)
     started = time.perf_counter()
     deadline = started + limits.seconds
     if rules.outcome(state) is not None:
         return Verdict(None, OVER)
     me = rules.to_move(state)
-    prover = Prover(rules, me, limits.nodes, deadline)
+    prover = Prover(rules, me, limits.nodes, deadline, exact=exact)
     reason, found = _proved_win(rules, state, prover, limits)
     if found is None and reason == NO_WIN and limits.save:
         reason, found = _proved_save(rules, state, prover, limits, deadline)
@@ -185,7 +191,7 @@ def _proved_save(
     if children is None:
         return UNKNOWN, None
     budget = max(0, limits.nodes - prover.made)
-    opponent = Prover(rules, 3 - me, budget, deadline)
+    opponent = Prover(rules, 3 - me, budget, deadline, exact=prover.exact)
     depth = limits.depth if limits.save_depth is None else limits.save_depth
     holding = []
     for move, after in children:
@@ -358,3 +364,21 @@ def _turns_used(rules: Any, state: Any, line: list[str]) -> int:
         if rules.outcome(state) is None and before != me and rules.to_move(state) == me:
             turns += 1
     return turns
+
+
+def endgame_oracle(slug: str) -> Exact | None:
+    """Diffusion's endgame database as the prover's exact answers (games/endgames.py), when
+    this checkout has one (ENDGAMES_DIR, `make endgames`); None otherwise."""
+    from games import endgames
+
+    found = endgames.table() if slug == "diffusion" else None
+    if found is None:
+        return None
+
+    def exact(state: Any) -> tuple[str, int | None] | None:
+        if state.winner:
+            return None
+        verdict = found.probe(tuple(state.pits), int(state.to_move))
+        return None if verdict is None else (verdict.result, verdict.moves)
+
+    return exact

@@ -30,6 +30,10 @@ from typing import Any
 
 # A move generator: the engine's legal moves by default.
 Moves = Callable[[Any], Iterable[str]]
+# An exact answer where one is known (Diffusion's endgame database, games/endgames.py): the
+# result for the player to move ("win", "loss", "draw") and the moves of both players to the
+# end, or None where the position is not covered.
+Exact = Callable[[Any], tuple[str, int | None] | None]
 
 
 class OutOfBudget(Exception):
@@ -50,8 +54,10 @@ class Prover:
         nodes: int = 200_000,
         deadline: float | None = None,
         moves: Moves | None = None,
+        exact: Exact | None = None,
     ) -> None:
         self.rules = rules
+        self.exact = exact
         self.me = me
         self.budget = nodes
         self.deadline = deadline
@@ -145,11 +151,25 @@ class Prover:
         ):
             raise OutOfBudget
 
+    @staticmethod
+    def _exactly(mine: bool, result: str, plies: int | None, within: int) -> bool:
+        """A known result read as "`me` wins within `within` own moves": of `plies` moves to
+        the end, `me` makes every other one, the first when it is to move."""
+        if plies is None or result == "draw":
+            return False
+        if mine:
+            return result == "win" and (plies + 1) // 2 <= within
+        return result == "loss" and plies // 2 <= within
+
     def _wins(self, state: Any, within: int) -> bool:
         rules = self.rules
         outcome = rules.outcome(state)
         if outcome is not None:
             return outcome.winner == self.me
+        if self.exact is not None:
+            answer = self.exact(state)
+            if answer is not None:
+                return self._exactly(rules.to_move(state) == self.me, *answer, within)
         known = self._win_at.get(state)
         if known is not None and known <= within:
             return True

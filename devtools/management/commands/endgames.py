@@ -66,6 +66,13 @@ class Command(BaseCommand):
         parser.add_argument("--db", type=Path, help="verify: the database file to check")
         parser.add_argument("--samples", type=int, default=100_000, help="verify")
         parser.add_argument("--seed", type=int, default=1, help="verify")
+        parser.add_argument(
+            "--forward",
+            type=int,
+            default=0,
+            help="verify: also this many positions by a forward search that reads nothing of "
+            "the database (devtools/puzzles/prover.py), among those won within 4 own moves",
+        )
         parser.add_argument("--no-reach", action="store_true")
         parser.add_argument("--zigzag", default="6x5,4x3,2x7", help="PITSxSEEDS,...")
         parser.add_argument("--sample", type=int, default=2_000_000)
@@ -76,6 +83,8 @@ class Command(BaseCommand):
             return
         if options["what"] == "verify":
             self._verify(options["db"], options["samples"], options["seed"])
+            if options["forward"]:
+                self._forward(options["db"], options["forward"], options["seed"])
             return
         if options["what"] == "start":
             self._start(options["db"])
@@ -191,6 +200,51 @@ class Command(BaseCommand):
         if wrong:
             raise CommandError("the database disagrees with the engine")
         self._probe_times(path, samples, seed)
+
+    def _forward(self, path: Path, count: int, seed: int) -> None:
+        """Positions drawn at random whose win (for either side) takes at most 4 of the
+        winner's moves, each searched by the puzzle finder's exact AND-OR prover on the pure
+        engine: the fewest own moves it finds must be the database's."""
+        from devtools.puzzles.prover import Prover
+        from games.rules.diffusion import DiffusionState
+
+        database = solve.load(path)
+        rules: Any = get_rules("diffusion")
+        rng = np.random.default_rng(seed + 2)
+        digits = np.zeros(arrays.SIZE, dtype=np.int8)
+        agreed = wrong = budget = 0
+        began = time.perf_counter()
+        while agreed + wrong + budget < count:
+            stones = int(rng.integers(2, database.most + 1))
+            size = int(database.offsets[stones + 1] - database.offsets[stones])
+            solve.unrank(int(rng.integers(0, size)), stones, database.ways, digits)
+            pits = tuple(int(d) for d in digits)
+            if not any(pits[:3] + pits[6:9]) or not any(pits[3:6] + pits[9:]):
+                continue
+            code = database.code(pits)
+            if code == 0:
+                continue
+            mine = code < solve.LOSS  # the player to move (South) wins
+            plies = code if mine else code - solve.LOSS
+            own = (plies + 1) // 2 if mine else plies // 2
+            if own > 4:
+                continue
+            state = DiffusionState(pits, (48 - sum(pits), 0), 1)
+            found = Prover(rules, 1 if mine else 2, nodes=300_000).distance(state, own + 1)
+            if found is None:
+                budget += 1
+            elif found == own:
+                agreed += 1
+            else:
+                wrong += 1
+                self.stdout.write(f"  disagrees: {pits}: the database {own}, the search {found}")
+        self.stdout.write(
+            f"forward search (no database) on {count:,} positions won within 4 own moves, "
+            f"{time.perf_counter() - began:.0f} s: {agreed:,} agree, {wrong} disagree, "
+            f"{budget:,} past the search's budget"
+        )
+        if wrong:
+            raise CommandError("the forward search disagrees with the database")
 
     def _probe_times(self, path: Path, samples: int, seed: int) -> None:
         """The product's probe (games/endgames.py, the standard library only): its time for

@@ -28,7 +28,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from devtools.gamesdb import OPENING, _popular
-from devtools.puzzles.finder import ACCEPTED, examine, limits_for
+from devtools.puzzles.finder import ACCEPTED, endgame_oracle, examine, limits_for
 from games.engine import rules_for
 from games.models import PlayedGame, PlayedMoves
 from games.rules import InvalidOptions, game_info
@@ -82,6 +82,8 @@ class Command(BaseCommand):
         early_limits = replace(
             limits, nodes=limits.nodes // 10, seconds=min(options["seconds"], 2.0)
         )
+        # Diffusion's endgame database, when this checkout has one: exact where it covers.
+        oracle = endgame_oracle(slug) if not given else None
         default_last = 15 if slug == "diffusion-chess" else 10
         last = options["last"] if options["last"] is not None else default_last
         level = options["level"] if options["level"] is not None else LEVELS.get(slug, 0)
@@ -113,7 +115,11 @@ class Command(BaseCommand):
                 seen.add(text)
                 tried += 1
                 verdict = examine(
-                    rules, state, limits if late else early_limits, seed=options["seed"] + tried
+                    rules,
+                    state,
+                    limits if late else early_limits,
+                    seed=options["seed"] + tried,
+                    exact=oracle,
                 )
                 reasons[verdict.reason] += 1
                 if verdict.found is None:
