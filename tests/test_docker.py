@@ -106,7 +106,7 @@ def test_the_image_copies_files_that_exist_and_runs_daphne_safely() -> None:
     instructions = dockerfile_instructions()
     assert instructions[0][0] == "FROM"
     for kind, argument in instructions:
-        if kind == "COPY":
+        if kind == "COPY" and not argument.startswith("--from="):  # a stage's, not ours
             *sources, _ = argument.split()
             for source in sources:
                 found = list(ROOT.glob(source)) if "*" in source else [ROOT / source]
@@ -120,6 +120,20 @@ def test_the_image_copies_files_that_exist_and_runs_daphne_safely() -> None:
     assert command[:3] == ["python", "-m", "config.serve"]
     assert command[command.index("--host") + 1] == "0.0.0.0"
     assert "--proxy-headers" in command  # nginx in front passes the client's address
+
+
+def test_the_tooling_builds_the_endgame_database_in_a_stage_and_stays_out_of_the_image() -> None:
+    instructions = dockerfile_instructions()
+    stages = [i for i, (kind, _) in enumerate(instructions) if kind == "FROM"]
+    assert len(stages) == 2 and instructions[stages[0]][1].endswith("AS endgames")
+    builder, image = instructions[: stages[1]], instructions[stages[1] :]
+    assert any("diffusion_solve" in argument for kind, argument in builder if kind == "RUN")
+    copied = [argument for kind, argument in image if kind == "COPY"]
+    assert not any("devtools" in argument for argument in copied)
+    assert "--from=endgames /build/endgames ./endgames" in copied
+    from django.conf import settings
+
+    assert settings.ENDGAMES_DIR == ROOT / "endgames"  # /app/endgames in the image
 
 
 def test_the_image_holds_every_file_the_site_reads_as_it_runs() -> None:
