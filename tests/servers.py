@@ -208,13 +208,29 @@ def scratch_database(directory: Path, template: str | None = None) -> Iterator[s
     name = f"scratch_{uuid.uuid4().hex[:12]}"
     admin = f"postgresql://{user}@{host}:{port}/postgres"
     copy = f' TEMPLATE "{template}"' if template else ""
-    with psycopg.connect(admin, autocommit=True) as connection:
+    with _admin_connection(admin) as connection:
         connection.execute(f'CREATE DATABASE "{name}"{copy}')
     try:
         yield f"postgres://{user}@{host}:{port}/{name}"
     finally:
-        with psycopg.connect(admin, autocommit=True) as connection:
+        with _admin_connection(admin) as connection:
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _admin_connection(admin: str) -> Any:
+    """A connection to the server's `postgres` database. The suite's workers start and stop
+    whole stacks: just after a stack stops, its sessions may still hold the server's slots
+    for a moment ("too many clients already"), so a full server is waited for, up to 30 s."""
+    import psycopg
+
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            return psycopg.connect(admin, autocommit=True)
+        except psycopg.OperationalError as error:
+            if "too many clients" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
 
 
 def _manage(*command: str, **env: str) -> None:
