@@ -202,8 +202,6 @@ def scratch_database(directory: Path, template: str | None = None) -> Iterator[s
         return
     import uuid
 
-    import psycopg
-
     user, host, port = _postgres_server()
     name = f"scratch_{uuid.uuid4().hex[:12]}"
     admin = f"postgresql://{user}@{host}:{port}/postgres"
