@@ -231,3 +231,51 @@ def test_a_build_stopped_half_way_goes_on_from_its_last_layer(tmp_path: Path) ->
     digest = S.save(database, out)
     assert np.array_equal(np.asarray(S.load(out).codes), whole)
     assert len(digest) == 64
+
+
+def test_four_rank_diffusion_is_solved_the_same_way() -> None:
+    """Four-rank's board (32 pits, inner pits hold 6) through the same builder: every
+    position of at most 3 stones against plain value iteration on its engine, and a sample
+    of 5 stones against its moves through the engine."""
+    rules = get_rules("four-rank-diffusion")
+    database = S.build(5, game="four-rank-diffusion")
+    south = [pit for pit in range(32) if rules.block_of[pit] == 0]
+    north = [pit for pit in range(32) if rules.block_of[pit] == 1]
+
+    def boards(most: int, pits: tuple[int, ...] = ()) -> list[tuple[int, ...]]:
+        if len(pits) == 32:
+            in_play = any(pits[p] for p in south) and any(pits[p] for p in north)
+            return [pits] if in_play else []
+        room = min(rules.maximum[len(pits)], most - sum(pits))
+        return [b for n in range(room + 1) for b in boards(most, (*pits, n))]
+
+    known: dict[tuple[int, ...], int] = {}
+    outcomes = {}
+    for pits in boards(3):
+        state = DiffusionState(pits, (0, 0), 1)
+        outcomes[pits] = [
+            ("win" if after.winner == 1 else "loss")
+            if after.winner
+            else tuple(reversed(after.pits))
+            for after in (rules.play(state, move) for move in rules.legal_moves(state))
+        ]
+    for distance in range(1, 100):
+        found = {}
+        for pits, results in outcomes.items():
+            if pits in known:
+                continue
+            if any(
+                (o == "win" and distance == 1) or known.get(o) == S.LOSS + distance - 1
+                for o in results
+            ):
+                found[pits] = distance
+            elif all(o == "loss" or 0 < known.get(o, 0) < S.LOSS for o in results) and (
+                max(1 if o == "loss" else known[o] + 1 for o in results) == distance
+            ):
+                found[pits] = S.LOSS + distance
+        known.update(found)
+    assert len(outcomes) > 4_000 and len(known) == len(outcomes)  # no draws
+    for pits, code in known.items():
+        assert database.code(pits) == code, pits
+    checked, wrong = S.verify(database, 2_000, seed=8)
+    assert checked == 2_000 and wrong == []

@@ -40,17 +40,19 @@ class Tables:
 
 
 def tables(rules: DiffusionRules | None = None) -> Tables:
-    """The engine's scoops as arrays (the 2x6 board only)."""
+    """The engine's scoops as arrays: the 2x6 board unless told (Four-rank's too: its half
+    turn is also pit p -> size - 1 - p)."""
     rules = rules or get_rules("diffusion")  # type: ignore[assignment]
-    assert isinstance(rules, DiffusionRules) and rules.size == SIZE
+    assert isinstance(rules, DiffusionRules)
     assert rules.owners == (1, 2), "South owns the left block"
-    targets = np.full((SIZE, BASE, BASE), -1, dtype=np.int8)
-    for pit in range(SIZE):
+    size, most = rules.size, max(rules.maximum)
+    targets = np.full((size, most + 1, most + 1), -1, dtype=np.int8)
+    for pit in range(size):
         for stones, scoop in enumerate(rules._scoops[pit]):
             for k, target in enumerate(scoop.pits):
                 targets[pit, stones, k] = target
     block_pits = np.array(
-        [[pit for pit in range(SIZE) if rules.block_of[pit] == b] for b in (0, 1)], dtype=np.int8
+        [[pit for pit in range(size) if rules.block_of[pit] == b] for b in (0, 1)], dtype=np.int8
     )
     return Tables(
         targets=targets,
@@ -99,11 +101,11 @@ def play(
     out: np.ndarray,
 ) -> int:
     """South scoops `pit` (not empty) of `digits` into `out`: GOES_ON, WINS or LOSES."""
-    for i in range(SIZE):
+    for i in range(digits.shape[0]):
         out[i] = digits[i]
     stones = out[pit]
     out[pit] = 0
-    for k in range(BASE):  # the pits this many stones reach (the stores are left out)
+    for k in range(targets.shape[2]):  # the pits this many stones reach (stores left out)
         target = targets[pit, stones, k]
         if target < 0:
             break

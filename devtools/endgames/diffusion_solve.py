@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit, prange
 
 from devtools.endgames import diffusion_arrays as arrays
-from devtools.endgames.diffusion_arrays import BASE, GOES_ON, SIZE, WINS, play, turned
+from devtools.endgames.diffusion_arrays import BASE, GOES_ON, SIZE, WINS, play
 from devtools.endgames.spaces import by_stones
 from games.rules import get_rules
 from games.rules.diffusion import DiffusionRules, DiffusionState
@@ -41,13 +41,15 @@ MOST = 32767  # the longest distance a code holds
 LOSS = 32768  # a loss in n moves is LOSS + n
 
 
-def ways_table() -> np.ndarray:
-    """ways[i, s]: the boards of pits i..11 holding s stones together (each pit 0..5)."""
-    ways = np.zeros((SIZE + 1, SIZE * (BASE - 1) + 1), dtype=np.int64)
-    ways[SIZE, 0] = 1
-    for i in range(SIZE - 1, -1, -1):
-        for s in range(ways.shape[1]):
-            ways[i, s] = sum(ways[i + 1, s - v] for v in range(BASE) if s - v >= 0)
+def ways_table(maxima: tuple[int, ...] = (BASE - 1,) * SIZE, most: int = 60) -> np.ndarray:
+    """ways[i, s]: the boards of pits i.. holding s stones together (each pit at most its
+    maximum), for s up to `most` (Four-rank's counts past that do not fit 64 bits)."""
+    size = len(maxima)
+    ways = np.zeros((size + 1, most + 1), dtype=np.int64)
+    ways[size, 0] = 1
+    for i in range(size - 1, -1, -1):
+        for s in range(most + 1):
+            ways[i, s] = sum(ways[i + 1, s - v] for v in range(maxima[i] + 1) if s - v >= 0)
     return ways
 
 
@@ -56,7 +58,7 @@ def rank(digits: np.ndarray, stones: int, ways: np.ndarray) -> int:
     """The board's place among the boards of `stones` stones (in the order of its pits)."""
     place = 0
     left = stones
-    for i in range(SIZE):
+    for i in range(digits.shape[0]):
         for v in range(digits[i]):
             if left - v >= 0:
                 place += ways[i + 1, left - v]
@@ -67,7 +69,7 @@ def rank(digits: np.ndarray, stones: int, ways: np.ndarray) -> int:
 @njit(cache=True)
 def unrank(place: int, stones: int, ways: np.ndarray, digits: np.ndarray) -> None:
     left = stones
-    for i in range(SIZE):
+    for i in range(digits.shape[0]):
         v = 0
         while True:
             count = ways[i + 1, left - v] if left - v >= 0 else 0
@@ -84,9 +86,12 @@ def _where(
     out: np.ndarray, offsets: np.ndarray, ways: np.ndarray, scratch: np.ndarray
 ) -> tuple[int, int]:
     """(place in the database, layer) of the position `out` leads to, North to move: read
-    turned half round, as South's."""
-    index = turned(out)
-    stones = arrays.decode(index, scratch)
+    turned half round (pit p is pit size - 1 - p), as South's."""
+    size = out.shape[0]
+    stones = 0
+    for i in range(size):
+        scratch[i] = out[size - 1 - i]
+        stones += scratch[i]
     return offsets[stones] + rank(scratch, stones, ways), stones
 
 
@@ -119,9 +124,10 @@ def _pass_one(
     size = offsets[stones + 1] - offsets[stones]
     step = (size + CHUNKS - 1) // CHUNKS
     for chunk in prange(CHUNKS):
-        digits = np.zeros(SIZE, dtype=np.int8)
-        out = np.zeros(SIZE, dtype=np.int8)
-        scratch = np.zeros(SIZE, dtype=np.int8)
+        pits = maximum.shape[0]
+        digits = np.zeros(pits, dtype=np.int8)
+        out = np.zeros(pits, dtype=np.int8)
+        scratch = np.zeros(pits, dtype=np.int8)
         for place in range(chunk * step, min(size, (chunk + 1) * step)):
             unrank(place, stones, ways, digits)
             south = 0
@@ -132,7 +138,7 @@ def _pass_one(
             if south == 0 or north == 0:
                 continue  # a block is empty: not a position of a game in progress
             in_play[place] = True
-            for pit in range(SIZE):
+            for pit in range(pits):
                 if digits[pit] == 0:
                     continue
                 result = play(digits, pit, targets, maximum, block_of, block_pits, out)
@@ -173,15 +179,16 @@ def _pass_two(
     size = offsets[stones + 1] - start
     step = (size + CHUNKS - 1) // CHUNKS
     for chunk in prange(CHUNKS):
-        digits = np.zeros(SIZE, dtype=np.int8)
-        out = np.zeros(SIZE, dtype=np.int8)
-        scratch = np.zeros(SIZE, dtype=np.int8)
+        pits = maximum.shape[0]
+        digits = np.zeros(pits, dtype=np.int8)
+        out = np.zeros(pits, dtype=np.int8)
+        scratch = np.zeros(pits, dtype=np.int8)
         for place in range(chunk * step, min(size, (chunk + 1) * step)):
             if open_moves[place] == 0:
                 continue
             unrank(place, stones, ways, digits)
             k = out_start[place]
-            for pit in range(SIZE):
+            for pit in range(pits):
                 if digits[pit] == 0:
                     continue
                 if play(digits, pit, targets, maximum, block_of, block_pits, out) != GOES_ON:
@@ -351,6 +358,7 @@ class Database:
     codes: np.ndarray  # uint16: per position, 0 draw, d win in d, LOSS + d loss in d
     ways: np.ndarray
     layers: list[dict[str, float]] = field(default_factory=list)
+    game: str = "diffusion"  # or "four-rank-diffusion"
 
     def code(self, pits: tuple[int, ...]) -> int:
         """The code of a board, South to move (pits in the engine's order)."""
@@ -364,13 +372,16 @@ def build(
     report: Callable[[str], None] = lambda line: None,
     *,
     into: Path | None = None,
+    game: str = "diffusion",
 ) -> Database:
     """Every position with at most `most` stones on the board, layer by layer. With `into`,
     the codes are written to that file as they are decided, and a header beside it says how
     many layers are done (`done`): a build stopped half-way goes on from there when run again
     with the same file and `most`; `save` then adds the checksum."""
-    tables = arrays.tables()
-    counts = by_stones([BASE - 1] * SIZE)[: most + 1]
+    rules = get_rules(game)
+    assert isinstance(rules, DiffusionRules)
+    tables = arrays.tables(rules)
+    counts = by_stones(list(rules.maximum))[: most + 1]
     offsets = np.zeros(most + 2, dtype=np.int64)
     offsets[1:] = np.cumsum(counts)
     # Positions past `most` are never read: a move never adds stones to the board.
@@ -388,8 +399,8 @@ def build(
             codes = np.memmap(into, dtype="<u2", mode="w+", shape=(total,))
         if done:
             report(f"  layers 0 to {done - 1} were built before: going on from {done}")
-    ways = ways_table()
-    database = Database(most=most, offsets=offsets, codes=codes, ways=ways)
+    ways = ways_table(rules.maximum, most)
+    database = Database(most=most, offsets=offsets, codes=codes, ways=ways, game=game)
     farthest = 0
     for stones in range(done):
         layer = codes[offsets[stones] : offsets[stones + 1]]
@@ -468,11 +479,13 @@ def verify(database: Database, samples: int, seed: int = 1) -> tuple[int, list[s
     """Positions drawn at random from those the database covers (in play: both blocks hold
     stones), each checked against `expected_code` through the pure engine. Returns (checked,
     disagreements)."""
-    rules = get_rules("diffusion")
+    rules = get_rules(database.game)
     assert isinstance(rules, DiffusionRules)
     rng = np.random.default_rng(seed)
     total = int(database.offsets[-1])
-    digits = np.zeros(SIZE, dtype=np.int8)
+    digits = np.zeros(rules.size, dtype=np.int8)
+    south = [pit for pit in range(rules.size) if rules.block_of[pit] == 0]
+    north = [pit for pit in range(rules.size) if rules.block_of[pit] == 1]
     checked = 0
     wrong: list[str] = []
     while checked < samples:
@@ -480,7 +493,7 @@ def verify(database: Database, samples: int, seed: int = 1) -> tuple[int, list[s
         stones = int(np.searchsorted(database.offsets, where, side="right") - 1)
         unrank(where - int(database.offsets[stones]), stones, database.ways, digits)
         pits = tuple(int(d) for d in digits)
-        if not any(pits[:3] + pits[6:9]) or not any(pits[3:6] + pits[9:]):
+        if not any(pits[p] for p in south) or not any(pits[p] for p in north):
             continue
         have, want = int(database.codes[where]), expected_code(database, rules, pits)
         if have != want:
@@ -497,8 +510,11 @@ def save(database: Database, path: Path) -> str:
     digest = hashlib.sha256(codes.tobytes()).hexdigest()
     if not (isinstance(codes, np.memmap) and Path(codes.filename or "") == path.resolve()):
         codes.tofile(path)  # else built in place (`build(into=path)`)
+    rules = get_rules(database.game)
+    assert isinstance(rules, DiffusionRules)
     header = {
-        "game": "diffusion",
+        "game": database.game,
+        "maxima": list(rules.maximum),
         "format": "one uint16 a position: 0 draw, d a win in d moves, 32768 + d a loss in d; "
         "positions South to move (North's turned half round), by stones on the board, each "
         "layer in the combinatorial order of its pits (devtools/endgames/diffusion_solve.py)",
@@ -516,9 +532,12 @@ def load(path: Path) -> Database:
     codes = np.memmap(path, dtype="<u2", mode="r")
     if hashlib.sha256(codes.tobytes()).hexdigest() != header["sha256"]:
         raise ValueError(f"{path}: the codes do not match their checksum")
+    most = int(header["most"])
+    maxima = tuple(header.get("maxima", (BASE - 1,) * SIZE))
     return Database(
-        most=int(header["most"]),
+        most=most,
         offsets=np.array(header["offsets"], dtype=np.int64),
         codes=codes,
-        ways=ways_table(),
+        ways=ways_table(maxima, most),
+        game=str(header["game"]),
     )

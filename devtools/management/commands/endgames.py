@@ -62,6 +62,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("what", choices=["spaces", "build", "verify", "start"])
         parser.add_argument("--most", type=int, default=16, help="build: stones on the board")
+        parser.add_argument(
+            "--game",
+            choices=["diffusion", "four-rank-diffusion"],
+            default="diffusion",
+            help="build: which board",
+        )
         parser.add_argument("--out", type=Path, help="build: the database file to write")
         parser.add_argument("--db", type=Path, help="verify: the database file to check")
         parser.add_argument("--samples", type=int, default=100_000, help="verify")
@@ -79,7 +85,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["what"] == "build":
-            self._build(options["most"], options["out"])
+            self._build(options["most"], options["out"], options["game"])
             return
         if options["what"] == "verify":
             self._verify(options["db"], options["samples"], options["seed"])
@@ -157,22 +163,25 @@ class Command(BaseCommand):
             f"{seconds / rounds * 1e6:.1f} us a position"
         )
 
-    def _build(self, most: int, out: Path | None) -> None:
+    def _build(self, most: int, out: Path | None, game: str = "diffusion") -> None:
         if out is None:
             raise CommandError("build needs --out FILE")
-        self.stdout.write(f"diffusion: every position with at most {most} stones on the board")
+        self.stdout.write(f"{game}: every position with at most {most} stones on the board")
         began = time.perf_counter()
         out.parent.mkdir(parents=True, exist_ok=True)
-        database = solve.build(most, self.stdout.write, into=out)
+        database = solve.build(most, self.stdout.write, into=out, game=game)
         seconds = time.perf_counter() - began
         out.parent.mkdir(parents=True, exist_ok=True)
         digest = solve.save(database, out)
         codes = database.codes
         decided = int(np.count_nonzero(codes))
         wins = int(np.count_nonzero((codes > 0) & (codes < solve.LOSS)))
-        # Code 0: a draw, or a board with a block empty (no game in progress): count those.
-        half = spaces.by_stones([arrays.BASE - 1] * (arrays.SIZE // 2))
-        over = sum(2 * half[k] for k in range(most + 1)) - 1  # the empty board once
+        # Code 0: a draw, or a board with a block empty (no game in progress): count those
+        # (the two blocks hold the same pits, turned half round).
+        rules: Any = get_rules(game)
+        block = [rules.maximum[pit] for pit in range(rules.size) if rules.block_of[pit] == 0]
+        half = spaces.by_stones(block)
+        over = sum(2 * half[k] for k in range(min(most, len(half) - 1) + 1)) - 1
         draws = len(codes) - decided - over
         self.stdout.write(
             f"built in {seconds:.0f} s: {len(codes):,} boards, {over:,} with a block empty; "
@@ -199,7 +208,8 @@ class Command(BaseCommand):
         )
         if wrong:
             raise CommandError("the database disagrees with the engine")
-        self._probe_times(path, samples, seed)
+        if database.game == "diffusion":  # the product reads the 2x6 board's only
+            self._probe_times(path, samples, seed)
 
     def _forward(self, path: Path, count: int, seed: int) -> None:
         """Positions drawn at random whose win (for either side) takes at most 4 of the
@@ -209,9 +219,11 @@ class Command(BaseCommand):
         from games.rules.diffusion import DiffusionState
 
         database = solve.load(path)
-        rules: Any = get_rules("diffusion")
+        rules: Any = get_rules(database.game)
         rng = np.random.default_rng(seed + 2)
-        digits = np.zeros(arrays.SIZE, dtype=np.int8)
+        digits = np.zeros(rules.size, dtype=np.int8)
+        south = [pit for pit in range(rules.size) if rules.block_of[pit] == 0]
+        north = [pit for pit in range(rules.size) if rules.block_of[pit] == 1]
         agreed = wrong = budget = 0
         began = time.perf_counter()
         while agreed + wrong + budget < count:
@@ -219,7 +231,7 @@ class Command(BaseCommand):
             size = int(database.offsets[stones + 1] - database.offsets[stones])
             solve.unrank(int(rng.integers(0, size)), stones, database.ways, digits)
             pits = tuple(int(d) for d in digits)
-            if not any(pits[:3] + pits[6:9]) or not any(pits[3:6] + pits[9:]):
+            if not any(pits[p] for p in south) or not any(pits[p] for p in north):
                 continue
             code = database.code(pits)
             if code == 0:
@@ -229,7 +241,7 @@ class Command(BaseCommand):
             own = (plies + 1) // 2 if mine else plies // 2
             if own > 4:
                 continue
-            state = DiffusionState(pits, (48 - sum(pits), 0), 1)
+            state = DiffusionState(pits, (rules.total - sum(pits), 0), 1)
             found = Prover(rules, 1 if mine else 2, nodes=300_000).distance(state, own + 1)
             if found is None:
                 budget += 1
