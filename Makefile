@@ -95,12 +95,16 @@ fonts:
 	      "as root"; \
 	    exit 1; }; }
 
-# Diffusion's endgame database (docs/ENDGAMES.md): every position with at most ENDGAME_STONES
-# stones on the board, into endgames/ (ENDGAMES_DIR), where the site reads it. Not in git:
-# reproducible (the build prints its SHA-256), about 3 minutes and 236 MB for 20 stones.
+# The endgame databases (docs/ENDGAMES.md): every Diffusion position with at most
+# ENDGAME_STONES stones on the board, every Four-rank one with FOUR_RANK_STONES, into
+# endgames/ (ENDGAMES_DIR), where the site reads them. Not in git: reproducible (each build
+# prints its SHA-256); about 3 minutes and 236 MB for 20 stones, 2 minutes and 154 MB for 8.
 ENDGAME_STONES ?= 20
+FOUR_RANK_STONES ?= 8
 endgames: $(VENV)/.installed-dev
 	$(BIN)/python -m devtools endgames build --most $(ENDGAME_STONES) --out endgames/diffusion.bin
+	$(BIN)/python -m devtools endgames build --game four-rank-diffusion \
+		--most $(FOUR_RANK_STONES) --out endgames/four-rank-diffusion.bin
 
 # GNU gettext (xgettext, msgmerge, msgfmt): `make messages`, and the test that the catalogs
 # hold every string the source marks (tests/test_translations.py).

@@ -65,7 +65,7 @@ def answer(params: Any) -> dict[str, Any]:
             )
         except BadNotation as error:
             raise _bad(translated(error)) from None
-    table = endgames.table() if slug == "diffusion" and not options else None
+    table = endgames.table(slug) if not options else None
     verdict = endgames.probe(slug, options, state)
     found: dict[str, Any] = {
         "game": slug,

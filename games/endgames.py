@@ -21,8 +21,8 @@ from typing import Any
 logger = logging.getLogger(__name__)
 
 FILE = "diffusion.bin"
-PITS = 12
-MOST_IN_PIT = 5
+# Each board's database in ENDGAMES_DIR (Four-rank's: devtools `build --game`).
+FILES = {"diffusion": FILE, "four-rank-diffusion": "four-rank-diffusion.bin"}
 LOSS = 32768
 
 
@@ -42,13 +42,14 @@ class Verdict:
         return cls("win", code)
 
 
-def _ways() -> list[list[int]]:
-    """ways[i][s]: the boards of pits i..11 holding s stones together (each pit 0..5)."""
-    ways = [[0] * (PITS * MOST_IN_PIT + 1) for _ in range(PITS + 1)]
-    ways[PITS][0] = 1
-    for i in range(PITS - 1, -1, -1):
-        for s in range(PITS * MOST_IN_PIT + 1):
-            ways[i][s] = sum(ways[i + 1][s - v] for v in range(MOST_IN_PIT + 1) if s >= v)
+def _ways(maxima: list[int], most: int) -> list[list[int]]:
+    """ways[i][s]: the boards of pits i.. holding s stones together (s up to `most`)."""
+    size = len(maxima)
+    ways = [[0] * (most + 1) for _ in range(size + 1)]
+    ways[size][0] = 1
+    for i in range(size - 1, -1, -1):
+        for s in range(most + 1):
+            ways[i][s] = sum(ways[i + 1][s - v] for v in range(maxima[i] + 1) if s >= v)
     return ways
 
 
@@ -57,21 +58,23 @@ class DiffusionTable:
 
     def __init__(self, path: Path) -> None:
         header = json.loads(Path(f"{path}.json").read_text())
-        if header.get("game") != "diffusion" or "sha256" not in header:
+        if header.get("game") not in FILES or "sha256" not in header:
             raise ValueError(f"{path}: not a finished Diffusion database")
+        self.game = str(header["game"])
         self.most = int(header["most"])
+        self.maxima = [int(n) for n in header.get("maxima", [5] * 12)]
         self.offsets = [int(n) for n in header["offsets"]]
         with path.open("rb") as file:
             self._map = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
         if len(self._map) != 2 * self.offsets[-1]:
             raise ValueError(f"{path}: {len(self._map)} bytes, not {2 * self.offsets[-1]}")
         self._codes = memoryview(self._map).cast("H")  # little-endian machines: as written
-        self._ways = _ways()
+        self._ways = _ways(self.maxima, self.most)
 
     def code(self, pits: tuple[int, ...]) -> int | None:
         """The code of a board, South to move; None when it holds more stones than covered."""
         stones = sum(pits)
-        if stones > self.most:
+        if stones > self.most or len(pits) != len(self.maxima):
             return None
         place, left = 0, stones
         for i, count in enumerate(pits):
@@ -88,10 +91,11 @@ class DiffusionTable:
 
 
 @functools.cache
-def open_at(directory: str) -> DiffusionTable | None:
-    """The database in `directory`, opened once per process; None when there is none (or it
-    cannot be read: logged). Pure: the bots' search processes call it with the directory."""
-    path = Path(directory) / FILE
+def open_at(directory: str, game: str = "diffusion") -> DiffusionTable | None:
+    """The database of `game` in `directory`, opened once per process; None when there is
+    none (or it cannot be read: logged). Pure: the bots' search processes call it with the
+    directory."""
+    path = Path(directory) / FILES[game]
     if not path.exists():
         return None
     try:
@@ -101,11 +105,11 @@ def open_at(directory: str) -> DiffusionTable | None:
         return None
 
 
-def table() -> DiffusionTable | None:
-    """This site's database (ENDGAMES_DIR), or None."""
+def table(game: str = "diffusion") -> DiffusionTable | None:
+    """This site's database of `game` (ENDGAMES_DIR), or None."""
     from django.conf import settings  # here: the module is pure for the bots' processes
 
-    return open_at(str(settings.ENDGAMES_DIR))
+    return open_at(str(settings.ENDGAMES_DIR), game) if game in FILES else None
 
 
 def best_move(found: DiffusionTable, rules: Any, state: Any) -> str | None:
@@ -135,9 +139,10 @@ def best_move(found: DiffusionTable, rules: Any, state: Any) -> str | None:
 
 
 def probe(slug: str, options: dict[str, Any], state: Any) -> Verdict | None:
-    """The exact result of a position in play, if a database covers it (Diffusion only)."""
+    """The exact result of a position in play, if a database covers it (Diffusion and
+    Four-rank Diffusion)."""
     over = bool(getattr(state, "winner", 0))
-    if slug != "diffusion" or options or over:
+    if slug not in FILES or options or over:
         return None
-    found = table()
+    found = table(slug)
     return None if found is None else found.probe(tuple(state.pits), int(state.to_move))

@@ -27,6 +27,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, S.Database]:
     directory = tmp_path_factory.mktemp("endgames")
     database = S.build(MOST, into=directory / endgames.FILE)
     S.save(database, directory / endgames.FILE)
+    four = directory / endgames.FILES["four-rank-diffusion"]
+    S.save(S.build(4, into=four, game="four-rank-diffusion"), four)
     return directory, database
 
 
@@ -239,3 +241,38 @@ def test_a_forward_search_without_the_database_finds_what_it_says(
         assert Prover(RULES, me, exact=exact).distance(state, own + 1) == own
         compared += 1
     assert endgame_oracle("zigzag") is None
+
+
+@pytest.mark.django_db
+def test_four_rank_positions_are_answered_from_their_own_database(covered: S.Database) -> None:
+    """Four-rank's database beside Diffusion's: the API and level 5 read it the same way."""
+    from django.conf import settings
+
+    from bots.search import think
+
+    directory = str(settings.ENDGAMES_DIR)
+    rules: Any = get_rules("four-rank-diffusion")
+    database = S.build(4, game="four-rank-diffusion")
+    rng = random.Random(6)
+    south = [pit for pit in range(32) if rules.block_of[pit] == 0]
+    north = [pit for pit in range(32) if rules.block_of[pit] == 1]
+    asked = 0
+    while asked < 20:
+        pits = [0] * 32
+        for _ in range(rng.randint(2, 4)):
+            pits[rng.randrange(32)] += 1
+        if not any(pits[p] for p in south) or not any(pits[p] for p in north):
+            continue
+        state = DiffusionState(tuple(pits), (144 - sum(pits), 0), 1)
+        text = str(position_text(rules, state))
+        answer = Client().get("/api/endgame", {"game": "four-rank-diffusion", "position": text})
+        data = answer.json()
+        verdict = endgames.Verdict.of(database.code(tuple(pits)))
+        assert (data["covered"], data["most"]) == (True, 4)
+        assert (data["result"], data["distance"]) == (verdict.result, verdict.moves)
+        # Level 5 reads its move, and the move keeps the result (the best the API lists).
+        choice = think(rules, state, level=5, seed=asked, endgames_dir=directory)
+        assert choice.playouts == 0
+        best = {move["move"]: move for move in data["moves"]}[choice.move]
+        assert (best["result"], best["distance"]) == (verdict.result, verdict.moves)
+        asked += 1

@@ -174,8 +174,8 @@ def think(
     covers the position (games/endgames.py, docs/ENDGAMES.md)."""
     started = time.perf_counter()
     chosen = level if isinstance(level, Level) else level_of(level)
-    if chosen.number == 5 and endgames_dir is not None and rules.slug == "diffusion":
-        found = endgames.open_at(endgames_dir)
+    if chosen.number == 5 and endgames_dir is not None and rules.slug in endgames.FILES:
+        found = endgames.open_at(endgames_dir, rules.slug)
         known = None if found is None else endgames.best_move(found, rules, state)
         if known is not None:
             return Choice(known, 0, (time.perf_counter() - started) * 1000)

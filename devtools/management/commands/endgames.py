@@ -208,8 +208,7 @@ class Command(BaseCommand):
         )
         if wrong:
             raise CommandError("the database disagrees with the engine")
-        if database.game == "diffusion":  # the product reads the 2x6 board's only
-            self._probe_times(path, samples, seed)
+        self._probe_times(path, samples, seed)
 
     def _forward(self, path: Path, count: int, seed: int) -> None:
         """Positions drawn at random whose win (for either side) takes at most 4 of the
@@ -267,7 +266,7 @@ class Command(BaseCommand):
         table = DiffusionTable(path)
         database = solve.load(path)
         rng = np.random.default_rng(seed + 1)
-        digits = np.zeros(arrays.SIZE, dtype=np.int8)
+        digits = np.zeros(len(table.maxima), dtype=np.int8)
         times = []
         for _ in range(samples):
             stones = int(rng.integers(1, database.most + 1))
