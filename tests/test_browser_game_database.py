@@ -99,6 +99,8 @@ def test_a_resigned_game_is_found_by_the_form_replayed_and_downloaded(
         expect(played.locator("td").first).to_have_text(str(counted(0)["I"]))
         assert counted(0)["I"] >= 1
         expect(explorer.locator("tbody tr")).to_have_count(len(counted(0)))
+        # Checked once the explorer has its answer: while it asks, its rows are dimmed.
+        expect(explorer).to_have_attribute("data-loading", "false")
         assert violations(alice) == [] and label_not_in_name(alice) == []
         alice.locator("#next-button").click()
         expect(played.locator("th")).to_contain_text("A")
@@ -129,6 +131,8 @@ def test_a_resigned_game_is_found_by_the_form_replayed_and_downloaded(
         alice.locator("#explorer .explorer-move", has_text="I").click()
         expect(alice.locator("#line-text")).to_have_value("1. I")
         expect(alice.locator("#explorer .explorer-move", has_text="A")).to_be_visible()
+        # Checked once the explorer has its answer: while it asks, its rows are dimmed.
+        expect(explorer).to_have_attribute("data-loading", "false")
         assert violations(alice) == [] and label_not_in_name(alice) == []
         # A band no game was played in: nothing, and the filter is kept for the next page.
         alice.locator("#explorer summary").click()
