@@ -11,7 +11,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from analysis import explorer_lookup
+from analysis import explorer, explorer_lookup
 from games import endgames
 from games.engine import rules_for
 from games.messages import translated
@@ -27,13 +27,10 @@ def _bad(message: str) -> ServiceError:
 
 
 def _options(text: str) -> dict[str, int]:
-    options: dict[str, int] = {}
-    for part in filter(None, text.replace(" ", "").split(",")):
-        name, equals, value = part.partition("=")
-        if not equals or not value.isdigit():
-            raise _bad(_("options are name=value pairs, separated by commas"))
-        options[name] = int(value)
-    return options
+    try:  # as the explorer reads them: "pits=6,seeds=5"
+        return explorer.options_of(text.replace(" ", ""))
+    except ValueError:
+        raise _bad(_("options are name=value pairs, separated by commas")) from None
 
 
 def answer(params: Any) -> dict[str, Any]:

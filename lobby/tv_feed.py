@@ -168,12 +168,13 @@ class Feed:
             catchup.forget(self._stream)
             self._stream = None
         self._over = asyncio.Event()
+        frame = _tv_frame(game)  # encoded once for every watcher
         async with self._lock:
             self.game = game
             self._snapshot = None
             for watcher in list(self.watchers):
                 watcher.shown_v = -1
-                await watcher.send_text(_tv_frame(game))
+                await watcher.send_text(frame)
         self.ready.set()
         if game is None:
             return

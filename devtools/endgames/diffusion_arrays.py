@@ -26,7 +26,6 @@ from games.rules.diffusion import DiffusionRules
 SIZE = 12
 BASE = 6
 SPACE = BASE**SIZE
-POWERS = np.array([BASE**i for i in range(SIZE)], dtype=np.int64)
 # What a move does for the player who made it (South, in the canonical form).
 GOES_ON, WINS, LOSES = 0, 1, 2
 

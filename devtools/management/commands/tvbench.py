@@ -28,9 +28,9 @@ from typing import Any
 
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
-from django.test import Client
 
 from accounts.models import User
+from devtools.chaos.client import session_cookie
 from devtools.servers import (
     BenchServer,
     check_shared_services,
@@ -157,14 +157,8 @@ class Command(BaseCommand):
                 )
             games.append(game)
         shown, following = games
-        cookies = {1: self._cookie(shown.player1), 2: self._cookie(shown.player2)}
+        cookies = {1: session_cookie(shown.player1), 2: session_cookie(shown.player2)}
         return shown.pk, following.pk, cookies
-
-    @staticmethod
-    def _cookie(user: User) -> str:
-        browser = Client()
-        browser.force_login(user)
-        return f"sessionid={browser.cookies['sessionid'].value}"
 
     # --- watching -------------------------------------------------------------------------
 
