@@ -3,7 +3,7 @@
     python -m devtools.chess_trace WHITE BLACK [--seed 500] [--last 30]
 
 WHITE and BLACK are players as the benchmarks name them: a level (1-5), random, greedy-1,
-greedy-2, planner, or a scaled level (5x10). For each turn it prints, at the turn's start,
+greedy-2, planner, attacker, or a scaled level (5x10). For each turn it prints, at the turn's start,
 both sides' groups, the size of each king's group, the mover's stones that can still move,
 every capture the turn made and the time the mover took for the whole turn; then the result
 and the longest turn of each side. Used for docs/DIFFUSION-CHESS-STRATEGY.md.
@@ -29,7 +29,7 @@ def player(name: str) -> ladder.Player:
 def choose(rules: Any, state: Any, who: ladder.Player, rng: random.Random, seed: int) -> str:
     if isinstance(who, int):
         return think(rules, state, who, seed=seed).move
-    if who in anchors.NAMES or who == anchors.PLANNER:
+    if who in anchors.NAMES or who in anchors.CHESS_ONLY:
         return anchors.move(who, rules, state, rng)
     number, scale = ladder.scaled(who)
     return think(rules, state, number, seed=seed, scale=scale).move

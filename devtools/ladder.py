@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bots.search.mcts import think
-from devtools import anchors
+from devtools import anchors, chess_waste
 from games.rules import available_games, get_rules
 
 RANDOM = 0  # a "level" that plays uniformly at random among the legal moves
@@ -37,6 +37,9 @@ class Game:
     winner: int | None  # 1 or 2, None for a draw
     plies: int = 0
     ms: dict[int, list[float]] = field(default_factory=dict)  # per level: each move's time
+    # Diffusion Chess, per player: [turns played, turns that added more than one group, of
+    # those the ones where a clean turn was there to be played] (devtools/chess_waste.py).
+    wasted: dict[str, list[int]] = field(default_factory=dict)
 
 
 def random_move(rules: object, state: object, rng: random.Random) -> str:
@@ -59,7 +62,11 @@ def play(
     state = rules.initial_state()
     rng = random.Random(seed)
     game = Game(winner=None)
+    turn_start = state
     for ply in range(max_plies):
+        if slug == "diffusion-chess" and state.to_move != turn_start.to_move:
+            chess_waste.count(rules, turn_start, state, game.wasted, south, north)
+            turn_start = state
         outcome = rules.outcome(state)
         if outcome is not None:
             game.winner = outcome.winner
@@ -68,7 +75,7 @@ def play(
         player = south if rules.to_move(state) == 1 else north
         if player == RANDOM:
             move = random_move(rules, state, rng)
-        elif isinstance(player, str) and (player in anchors.NAMES or player == anchors.PLANNER):
+        elif isinstance(player, str) and (player in anchors.NAMES or player in anchors.CHESS_ONLY):
             move = anchors.move(player, rules, state, rng)
         elif isinstance(player, str):
             number, scale = scaled(player)
@@ -93,6 +100,7 @@ class Pairing:
     first_player_wins: int = 0
     plies: list[int] = field(default_factory=list)
     ms: dict[int, list[float]] = field(default_factory=dict)
+    wasted: dict[str, list[int]] = field(default_factory=dict)
     seconds: float = 0.0
 
     @property
@@ -107,16 +115,21 @@ class Pairing:
             if isinstance(self.weak, str)
             else f"level {self.weak}"
         )
+        waste = "".join(
+            f"; {'level ' * name.isdigit()}{name} wasted {turns_wasted} of {turns} turns"
+            f" ({avoidable} with a clean turn there)"
+            for name, (turns, turns_wasted, avoidable) in sorted(self.wasted.items())
+        )
         return (
             f"  level {self.strong} v {against:8} {self.score:6.1%} of {self.games}"
             f" (first player won {self.first_player_wins}, median {statistics.median(self.plies)}"
-            f" plies, {self.seconds:.0f} s)"
+            f" plies, {self.seconds:.0f} s{waste})"
         )
 
 
-def _one(task: tuple[str, int, Player, int, dict[str, Any]]) -> tuple[float, Game]:
-    slug, strong, weak, seed, options = task
-    strong_south = seed % 2 == 0
+def _one(task: tuple[str, int, Player, int, dict[str, Any], int | None]) -> tuple[float, Game]:
+    slug, strong, weak, seed, options, side = task
+    strong_south = seed % 2 == 0 if side is None else side == 1
     south, north = (strong, weak) if strong_south else (weak, strong)
     game = play(slug, south, north, seed, options=options)
     strong_side = 1 if strong_south else 2
@@ -134,14 +147,15 @@ def pairing(
     first: int = 0,
     progress: Callable[[str], None] | None = None,
     options: dict[str, Any] | None = None,
+    side: int | None = None,
 ) -> Pairing:
     """`games` games of level `strong` against `weak` (RANDOM: a random player), sides
-    alternated, each from its own seed: games `first` to `first + games - 1`, so a long
-    pairing can be played in parts that add up to the same games. `progress` hears the
-    running score every ten games."""
+    alternated (or `strong` always on `side`, 1 first, 2 second), each from its own seed:
+    games `first` to `first + games - 1`, so a long pairing can be played in parts that add
+    up to the same games. `progress` hears the running score every ten games."""
     started = time.perf_counter()
     tasks = [
-        (slug, strong, weak, seed * 10_000 + index, options or {})
+        (slug, strong, weak, seed * 10_000 + index, options or {}, side)
         for index in range(first, first + games)
     ]
     result = Pairing(strong, weak)
@@ -153,6 +167,9 @@ def pairing(
             result.plies.append(game.plies)
             for number, values in game.ms.items():
                 result.ms.setdefault(number, []).extend(values)
+            for name, tally in game.wasted.items():
+                total = result.wasted.setdefault(name, [0, 0, 0])
+                total[:] = [a + b for a, b in zip(total, tally, strict=True)]
             if progress is not None and result.games % 10 == 0 and result.games < games:
                 progress(
                     f"    games {first}-{first + result.games - 1}: level {strong}"

@@ -1,5 +1,6 @@
 """Diffusion Chess's endgame read out (bots/search/chess_endgame.py): the turns a side can
-still complete alone, and level 5 choosing the turn that keeps them."""
+still complete alone, and the levels that read it choosing the turn that keeps them
+(bots/search/chess_turns.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from typing import Any
 import pytest
 
 from bots.search import think
-from bots.search.chess_endgame import Reader, endgame_move
+from bots.search.chess_endgame import Reader
+from bots.search.chess_turns import plan_turn
 from bots.search.policies import chess_score
 from games.rules import IllegalMove, get_rules
 from games.rules.chess import WHITE, count_groups
@@ -77,31 +79,33 @@ def test_the_reading_counts_the_turns_a_side_can_still_complete(diagram: str, tu
     assert reader.turns(position(diagram), 5) == turns
 
 
-def test_the_endgame_is_not_read_while_many_stones_can_move() -> None:
-    assert endgame_move(RULES, RULES.initial_state(), chess_score, far_future()) is None
-
-
 def test_the_reading_completes_its_turn_with_exactly_one_more_group() -> None:
     state = position(TWO_GROUPS)
     start = count_groups(state.board, WHITE)
-    while state.to_move == WHITE and not state.result:
-        move = endgame_move(RULES, state, chess_score, far_future())
-        assert move is not None
+    for move in plan_turn(RULES, state, 5, chess_score, seed=1, ms=3_000).moves:
+        assert state.to_move == WHITE
         state = RULES.play(state, move)
-    assert RULES.outcome(state) is None
+    assert state.to_move != WHITE and RULES.outcome(state) is None
     assert count_groups(state.board, WHITE) == start + 1
     # And at least one more such turn is still possible after it.
     assert Reader(RULES, WHITE, far_future()).turns(RULES.own_next_turn(state), 1) == 1
 
 
-def test_level_five_reads_the_endgame_out_and_level_four_searches_it() -> None:
+@pytest.mark.parametrize("number", [4, 5])
+def test_the_levels_that_read_keep_a_later_turn_possible_in_an_l(number: int) -> None:
+    # The king in an L of three and nothing else: one clean turn is left, and only the
+    # turns that keep the king beside a partner leave it.
+    state = position(KING_IN_AN_L)
+    for move in plan_turn(RULES, state, number, chess_score, seed=2, ms=3_000).moves:
+        state = RULES.play(state, move)
+    assert RULES.outcome(state) is None
+    assert state.to_move != WHITE
+
+
+def test_level_five_plans_the_turn_once_and_answers_its_next_moves_from_the_plan() -> None:
     state = position(KING_IN_AN_L)
     read = think(RULES, state, 5, seed=1)
-    assert read.playouts == 0
-    assert RULES.is_legal(state, read.move)
-    assert think(RULES, state, 4, seed=1).playouts > 0
-
-
-def test_a_reading_out_of_time_leaves_the_move_to_the_search() -> None:
-    state = position(TWO_GROUPS)
-    assert endgame_move(RULES, state, chess_score, time.perf_counter() - 1) is None
+    assert read.playouts > 0  # the positions its planning played
+    after = RULES.play(state, read.move)
+    assert after.to_move == WHITE
+    assert think(RULES, after, 5, seed=2).playouts == 0

@@ -8,8 +8,9 @@
 The search is Monte Carlo tree search with UCT (mcts.py); what differs between the games is
 data (policies.py: how candidate moves are drawn, how a playout moves, how a position is
 scored when a playout is cut short); what differs between the five levels is a budget and a
-few parameters (levels.py). Diffusion Chess's level 5 reads the last turns out instead of
-searching them (chess_endgame.py).
+few parameters (levels.py). Diffusion Chess is played a whole turn at a time instead, every
+level keeping the race clean (chess_turns.py), the levels that read it reading the last
+turns out (chess_endgame.py).
 """
 
 from bots.search.levels import LEVELS, Level, level

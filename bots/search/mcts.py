@@ -22,8 +22,6 @@ from bots.search.policies import Policy, winner_value
 from bots.search.policies import policy as policy_of
 from games import endgames
 
-ENDGAME_SHARE = 0.7  # of a move's time, for reading the endgame out where a game does
-
 
 @dataclass(frozen=True)
 class Choice:
@@ -182,22 +180,22 @@ def think(
     game = policy_of(rules.slug)
     rng = random.Random(seed)
     number = chosen.number
+    own_ms = chosen.max_ms * scale
+    if game.turns is not None:
+        if rules.outcome(state) is not None:
+            raise ValueError("the game is over")
+        # The whole turn is planned at its first move: the clock's share is for all of it.
+        turn_ms = own_ms if max_ms is None else min(own_ms, max_ms)
+        move, played = game.turns(rules, state, number, seed, turn_ms)
+        return Choice(move, played, (time.perf_counter() - started) * 1000)
     search = Search(
         rules, game, rng, chosen.exploration, game.width[number - 1], game.playout_depth(number)
     )
     root = search.node(state, None, "")
     if not root.player:
         raise ValueError("the game is over")
-    # A clock's share is for a whole answer: Diffusion Chess answers with a turn of moves.
-    own_ms = chosen.max_ms * scale
     limit = (own_ms if max_ms is None else min(own_ms, max_ms)) * game.ms_share
     deadline = started + limit / 1000
-    if game.endgame is not None and game.endgames[number - 1]:
-        # The reading gets most of the time; what is left is for the search, should the
-        # reading find nothing in time (its root alone costs tens of milliseconds).
-        read = game.endgame(rules, state, started + ENDGAME_SHARE * limit / 1000)
-        if read is not None:
-            return Choice(read, 0, (time.perf_counter() - started) * 1000)
     budget = round(game.budget(number, chosen.playouts) * scale)
     playouts = 0
     only_move = len(root.untried) == 1

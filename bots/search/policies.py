@@ -18,12 +18,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bots.search.chess_endgame import endgame_move
+from bots.search.chess_turns import turn_move
 from games.rules.chess import BLACK, INDEX, WHITE, group_sizes
 
 Candidates = Callable[[Any, Any, random.Random, int, bool], list[str]]
-# The endgame read out, where a game has one: the move, or None (then the search decides).
-Endgame = Callable[[Any, Any, float], str | None]
+# A game played a whole turn at a time: (rules, state, level, seed, ms) -> the move now and
+# the positions played to find it.
+Turns = Callable[[Any, Any, int, int, float], tuple[str, int]]
 Mover = Callable[[Any, Any, random.Random], str]
 Evaluate = Callable[[Any, Any], float]
 
@@ -134,9 +135,9 @@ def chess_candidates(
     return [move for _, move in reversed(scored[:width])]
 
 
-def chess_endgame(rules: Any, state: Any, deadline: float) -> str | None:
-    """Diffusion Chess's endgame, read out (bots/search/chess_endgame.py)."""
-    return endgame_move(rules, state, chess_score, deadline)
+def chess_turn(rules: Any, state: Any, number: int, seed: int, ms: float) -> tuple[str, int]:
+    """Diffusion Chess played by whole turns (bots/search/chess_turns.py)."""
+    return turn_move(rules, state, number, chess_score, seed, ms)
 
 
 def chess_random_move(rules: Any, state: Any, rng: random.Random) -> str:
@@ -158,9 +159,9 @@ class Policy:
     a tree without it was weaker than choosing by the score alone). `temperature`, when
     given, each level's in this game instead of the level's own. `depths`, when given,
     each level's playout depth instead of `depth` (Four-rank: the top level's budget buys
-    more from deeper playouts than from more of them). `endgame`, where a game has one, reads
-    the end of the game out instead of searching it, at the levels `endgames` marks
-    (Diffusion Chess: level 5)."""
+    more from deeper playouts than from more of them). `turns`, where a game has it, plays
+    instead of the search: the move now of a whole turn planned (Diffusion Chess, whose
+    every level must keep the race clean: a move's worth depends on the turn around it)."""
 
     candidates: Candidates = all_moves
     rollout_move: Mover = random_listed_move
@@ -173,8 +174,7 @@ class Policy:
     prior: int = 0
     temperature: tuple[float, ...] | None = None
     depths: tuple[int | None, ...] | None = None
-    endgame: Endgame | None = None
-    endgames: tuple[bool, ...] = (False, False, False, False, False)
+    turns: Turns | None = None
 
     def budget(self, level: int, playouts: int) -> int:
         """Playouts a move of this level gets in this game."""
@@ -218,9 +218,9 @@ POLICIES: dict[str, Policy] = {
         temperature=(0.5, 0.35, 0.25, 0.15, 0.0),
         ms_share=0.2,
         drawn=True,
-        # Level 5 reads the last turns out (docs/DIFFUSION-CHESS-STRATEGY.md, section 3).
-        endgame=chess_endgame,
-        endgames=(False, False, False, False, True),
+        # Play is by whole turns, each kept clean (docs/DIFFUSION-CHESS-STRATEGY.md); the
+        # search above is the analysis board's and the reviews' win chance.
+        turns=chess_turn,
     ),
 }
 

@@ -5,7 +5,7 @@
     python -m devtools botbench load [--games 100] [--level 3] [--control 3+2] [--seconds 300]
     python -m devtools botbench answer [slug] [--games 4] [--moves 20] [--level 5]
     python -m devtools botbench anchors [slug ...] [--games 100] [--jobs 2]
-        [--cells 1:random,3:greedy-1,5:greedy-2] [--options pits=8,seeds=7]
+        [--cells 1:random,3:greedy-1,5:greedy-2] [--options pits=8,seeds=7] [--side second]
         (default cells: level 1 against all three, level 3 against both greedy players,
         level 5 against greedy-2: the goals' cells and the steps between)
 
@@ -19,8 +19,11 @@ the bots' losses on time, their answer times and their lowest clock. `answer`: h
 computer's move takes from the worker's commit to a person's game socket, on this
 environment's stack (devtools/answerbench.py). `anchors`: each level against the benchmark
 opponents of devtools/anchors.py (random, a one-ply greedy, a two-ply search), sides
-alternated, with the goal of each cell (level 1 >= 90% against random, level 3 >= 75% against
-greedy-1, level 5 >= 90% against greedy-2).
+alternated (`--side first|second`: the level always on that side), with the goal of each cell
+(level 1 >= 90% against random, level 3 >= 75% against greedy-1, level 5 >= 90% against
+greedy-2; Diffusion Chess: level 5 as Black >= 95% against greedy-2). Diffusion Chess's lines
+also count each player's wasted turns (two new groups or more), and of those the ones where a
+clean turn was there to be played (devtools/chess_waste.py).
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ from django.core.management.base import BaseCommand, CommandError
 from bots.search import LEVELS, think
 from devtools import ladder as ladder_bench
 from games.rules import available_games, get_rules
+
+SIDES = {"alternate": None, "first": 1, "second": 2}
 
 
 def _random_move(rules: Any, state: Any, rng: random.Random) -> str:
@@ -102,6 +107,12 @@ class Command(BaseCommand):
             help="anchors: level:opponent,...",
         )
         parser.add_argument("--options", default="", help="anchors: the game's options, pits=8,...")
+        parser.add_argument(
+            "--side",
+            choices=["alternate", "first", "second"],
+            default="alternate",
+            help="anchors: the level's side",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         slugs = options["slugs"] or [game["slug"] for game in available_games()]
@@ -166,7 +177,7 @@ class Command(BaseCommand):
         for part in options["cells"].split(","):
             number, _, opponent = part.strip().partition(":")
             try:
-                known = opponent in (*anchors.NAMES, anchors.PLANNER) or bool(
+                known = opponent in (*anchors.NAMES, *anchors.CHESS_ONLY) or bool(
                     ladder_bench.scaled(opponent)
                 )
             except ValueError:
@@ -174,8 +185,8 @@ class Command(BaseCommand):
             if not number.isdigit() or not 1 <= int(number) <= 5 or not known:
                 raise CommandError(
                     f"--cells: {part!r} is not level:opponent, the opponent one of"
-                    f" {', '.join(anchors.NAMES)}, {anchors.PLANNER} (Diffusion Chess) or a level"
-                    " with a budget scale (5x10)"
+                    f" {', '.join(anchors.NAMES)}, {' or '.join(anchors.CHESS_ONLY)}"
+                    " (Diffusion Chess) or a level with a budget scale (5x10)"
                 )
             cells.append((int(number), opponent))
         game_options: dict[str, Any] = {}
@@ -188,9 +199,9 @@ class Command(BaseCommand):
             part = f" (games {options['first']}-{options['first'] + games - 1})" * bool(
                 options["first"]
             )
-            self._line(
-                f"{slug} {label}".strip() + f": {games} games a cell{part}, sides alternated"
-            )
+            sides = "sides alternated" if options["side"] == "alternate" else "level on side"
+            sides += f" {options['side']}" * (options["side"] != "alternate")
+            self._line(f"{slug} {label}".strip() + f": {games} games a cell{part}, {sides}")
             for number, opponent in cells:
                 result = ladder_bench.pairing(
                     slug,
@@ -202,8 +213,10 @@ class Command(BaseCommand):
                     options["first"],
                     self._line,
                     game_options,
+                    SIDES[options["side"]],
                 )
-                goal = anchors.GOALS.get((number, opponent))
+                goal = anchors.GOALS.get((slug, number, opponent, options["side"]))
+                goal = goal or anchors.GOALS.get((number, opponent))
                 verdict = (
                     ""
                     if goal is None

@@ -1,0 +1,317 @@
+"""Diffusion Chess played a whole turn at a time: every level keeps the race clean.
+
+A turn must end with exactly one more group than it began with to waste nothing
+(docs/DIFFUSION-CHESS-STRATEGY.md, sections 1 and 2): a second new group is a turn given
+away, and one wasted group decides a race between two clean players. Whether a move wastes
+is a matter of the whole turn, not of the move, so the computer plans the turn: a beam search
+over its remaining moves in which every move is first judged by the exact change it makes to
+the mover's group count (`group_change`, read off one labelling of the board: microseconds,
+where playing the move and scoring the result costs a hundred times more), and only the
+moves that keep the turn clean are played and scored. Of the turn's completions the clean
+ones come first; among them, what a level can see decides:
+
+- `width`, `sample`: partial turns kept a move, and moves played from each (the rest of the
+  clean moves are not looked at: a weaker level plays a worse clean turn, never a wasteful one);
+- `threat`: the opponent's captures next turn counted against a completion (each stone
+  taken is a group lost: section 4);
+- `reading`: in the endgame, the mover's own later turns searched as if the opponent
+  passed (bots/search/chess_endgame.py), the completion after which the most can still be
+  completed preferred;
+- `choice`: how many of the best completions the level draws its turn from.
+
+The plan's later moves are kept (`Plans`) so that the next four answers of the turn cost
+nothing; a process that did not plan the turn plans its rest from where it is.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bots.search.chess_endgame import (
+    ENDGAME_STONES,
+    OutOfTime,
+    Reader,
+    most_groups,
+    movable_stones,
+    turn_moves,
+)
+from games.rules.chess import CELLS, INDEX, NEIGHBOURS, count_groups
+
+
+@dataclass(frozen=True)
+class TurnLevel:
+    width: int
+    sample: int
+    threat: bool
+    reading: bool
+    judged: int
+    choice: int
+
+
+TURN_LEVELS = (
+    TurnLevel(width=1, sample=8, threat=False, reading=False, judged=4, choice=4),
+    TurnLevel(width=1, sample=16, threat=False, reading=False, judged=2, choice=2),
+    TurnLevel(width=2, sample=24, threat=True, reading=False, judged=4, choice=1),
+    TurnLevel(width=3, sample=40, threat=True, reading=True, judged=6, choice=1),
+    TurnLevel(width=4, sample=64, threat=True, reading=True, judged=8, choice=1),
+)
+BEAM_SHARE = 0.5  # of the turn's time, for the beam; the rest judges its completions
+HURRIED_SAMPLE = 8  # moves played from a partial turn once time is up
+WON = float("inf")
+CAPTURE_WEIGHT = 1.0  # a stone the opponent can take next turn, in groups
+READING_WEIGHT = 3.0  # a later turn that can still be completed, in groups
+
+
+def labels(board: tuple[int, ...], colour: int) -> tuple[list[int], list[list[int]]]:
+    """Each cell's group number among `colour`'s stones (-1 elsewhere), and the groups."""
+    label = [-1] * CELLS
+    groups: list[list[int]] = []
+    for cell in [i for i, c in enumerate(board) if c == colour]:
+        if label[cell] >= 0:
+            continue
+        number = len(groups)
+        group = [cell]
+        label[cell] = number
+        for member in group:
+            for n in NEIGHBOURS[member]:
+                if label[n] < 0 and board[n] == colour:
+                    label[n] = number
+                    group.append(n)
+        groups.append(group)
+    return label, groups
+
+
+def group_change(label: list[int], groups: list[list[int]], start: int, end: int) -> int:
+    """How many groups the mover gains when its stone on `start` ends on `end` (empty, or an
+    opposing stone captured there: a captured stone never touches the mover's groups)."""
+    group = groups[label[start]]
+    rest = set(group)
+    rest.discard(start)
+    # The pieces the group falls into without the stone, each named by its first cell.
+    piece: dict[int, int] = {}
+    for cell in group:
+        if cell == start or cell in piece:
+            continue
+        piece[cell] = cell
+        stack = [cell]
+        while stack:
+            for n in NEIGHBOURS[stack.pop()]:
+                if n in rest and n not in piece:
+                    piece[n] = cell
+                    stack.append(n)
+    pieces = len(set(piece.values()))
+    joined = set()
+    for n in NEIGHBOURS[end]:
+        if n == start or label[n] < 0:
+            continue
+        joined.add(piece[n] if n in piece else -1 - label[n])
+    return pieces - len(joined)
+
+
+def _move_ends(move: str) -> tuple[int, int]:
+    first, _, rest = move.partition("-")
+    return INDEX[first], INDEX[rest.rsplit("-", 1)[-1]]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The rest of a turn, and the positions played to find it."""
+
+    moves: list[str]
+    played: int
+
+
+@dataclass
+class Completion:
+    moves: list[str]
+    end: Any
+    value: float
+    clean: bool
+
+
+class Planner:
+    def __init__(
+        self, rules: Any, me: int, score: Any, rng: random.Random, deadline: float
+    ) -> None:
+        self.rules = rules
+        self.me = me
+        self.score = score  # the mover's chance, 0 to 1 (bots/search/policies.chess_score)
+        self.rng = rng
+        self.deadline = deadline
+        self.played = 0  # positions the planning played (its playouts, as it were)
+
+    def _mine(self, position: Any) -> float:
+        value = self.score(self.rules, position)
+        return value if self.me == 1 else 1.0 - value
+
+    def _clean_moves(self, position: Any, need: int, sample: int) -> list[str]:
+        """The moves after which the turn can still end with `need` groups, `sample` of
+        them at most (drawn at random; captures always kept): all moves when none can."""
+        label, groups = labels(position.board, self.me)
+        have = len(groups)
+        fitting: list[str] = []
+        captures: list[str] = []
+        everything = turn_moves(self.rules, position)
+        for move in everything:
+            if move == "echo":
+                fitting.append(move)  # judged once played: it is only one
+                continue
+            start, end = _move_ends(move)
+            if have + group_change(label, groups, start, end) > need:
+                continue
+            if position.board[end]:
+                captures.append(move)
+            else:
+                fitting.append(move)
+        if not fitting and not captures:
+            return everything
+        if len(fitting) > sample:
+            fitting = self.rng.sample(fitting, sample)
+        return captures + fitting
+
+    def completions(self, state: Any, level: TurnLevel) -> list[Completion]:
+        """The turn's completions the beam finds from `state` (a turn started or begun).
+        Once the deadline has passed, the beam narrows to one partial turn and few moves:
+        a turn is always completed, and never wastefully for want of time."""
+        rules, me = self.rules, self.me
+        need = state.start_groups + 1
+        width, sample = level.width, level.sample
+        frontier: list[tuple[list[str], Any]] = [([], state)]
+        done: list[Completion] = []
+        lost: list[Completion] = []
+        while frontier:
+            following: dict[Any, tuple[float, list[str], Any]] = {}
+            for moves, position in frontier:
+                if time.perf_counter() > self.deadline:
+                    width, sample = 1, HURRIED_SAMPLE
+                for move in self._clean_moves(position, need, sample):
+                    after = rules.play(position, move)
+                    self.played += 1
+                    line = [*moves, move]
+                    outcome = rules.outcome(after)
+                    if outcome is not None:
+                        if outcome.winner == me:
+                            return [Completion(line, after, WON, True)]
+                        draw = outcome.winner is None
+                        lost.append(Completion(line, after, 0.5 if draw else 0.0, False))
+                        continue
+                    value = self._mine(after)
+                    if after.to_move != me:
+                        clean = count_groups(after.board, me) == need
+                        done.append(Completion(line, after, value, clean))
+                        continue
+                    key = after.board
+                    if key not in following or following[key][0] < value:
+                        following[key] = (value, line, after)
+                if width == 1 and following and time.perf_counter() > self.deadline:
+                    break
+            ranked = sorted(following.values(), key=lambda entry: -entry[0])[:width]
+            frontier = [(line, after) for _, line, after in ranked]
+        return done or sorted(lost, key=lambda completion: -completion.value)
+
+    def judge(self, completion: Completion, level: TurnLevel, reading_until: float) -> float:
+        """A completion's worth: the score, less the captures open to the opponent, plus
+        (in the endgame) the later turns the mover can still complete."""
+        value = completion.value
+        end = completion.end
+        if self.rules.outcome(end) is not None:
+            return value
+        if level.threat:
+            value -= CAPTURE_WEIGHT * threatened(self.rules, end)
+        if level.reading and movable_stones(end.board, self.me) <= ENDGAME_STONES:
+            wanted = most_groups(end.board, self.me) - count_groups(end.board, self.me)
+            reader = Reader(self.rules, self.me, reading_until)
+            try:
+                later = reader.turns(self.rules.own_next_turn(end), wanted)
+            except OutOfTime:
+                later = 0
+            value += READING_WEIGHT * later
+        return value
+
+
+def threatened(rules: Any, end: Any) -> int:
+    """The mover's stones the opponent (to move in `end`, its turn starting) can capture."""
+    board, target = end.board, 3 - end.to_move
+    return sum(
+        1
+        for targets in rules.client_moves(end)["destinations"].values()
+        for cell in targets
+        if board[INDEX[cell]] == target
+    )
+
+
+def plan_turn(
+    rules: Any,
+    state: Any,
+    number: int | TurnLevel,
+    score: Any,
+    seed: int,
+    ms: float,
+    bonus: Callable[[Any, Any], float] | None = None,
+) -> Plan:
+    """The rest of the turn a level `number` plays from `state`, within about `ms`
+    milliseconds (the whole turn's share of the clock; a greedy turn if time runs out
+    before the beam is through). `bonus(rules, end)`, added to each completion judged: what
+    an experiment values beyond the levels' judgement (devtools/chess_attack.py)."""
+    started = time.perf_counter()
+    level = number if isinstance(number, TurnLevel) else TURN_LEVELS[number - 1]
+    rng = random.Random(seed)
+    planner = Planner(rules, state.to_move, score, rng, started + BEAM_SHARE * ms / 1000)
+    found = planner.completions(state, level)
+    if found[0].value == WON:
+        return Plan(found[0].moves, planner.played)
+    found.sort(key=lambda completion: (completion.clean, completion.value), reverse=True)
+    clean = [completion for completion in found if completion.clean] or found[:1]
+    kept = clean[: level.judged]
+    judged = []
+    for index, completion in enumerate(kept):
+        # The reading's time is shared among the completions still to be judged.
+        left = max(0.0, started + ms / 1000 - time.perf_counter())
+        until = time.perf_counter() + left / (len(kept) - index)
+        value = planner.judge(completion, level, until)
+        if bonus is not None and rules.outcome(completion.end) is None:
+            value += bonus(rules, completion.end)
+        judged.append((value, index, completion))
+    judged.sort(key=lambda entry: (-entry[0], entry[1]))
+    return Plan(rng.choice(judged[: level.choice])[2].moves, planner.played)
+
+
+class Plans:
+    """The moves planned for the rest of a turn, by the position before each: the next
+    answers of the turn, in the process that planned it."""
+
+    def __init__(self, size: int = 512) -> None:
+        self.size = size
+        self.known: OrderedDict[tuple[Any, int], str] = OrderedDict()
+
+    def next_move(self, state: Any, number: int) -> str | None:
+        return self.known.get((state, number))
+
+    def keep(self, rules: Any, state: Any, number: int, moves: list[str]) -> None:
+        for move in moves:
+            self.known[(state, number)] = move
+            self.known.move_to_end((state, number))
+            state = rules.play(state, move)
+        while len(self.known) > self.size:
+            self.known.popitem(last=False)
+
+
+PLANS = Plans()
+
+
+def turn_move(
+    rules: Any, state: Any, number: int, score: Any, seed: int, ms: float
+) -> tuple[str, int]:
+    """The move level `number` plays now, the next of its plan for this turn, and the
+    positions played to plan it (0: the plan was made at an earlier move)."""
+    known = PLANS.next_move(state, number)
+    if known is not None:
+        return known, 0
+    plan = plan_turn(rules, state, number, score, seed, ms)
+    PLANS.keep(rules, state, number, plan.moves)
+    return plan.moves[0], plan.played

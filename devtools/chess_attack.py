@@ -1,0 +1,87 @@
+"""White's attack in Diffusion Chess (issue 58, part 6; docs/DIFFUSION-CHESS-STRATEGY.md,
+section 4): an experiment, not one of the site's levels.
+
+A clean race is Black's, so White wins only by making Black lose a group: a capture (the
+captured stone lands alone, most often) or a turn Black cannot complete cleanly. The attacker
+plays level 5's clean turns (bots/search/chess_turns.py) and, among them, prefers:
+
+- `THREATS`: each Black stone it could capture at its next turn if Black did nothing (one
+  threat is parried by a Black that looks; two at once may not be);
+- `APPROACH`: its movable groups (three to six stones: a pair cannot move without splitting)
+  brought near the Black stones they could capture (a group of s stones walks s - 1 steps and
+  takes stones of groups of at least s), each group's gap counted down from `FAR`;
+- a wider turn search than level 5 (`ATTACK_LEVEL`) and `ATTACK_MS` a turn.
+
+    python -m devtools.chess_trace attacker 5 --seed 700
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from bots.search.chess_turns import Plans, TurnLevel, plan_turn
+from bots.search.policies import chess_score
+from games.rules.chess import INDEX, SIDE, group_sizes
+
+THREATS = 2.0
+APPROACH = 0.05
+FAR = 12
+ATTACK_LEVEL = TurnLevel(width=6, sample=96, threat=True, reading=True, judged=16, choice=1)
+ATTACK_MS = 6_000.0
+
+
+def threats(rules: Any, end: Any) -> int:
+    """The opposing stones the side that just ended its turn in `end` could capture at the
+    start of its next turn, were the opponent to pass."""
+    again = rules.own_next_turn(end)
+    board, target = again.board, 3 - again.to_move
+    taken = {
+        cell
+        for targets in rules.client_moves(again)["destinations"].values()
+        for cell in targets
+        if board[INDEX[cell]] == target
+    }
+    return len(taken)
+
+
+def approach(board: tuple[int, ...], me: int) -> float:
+    """How near `me`'s movable groups are to stones they could take: for each stone of a
+    group of three to six, FAR less the steps it would still need beyond its reach."""
+    sizes = group_sizes(board)
+    them = 3 - me
+    targets = [(divmod(c, SIDE), sizes[c]) for c, colour in enumerate(board) if colour == them]
+    total = 0.0
+    for cell, colour in enumerate(board):
+        size = sizes[cell]
+        if colour != me or not 3 <= size <= 6:
+            continue
+        row, file = divmod(cell, SIDE)
+        gaps = [
+            abs(row - r) + abs(file - f) - (size - 1)
+            for (r, f), their_size in targets
+            if their_size >= size
+        ]
+        if gaps:
+            total += max(0, FAR - max(0, min(gaps)))
+    return total
+
+
+def attack_bonus(rules: Any, end: Any) -> float:
+    me = 3 - end.to_move
+    return THREATS * threats(rules, end) + APPROACH * approach(end.board, me)
+
+
+PLANS = Plans()
+
+
+def attacker(rules: Any, state: Any, rng: random.Random) -> str:
+    """The attacker's move now: the next of the turn it planned."""
+    known = PLANS.next_move(state, 0)
+    if known is not None:
+        return known
+    plan = plan_turn(
+        rules, state, ATTACK_LEVEL, chess_score, rng.randrange(2**31), ATTACK_MS, attack_bonus
+    )
+    PLANS.keep(rules, state, 0, plan.moves)
+    return plan.moves[0]

@@ -1,0 +1,97 @@
+"""Diffusion Chess's dev-only experiments: the benchmarks' count of wasted turns
+(devtools/chess_waste.py) and White's attacker (devtools/chess_attack.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bots.search.chess_turns import plan_turn
+from bots.search.policies import chess_score
+from devtools import chess_attack, chess_waste
+from games.rules import get_rules
+from games.rules.chess import WHITE, count_groups
+from tests.rules.test_chess import play, position
+
+RULES: Any = get_rules("diffusion-chess")
+
+# White: a line of three (c1-e1) and the king's pair far off; Black's king in a line of three.
+A_LINE_OF_THREE = """
+    . . . . . . . .
+    . . . . . k X X
+    . . . . . . . .
+    K O . . . . . .
+    . . . . . . . .
+    . . . . . . . .
+    . . . . . . . .
+    . . . . . . . .
+    . . O O O . . .
+"""
+# White's pair c1-c2 can take Black's d1 (of a pair) with c1; the pair e4-f4 is out of reach.
+ONE_THREAT = """
+    K O . . . .
+    . . . . . .
+    . . . . X X
+    . . . . . .
+    . . O . . .
+    . . O X k .
+"""
+# The same with Black's king pair moved out of reach.
+NO_THREAT = """
+    K O . . . .
+    . . . . . .
+    . . . . X X
+    . . . . . .
+    . . O . . .
+    . . O . . k X
+"""
+
+
+def test_a_turn_that_adds_two_groups_is_counted_as_wasted_and_avoidable() -> None:
+    start = position(A_LINE_OF_THREE)
+    # c1 and e1 both walk off: the line falls into three pieces, two new groups.
+    end = play(start, "c1-c2", "e1-f1-g1")
+    assert count_groups(end.board, WHITE) == start.start_groups + 2
+    # The turn is not over yet; count it as if it were, against White (south).
+    tally: dict[str, list[int]] = {}
+    chess_waste.count(RULES, start, end, tally, "planner", "5")
+    assert tally == {"planner": [1, 1, 1]}
+    assert chess_waste.clean_turn_exists(RULES, start)
+
+
+def test_a_clean_turn_is_counted_as_played_and_not_wasted() -> None:
+    start = position(A_LINE_OF_THREE)
+    end = play(start, "c1-c2")  # one stone walks off: exactly one new group
+    tally: dict[str, list[int]] = {}
+    chess_waste.count(RULES, start, end, tally, "planner", "5")
+    assert tally == {"planner": [1, 0, 0]}
+
+
+def test_the_attacker_counts_the_stones_it_could_take_next_turn() -> None:
+    # Black to move: what White could take were Black to pass.
+    assert chess_attack.threats(RULES, position(ONE_THREAT, to_move=2)) == 1
+    assert chess_attack.threats(RULES, position(NO_THREAT, to_move=2)) == 0
+
+
+def test_the_attacker_brings_a_group_of_three_nearer_what_it_can_take() -> None:
+    near = position(A_LINE_OF_THREE)
+    far = play(near, "d1-d2-d3")  # the line broken: no group of three left
+    assert chess_attack.approach(near.board, WHITE) > chess_attack.approach(far.board, WHITE)
+
+
+def test_the_attacker_plans_clean_turns() -> None:
+    state = RULES.initial_state()
+    for seed in range(2):
+        need = state.start_groups + 1
+        mover = state.to_move
+        plan = plan_turn(
+            RULES,
+            state,
+            chess_attack.ATTACK_LEVEL,
+            chess_score,
+            seed,
+            400,
+            chess_attack.attack_bonus,
+        )
+        for move in plan.moves:
+            state = RULES.play(state, move)
+        assert state.to_move != mover and count_groups(state.board, mover) == need
