@@ -7,6 +7,9 @@ plays level 5's clean turns (bots/search/chess_turns.py) and, among them, prefer
 
 - `THREATS`: each Black stone it could capture at its next turn if Black did nothing (one
   threat is parried by a Black that looks; two at once may not be);
+- `FORCED`: each Black stone it can still capture after Black's answer, played by level 3's
+  turn planning (which counts the captures it leaves open against its turns): a capture
+  Black could not, or did not, parry;
 - `APPROACH`: its movable groups (three to six stones: a pair cannot move without splitting)
   brought near the Black stones they could capture (a group of s stones walks s - 1 steps and
   takes stones of groups of at least s), each group's gap counted down from `FAR`;
@@ -25,6 +28,9 @@ from bots.search.policies import chess_score
 from games.rules.chess import INDEX, SIDE, group_sizes
 
 THREATS = 2.0
+FORCED = 10.0
+DEFENCE_LEVEL = 3
+DEFENCE_MS = 400.0
 APPROACH = 0.05
 FAR = 12
 ATTACK_LEVEL = TurnLevel(width=6, sample=96, threat=True, reading=True, judged=16, choice=1)
@@ -34,15 +40,7 @@ ATTACK_MS = 6_000.0
 def threats(rules: Any, end: Any) -> int:
     """The opposing stones the side that just ended its turn in `end` could capture at the
     start of its next turn, were the opponent to pass."""
-    again = rules.own_next_turn(end)
-    board, target = again.board, 3 - again.to_move
-    taken = {
-        cell
-        for targets in rules.client_moves(again)["destinations"].values()
-        for cell in targets
-        if board[INDEX[cell]] == target
-    }
-    return len(taken)
+    return captures_now(rules, rules.own_next_turn(end))
 
 
 def approach(board: tuple[int, ...], me: int) -> float:
@@ -67,9 +65,30 @@ def approach(board: tuple[int, ...], me: int) -> float:
     return total
 
 
+def captures_now(rules: Any, state: Any) -> int:
+    """The opposing stones the side to move in `state` can capture now."""
+    board, target = state.board, 3 - state.to_move
+    return len(
+        {
+            cell
+            for targets in rules.client_moves(state)["destinations"].values()
+            for cell in targets
+            if board[INDEX[cell]] == target
+        }
+    )
+
+
 def attack_bonus(rules: Any, end: Any) -> float:
     me = 3 - end.to_move
-    return THREATS * threats(rules, end) + APPROACH * approach(end.board, me)
+    value = THREATS * threats(rules, end) + APPROACH * approach(end.board, me)
+    answer = plan_turn(rules, end, DEFENCE_LEVEL, chess_score, 0, DEFENCE_MS)
+    after = end
+    for move in answer.moves:
+        after = rules.play(after, move)
+    outcome = rules.outcome(after)
+    if outcome is not None:
+        return value + (1000.0 if outcome.winner == me else -1000.0)
+    return value + FORCED * captures_now(rules, after)
 
 
 PLANS = Plans()

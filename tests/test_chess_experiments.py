@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bots.search.chess_turns import plan_turn
+from bots.search.chess_turns import TurnLevel, plan_turn
 from bots.search.policies import chess_score
 from devtools import chess_attack, chess_waste
 from games.rules import get_rules
@@ -79,6 +79,9 @@ def test_the_attacker_brings_a_group_of_three_nearer_what_it_can_take() -> None:
 
 
 def test_the_attacker_plans_clean_turns() -> None:
+    # A narrow search (two completions judged, each with Black's answer read): the attacker's
+    # own is wider, and slower than a test should be.
+    narrow = TurnLevel(width=1, sample=8, threat=False, reading=False, judged=2, choice=1)
     state = RULES.initial_state()
     for seed in range(2):
         need = state.start_groups + 1
@@ -86,7 +89,7 @@ def test_the_attacker_plans_clean_turns() -> None:
         plan = plan_turn(
             RULES,
             state,
-            chess_attack.ATTACK_LEVEL,
+            narrow,
             chess_score,
             seed,
             400,

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from bots.search import think
 from bots.search.chess_endgame import turn_moves
-from bots.search.chess_turns import PLANS, group_change, labels, plan_turn
+from bots.search.chess_groups import group_change, labels
+from bots.search.chess_turns import PLANS, plan_turn
 from bots.search.policies import chess_score
 from devtools.chess_waste import clean_turn_exists
 from games.rules import get_rules

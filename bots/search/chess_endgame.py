@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from bots.search.chess_groups import group_change, labels, move_ends
 from games.rules.chess import count_groups, group_sizes
 
 ENDGAME_STONES = 10  # the mover's stones that can still move, at most
@@ -55,8 +56,13 @@ class Reader:
 
     def completions(self, state: Any) -> list[Any]:
         """Ends of the turn begun in `state` that do not lose at once, one per board, found
-        within TURN_NODES moves (depth first)."""
+        within TURN_NODES moves (depth first): first among the moves that keep the turn
+        clean (chess_groups.py), and only when none ends it, among all."""
+        return self._ends(state, prune=True) or self._ends(state, prune=False)
+
+    def _ends(self, state: Any, prune: bool) -> list[Any]:
         rules, me = self.rules, self.me
+        need = state.start_groups + 1
         ends: dict[Any, Any] = {}
         seen: set[Any] = set()
         stack = [state]
@@ -65,7 +71,13 @@ class Reader:
             if time.perf_counter() > self.deadline:
                 raise OutOfTime
             position = stack.pop()
+            if prune:
+                label, groups = labels(position.board, me)
             for move in turn_moves(rules, position):
+                if prune and move != "echo":
+                    start, end = move_ends(move)
+                    if len(groups) + group_change(label, groups, start, end) > need:
+                        continue
                 nodes -= 1
                 after = rules.play(position, move)
                 if after.result:

@@ -40,7 +40,8 @@ from bots.search.chess_endgame import (
     movable_stones,
     turn_moves,
 )
-from games.rules.chess import CELLS, INDEX, NEIGHBOURS, count_groups
+from bots.search.chess_groups import group_change, labels, move_ends
+from games.rules.chess import INDEX, count_groups
 
 
 @dataclass(frozen=True)
@@ -65,57 +66,6 @@ HURRIED_SAMPLE = 8  # moves played from a partial turn once time is up
 WON = float("inf")
 CAPTURE_WEIGHT = 1.0  # a stone the opponent can take next turn, in groups
 READING_WEIGHT = 3.0  # a later turn that can still be completed, in groups
-
-
-def labels(board: tuple[int, ...], colour: int) -> tuple[list[int], list[list[int]]]:
-    """Each cell's group number among `colour`'s stones (-1 elsewhere), and the groups."""
-    label = [-1] * CELLS
-    groups: list[list[int]] = []
-    for cell in [i for i, c in enumerate(board) if c == colour]:
-        if label[cell] >= 0:
-            continue
-        number = len(groups)
-        group = [cell]
-        label[cell] = number
-        for member in group:
-            for n in NEIGHBOURS[member]:
-                if label[n] < 0 and board[n] == colour:
-                    label[n] = number
-                    group.append(n)
-        groups.append(group)
-    return label, groups
-
-
-def group_change(label: list[int], groups: list[list[int]], start: int, end: int) -> int:
-    """How many groups the mover gains when its stone on `start` ends on `end` (empty, or an
-    opposing stone captured there: a captured stone never touches the mover's groups)."""
-    group = groups[label[start]]
-    rest = set(group)
-    rest.discard(start)
-    # The pieces the group falls into without the stone, each named by its first cell.
-    piece: dict[int, int] = {}
-    for cell in group:
-        if cell == start or cell in piece:
-            continue
-        piece[cell] = cell
-        stack = [cell]
-        while stack:
-            for n in NEIGHBOURS[stack.pop()]:
-                if n in rest and n not in piece:
-                    piece[n] = cell
-                    stack.append(n)
-    pieces = len(set(piece.values()))
-    joined = set()
-    for n in NEIGHBOURS[end]:
-        if n == start or label[n] < 0:
-            continue
-        joined.add(piece[n] if n in piece else -1 - label[n])
-    return pieces - len(joined)
-
-
-def _move_ends(move: str) -> tuple[int, int]:
-    first, _, rest = move.partition("-")
-    return INDEX[first], INDEX[rest.rsplit("-", 1)[-1]]
 
 
 @dataclass(frozen=True)
@@ -161,7 +111,7 @@ class Planner:
             if move == "echo":
                 fitting.append(move)  # judged once played: it is only one
                 continue
-            start, end = _move_ends(move)
+            start, end = move_ends(move)
             if have + group_change(label, groups, start, end) > need:
                 continue
             if position.board[end]:
@@ -214,24 +164,44 @@ class Planner:
             frontier = [(line, after) for _, line, after in ranked]
         return done or sorted(lost, key=lambda completion: -completion.value)
 
-    def judge(self, completion: Completion, level: TurnLevel, reading_until: float) -> float:
-        """A completion's worth: the score, less the captures open to the opponent, plus
-        (in the endgame) the later turns the mover can still complete."""
+    def judge(self, completion: Completion, level: TurnLevel) -> float:
+        """A completion's worth before any reading: the score, less the captures open to the
+        opponent (where the level looks at them)."""
         value = completion.value
-        end = completion.end
-        if self.rules.outcome(end) is not None:
-            return value
-        if level.threat:
-            value -= CAPTURE_WEIGHT * threatened(self.rules, end)
-        if level.reading and movable_stones(end.board, self.me) <= ENDGAME_STONES:
-            wanted = most_groups(end.board, self.me) - count_groups(end.board, self.me)
-            reader = Reader(self.rules, self.me, reading_until)
-            try:
-                later = reader.turns(self.rules.own_next_turn(end), wanted)
-            except OutOfTime:
-                later = 0
-            value += READING_WEIGHT * later
+        if level.threat and self.rules.outcome(completion.end) is None:
+            value -= CAPTURE_WEIGHT * threatened(self.rules, completion.end)
         return value
+
+    def read(self, kept: list[Completion], until: float) -> list[int]:
+        """For each completion, the mover's later turns that can still be completed (the
+        endgame's reading, chess_endgame.py; 0 outside the endgame), read to one more turn
+        at a time for all of them, so that the time running out leaves every completion
+        read equally far."""
+        rules, me = self.rules, self.me
+        starts: list[tuple[Any, int] | None] = []
+        for completion in kept:
+            end = completion.end
+            if rules.outcome(end) is not None or movable_stones(end.board, me) > ENDGAME_STONES:
+                starts.append(None)
+                continue
+            wanted = most_groups(end.board, me) - count_groups(end.board, me)
+            starts.append((rules.own_next_turn(end), wanted))
+        found = [0] * len(kept)
+        deepest = max((start[1] for start in starts if start is not None), default=0)
+        reader = Reader(rules, me, until)
+        for depth in range(1, deepest + 1):
+            try:
+                read = [
+                    0 if start is None else reader.turns(start[0], min(depth, start[1]))
+                    for start in starts
+                ]
+            except OutOfTime:
+                break
+            found = read
+            done = zip(read, starts, strict=True)
+            if any(start is not None and n >= start[1] for n, start in done):
+                break  # one completion keeps every later turn possible: none does better
+        return found
 
 
 def threatened(rules: Any, end: Any) -> int:
@@ -268,17 +238,17 @@ def plan_turn(
     found.sort(key=lambda completion: (completion.clean, completion.value), reverse=True)
     clean = [completion for completion in found if completion.clean] or found[:1]
     kept = clean[: level.judged]
-    judged = []
-    for index, completion in enumerate(kept):
-        # The reading's time is shared among the completions still to be judged.
-        left = max(0.0, started + ms / 1000 - time.perf_counter())
-        until = time.perf_counter() + left / (len(kept) - index)
-        value = planner.judge(completion, level, until)
-        if bonus is not None and rules.outcome(completion.end) is None:
-            value += bonus(rules, completion.end)
-        judged.append((value, index, completion))
-    judged.sort(key=lambda entry: (-entry[0], entry[1]))
-    return Plan(rng.choice(judged[: level.choice])[2].moves, planner.played)
+    values = [planner.judge(completion, level) for completion in kept]
+    if level.reading:
+        later = planner.read(kept, started + ms / 1000)
+        values = [value + READING_WEIGHT * n for value, n in zip(values, later, strict=True)]
+    if bonus is not None:
+        values = [
+            value + (bonus(rules, c.end) if rules.outcome(c.end) is None else 0.0)
+            for value, c in zip(values, kept, strict=True)
+        ]
+    ranked = sorted(range(len(kept)), key=lambda index: (-values[index], index))
+    return Plan(kept[rng.choice(ranked[: level.choice])].moves, planner.played)
 
 
 class Plans:
