@@ -15,6 +15,7 @@ this way once at most ENDGAME_STONES of the mover's stones can still move.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from bots.search.chess_groups import group_change, labels, move_ends
@@ -54,16 +55,22 @@ class Reader:
         self.deadline = deadline
         self.known: dict[tuple[Any, int], int] = {}
 
-    def completions(self, state: Any) -> list[Any]:
-        """Ends of the turn begun in `state` that do not lose at once, one per board, found
-        within TURN_NODES moves (depth first): first among the moves that keep the turn
-        clean (chess_groups.py), and only when none ends it, among all."""
-        return self._ends(state, prune=True) or self._ends(state, prune=False)
+    def completions(self, state: Any) -> Iterator[Any]:
+        """Ends of the turn begun in `state` that do not lose at once, one per board, as
+        they are found within TURN_NODES moves (depth first): first among the moves that
+        keep the turn clean (chess_groups.py), and only when none ends it, among all. Found
+        one by one, so that a reading that needs only one stops at the first."""
+        found = False
+        for end in self._ends(state, prune=True):
+            found = True
+            yield end
+        if not found:
+            yield from self._ends(state, prune=False)
 
-    def _ends(self, state: Any, prune: bool) -> list[Any]:
+    def _ends(self, state: Any, prune: bool) -> Iterator[Any]:
         rules, me = self.rules, self.me
         need = state.start_groups + 1
-        ends: dict[Any, Any] = {}
+        ends: set[Any] = set()
         seen: set[Any] = set()
         stack = [state]
         nodes = TURN_NODES
@@ -83,13 +90,14 @@ class Reader:
                 if after.result:
                     continue
                 if after.to_move != me:
-                    ends.setdefault(after.board, after)
+                    if after.board not in ends:
+                        ends.add(after.board)
+                        yield after
                     continue
                 key = (after.board, after.moved, after.last, after.last_path)
                 if key not in seen:
                     seen.add(key)
                     stack.append(after)
-        return list(ends.values())
 
     def turns(self, state: Any, wanted: int) -> int:
         """How many turns in a row (at most `wanted`) the side can complete from the start of

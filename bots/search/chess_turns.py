@@ -66,6 +66,7 @@ HURRIED_SAMPLE = 8  # moves played from a partial turn once time is up
 WON = float("inf")
 CAPTURE_WEIGHT = 1.0  # a stone the opponent can take next turn, in groups
 READING_WEIGHT = 3.0  # a later turn that can still be completed, in groups
+ENDGAME_JUDGED = 32  # completions read in the endgame, at the levels that read
 
 
 @dataclass(frozen=True)
@@ -237,7 +238,18 @@ def plan_turn(
         return Plan(found[0].moves, planner.played)
     found.sort(key=lambda completion: (completion.clean, completion.value), reverse=True)
     clean = [completion for completion in found if completion.clean] or found[:1]
-    kept = clean[: level.judged]
+    boards: set[Any] = set()
+    distinct = []  # one completion a board, the best-scored, best first
+    for completion in clean:
+        if completion.end.board not in boards:
+            boards.add(completion.end.board)
+            distinct.append(completion)
+    judged = level.judged
+    if level.reading and movable_stones(state.board, state.to_move) <= ENDGAME_STONES:
+        # The score hardly tells clean endgame turns apart; the reading does, and a reading
+        # of one turn ahead stops at the first turn it completes: read many.
+        judged = max(judged, ENDGAME_JUDGED)
+    kept = distinct[:judged]
     values = [planner.judge(completion, level) for completion in kept]
     if level.reading:
         later = planner.read(kept, started + ms / 1000)
