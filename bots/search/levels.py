@@ -11,9 +11,9 @@ class Level:
 
     `playouts`: search iterations per move, unless the game's policy sets its own.
     `temperature`: 0 plays the most visited move; above 0 the choice is drawn in proportion
-    to visits ** (1 / temperature), which is how low levels make mistakes a beginner can
-    punish (a game's policy may set its own: Diffusion Chess). `max_ms`: the longest one
-    move may think, whatever the clock allows.
+    to visits ** (1 / temperature), a way for a low level to make mistakes a beginner can
+    punish. `max_ms`: the longest one answer may think, whatever the clock allows
+    (Diffusion Chess: a whole turn, planned at its first move).
     """
 
     number: int

@@ -194,7 +194,7 @@ def think(
     root = search.node(state, None, "")
     if not root.player:
         raise ValueError("the game is over")
-    limit = (own_ms if max_ms is None else min(own_ms, max_ms)) * game.ms_share
+    limit = own_ms if max_ms is None else min(own_ms, max_ms)
     deadline = started + limit / 1000
     budget = round(game.budget(number, chosen.playouts) * scale)
     playouts = 0
@@ -204,7 +204,7 @@ def think(
         playouts += 1
         if time.perf_counter() > deadline:
             break
-    temperature = chosen.temperature if game.temperature is None else game.temperature[number - 1]
+    temperature = chosen.temperature
     move = root.untried[0] if only_move else _pick(root, temperature, rng)
     return Choice(move, playouts, (time.perf_counter() - started) * 1000)
 

@@ -151,13 +151,11 @@ class Policy:
     is, mid-turn too). `playouts`, when given, the budget of each level in this
     game instead of the level's own (where playouts are cheap the top levels get many more;
     Diffusion Chess moves five times a turn and scores every node it makes, so its levels
-    span a smaller range). `ms_share`: the share of a level's thinking time
-    each move gets. `drawn`: below the root a node draws its `width` moves at random one at a
+    span a smaller range). `drawn`: below the root a node draws its `width` moves at random one at a
     time, as the search first needs each (Diffusion Chess: drawing them all when a node is
     made cost most of the search's time). `prior`: a new node counts its first value as that
     many visits, so the score steers a small search (Diffusion Chess: with few playouts,
-    a tree without it was weaker than choosing by the score alone). `temperature`, when
-    given, each level's in this game instead of the level's own. `depths`, when given,
+    a tree without it was weaker than choosing by the score alone). `depths`, when given,
     each level's playout depth instead of `depth` (Four-rank: the top level's budget buys
     more from deeper playouts than from more of them). `turns`, where a game has it, plays
     instead of the search: the move now of a whole turn planned (Diffusion Chess, whose
@@ -169,10 +167,8 @@ class Policy:
     depth: int | None = None
     playouts: tuple[int, ...] | None = None
     width: tuple[int, ...] = (0, 0, 0, 0, 0)  # candidate moves per node, by level
-    ms_share: float = 1.0
     drawn: bool = False
     prior: int = 0
-    temperature: tuple[float, ...] | None = None
     depths: tuple[int | None, ...] | None = None
     turns: Turns | None = None
 
@@ -204,9 +200,9 @@ POLICIES: dict[str, Policy] = {
     ),
     "zigzag": Policy(evaluate=zigzag_score, depth=4),
     # Diffusion Chess: the armies rarely meet, so a game is a race to keep adding one group
-    # a turn, lost by the first group wasted. The levels differ in how many moves they
-    # weigh and in how often they play one that is not the best found (`temperature`):
-    # measured, that separates them where more playouts alone did not.
+    # a turn, lost by the first group wasted. Play is by whole turns, each kept clean
+    # (`turns`: bots/search/chess_turns.py); the search is the analysis board's and the
+    # reviews' win chance, at the top level's settings.
     "diffusion-chess": Policy(
         candidates=chess_candidates,
         rollout_move=chess_random_move,
@@ -215,11 +211,7 @@ POLICIES: dict[str, Policy] = {
         prior=10,
         width=(3, 6, 12, 24, 48),
         playouts=(5, 20, 60, 180, 500),
-        temperature=(0.5, 0.35, 0.25, 0.15, 0.0),
-        ms_share=0.2,
         drawn=True,
-        # Play is by whole turns, each kept clean (docs/DIFFUSION-CHESS-STRATEGY.md); the
-        # search above is the analysis board's and the reviews' win chance.
         turns=chess_turn,
     ),
 }
