@@ -5,9 +5,9 @@ A turn must end with exactly one more group than it began with to waste nothing
 away, and one wasted group decides a race between two clean players. Whether a move wastes
 is a matter of the whole turn, not of the move, so the computer plans the turn: a beam search
 over its remaining moves in which every move is first judged by the exact change it makes to
-the mover's group count (`group_change`, read off one labelling of the board: microseconds,
-where playing the move and scoring the result costs a hundred times more), and only the
-moves that keep the turn clean are played and scored. Of the turn's completions the clean
+the mover's group count (chess_groups.py: microseconds, where playing the move and scoring
+the result costs a hundred times more), and only the moves that keep the turn clean are
+played and scored. Of the turn's completions the clean
 ones come first; among them, what a level can see decides:
 
 - `width`, `sample`: partial turns kept a move, and moves played from each (the rest of the
@@ -17,7 +17,9 @@ ones come first; among them, what a level can see decides:
 - `reading`: in the endgame, the mover's own later turns searched as if the opponent
   passed (bots/search/chess_endgame.py), the completion after which the most can still be
   completed preferred;
-- `choice`: how many of the best completions the level draws its turn from.
+- `judged`: how many of the best-scored clean completions are judged so (in the endgame, up
+  to ENDGAME_JUDGED);
+- `choice`: how many of the best judged the level draws its turn from.
 
 The plan's later moves are kept (`Plans`) so that the next four answers of the turn cost
 nothing; a process that did not plan the turn plans its rest from where it is.
