@@ -148,11 +148,13 @@ def pairing(
     progress: Callable[[str], None] | None = None,
     options: dict[str, Any] | None = None,
     side: int | None = None,
+    every: int = 10,
 ) -> Pairing:
     """`games` games of level `strong` against `weak` (RANDOM: a random player), sides
     alternated (or `strong` always on `side`, 1 first, 2 second), each from its own seed:
     games `first` to `first + games - 1`, so a long pairing can be played in parts that add
-    up to the same games. `progress` hears the running score every ten games."""
+    up to the same games. `progress` hears the running score (and, in Diffusion Chess, the
+    wasted turns) every `every` games."""
     started = time.perf_counter()
     tasks = [
         (slug, strong, weak, seed * 10_000 + index, options or {}, side)
@@ -170,11 +172,15 @@ def pairing(
             for name, tally in game.wasted.items():
                 total = result.wasted.setdefault(name, [0, 0, 0])
                 total[:] = [a + b for a, b in zip(total, tally, strict=True)]
-            if progress is not None and result.games % 10 == 0 and result.games < games:
+            if progress is not None and result.games % every == 0 and result.games < games:
+                wasted = "".join(
+                    f", {name} wasted {tally[1]} of {tally[0]} turns ({tally[2]} avoidable)"
+                    for name, tally in sorted(result.wasted.items())
+                )
                 progress(
                     f"    games {first}-{first + result.games - 1}: level {strong}"
                     f" {result.points:g} of {result.games}"
-                    f" ({time.perf_counter() - started:.0f} s)"
+                    f" ({time.perf_counter() - started:.0f} s{wasted})"
                 )
     result.seconds = time.perf_counter() - started
     return result

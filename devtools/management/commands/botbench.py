@@ -108,6 +108,9 @@ class Command(BaseCommand):
         )
         parser.add_argument("--options", default="", help="anchors: the game's options, pits=8,...")
         parser.add_argument(
+            "--every", type=int, default=10, help="anchors: games between progress lines"
+        )
+        parser.add_argument(
             "--side",
             choices=["alternate", "first", "second"],
             default="alternate",
@@ -214,6 +217,7 @@ class Command(BaseCommand):
                     self._line,
                     game_options,
                     SIDES[options["side"]],
+                    options["every"],
                 )
                 goal = anchors.GOALS.get((slug, number, opponent, options["side"]))
                 goal = goal or anchors.GOALS.get((number, opponent))
