@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from devtools.endgames import consistency, spaces
 from devtools.endgames import diffusion_arrays as arrays
 from devtools.endgames import diffusion_solve as S
-from devtools.endgames import spaces
 from games.rules import get_rules
 from games.rules.diffusion import DiffusionState
 
@@ -200,8 +200,16 @@ def test_the_database_is_what_plain_value_iteration_finds_on_small_positions() -
     assert all(database.code(pits) == 0 for pits in draws)
 
 
-def test_every_position_checked_through_the_engine_agrees_with_the_database() -> None:
-    database = S.build(9)
+@pytest.fixture(scope="module")
+def nine() -> S.Database:
+    """Every position of at most 9 stones (built once for the tests that read it)."""
+    return S.build(9)
+
+
+def test_every_position_checked_through_the_engine_agrees_with_the_database(
+    nine: S.Database,
+) -> None:
+    database = S.Database(nine.most, nine.offsets, nine.codes.copy(), nine.ways)
     checked, wrong = S.verify(database, 3_000, seed=3)
     assert checked == 3_000 and wrong == []
     # A code changed is found.
@@ -279,3 +287,24 @@ def test_four_rank_diffusion_is_solved_the_same_way() -> None:
         assert database.code(pits) == code, pits
     checked, wrong = S.verify(database, 2_000, seed=8)
     assert checked == 2_000 and wrong == []
+
+
+def test_every_position_of_a_database_is_consistent_with_its_moves_and_a_change_is_found(
+    nine: S.Database,
+) -> None:
+    database = S.Database(nine.most, nine.offsets, nine.codes.copy(), nine.ways)
+    layers = range(database.most + 1)
+    checked, wrong, first = consistency.check(
+        database.codes, database.offsets, database.ways, TABLES, layers
+    )
+    in_play = sum(1 for code in database.codes if code)  # no draws: every code in play is set
+    assert (checked, wrong, first) == (in_play, 0, -1)
+    # One position's distance changed by one is found, where it is.
+    pits = (1, 0, 2, 0, 0, 1, 0, 1, 0, 1, 1, 0)
+    where = int(database.offsets[7]) + S.rank(np.array(pits, dtype=np.int8), 7, database.ways)
+    database.codes[where] += 1
+    _, wrong, first = consistency.check(
+        database.codes, database.offsets, database.ways, TABLES, layers
+    )
+    # The position itself, and the positions whose value read it, disagree now.
+    assert wrong >= 1 and 0 <= first <= where
