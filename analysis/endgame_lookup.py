@@ -2,7 +2,8 @@
 
 The position is named as the opening explorer names one (a game, its options, the position's
 text: docs/NOTATION.md). A covered position gets its exact result for the player to move and
-each move's, lichess's tablebase answer for our games (docs/API.md, "Endgames").
+each move's, lichess's tablebase answer for our games (docs/API.md, "Endgames"). ZigZag's
+answers add the final margin in seeds (`margin`), which the browser only draws.
 """
 
 from __future__ import annotations
@@ -62,21 +63,31 @@ def answer(params: Any) -> dict[str, Any]:
             )
         except BadNotation as error:
             raise _bad(translated(error)) from None
-    table = endgames.table(slug) if not options else None
+    if slug == "zigzag":
+        zigzag = endgames.zigzag_table(options)
+        most = zigzag.most if zigzag is not None else None
+    else:
+        table = endgames.table(slug) if not options else None
+        most = table.most if table is not None else None
     verdict = endgames.probe(slug, options, state)
     found: dict[str, Any] = {
         "game": slug,
         "position": position_text(rules, state),
         "to_move": rules.to_move(state),
         # The most stones on the board the database covers; null when there is none for it.
-        "most": table.most if table is not None else None,
+        "most": most,
         "covered": verdict is not None,
         "result": verdict.result if verdict else None,
         "distance": verdict.moves if verdict else None,
+        # ZigZag: the final captured seeds of the player to move minus the opponent's.
+        "margin": verdict.margin if verdict else None,
         "moves": [],
     }
     if verdict is None:
         return found
+    if slug == "zigzag":
+        assert zigzag is not None  # it covered the position
+        return _zigzag_moves(found, zigzag, rules, state)
     for move in rules.legal_moves(state):
         try:
             after = rules.play(state, move)
@@ -92,7 +103,9 @@ def answer(params: Any) -> dict[str, Any]:
             assert reply is not None  # a move never adds stones: covered too
             result = {"win": "loss", "loss": "win", "draw": "draw"}[reply.result]
             distance = None if reply.moves is None else reply.moves + 1
-        found["moves"].append({"move": move, "result": result, "distance": distance})
+        found["moves"].append(
+            {"move": move, "result": result, "distance": distance, "margin": None}
+        )
     # The best first: wins nearest first, then draws, then losses held out longest.
     order = {"win": 0, "draw": 1, "loss": 2}
     found["moves"].sort(
@@ -101,4 +114,24 @@ def answer(params: Any) -> dict[str, Any]:
             (m["distance"] or 0) * (1 if m["result"] == "win" else -1),
         )
     )
+    return found
+
+
+def _zigzag_moves(
+    found: dict[str, Any], zigzag: endgames.ZigZagTable, rules: Any, state: Any
+) -> dict[str, Any]:
+    """Each legal move's final margin for the player who makes it, the best first (the
+    largest margin, then the last capture nearest)."""
+    for move in rules.legal_moves(state):
+        verdict = endgames.zigzag_move(zigzag, rules, state, move)
+        assert verdict is not None  # a move never adds seeds: covered too
+        found["moves"].append(
+            {
+                "move": move,
+                "result": verdict.result,
+                "distance": verdict.moves,
+                "margin": verdict.margin,
+            }
+        )
+    found["moves"].sort(key=lambda m: (-m["margin"], m["distance"]))
     return found

@@ -276,3 +276,12 @@ def test_four_rank_positions_are_answered_from_their_own_database(covered: S.Dat
         best = {move["move"]: move for move in data["moves"]}[choice.move]
         assert (best["result"], best["distance"]) == (verdict.result, verdict.moves)
         asked += 1
+
+
+@pytest.mark.django_db
+def test_diffusion_answers_carry_no_margin(covered: S.Database) -> None:
+    """The margin is ZigZag's (tests/test_zigzag_endgames.py): null for Diffusion."""
+    pits = (1, 0, 0, 1) + (0,) * 8
+    data = Client().get("/api/endgame", {"game": "diffusion", "position": position(pits, 1)}).json()
+    assert data["covered"] is True and data["margin"] is None
+    assert data["moves"] and all(move["margin"] is None for move in data["moves"])

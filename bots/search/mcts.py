@@ -168,12 +168,12 @@ def think(
     (or the level's own time limit) cuts the search short. ValueError when the game is
     over. `scale` multiplies the level's playouts and time limit (the benchmarks' stronger
     opponent: level 5 with ten times its budget); the site always plays at 1. With
-    `endgames_dir`, level 5 plays Diffusion perfectly where the endgame database there
-    covers the position (games/endgames.py, docs/ENDGAMES.md)."""
+    `endgames_dir`, level 5 plays perfectly where an endgame database there covers the
+    position (Diffusion, Four-rank, ZigZag: games/endgames.py, docs/ENDGAMES.md)."""
     started = time.perf_counter()
     chosen = level if isinstance(level, Level) else level_of(level)
-    if chosen.number == 5 and endgames_dir is not None and rules.slug in endgames.FILES:
-        found = endgames.open_at(endgames_dir, rules.slug)
+    if chosen.number == 5 and endgames_dir is not None:
+        found = endgames.table_for(endgames_dir, rules)
         known = None if found is None else endgames.best_move(found, rules, state)
         if known is not None:
             return Choice(known, 0, (time.perf_counter() - started) * 1000)

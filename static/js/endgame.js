@@ -11,6 +11,23 @@ function said(result, distance) {
   return interpolate(text, { n: distance }, true);
 }
 
+// ZigZag's answers carry the final margin in seeds (the server computes it): "wins by 3
+// seeds". Its sentences are the box's data attributes (templates/analysis/_endgame.html,
+// translated by the server, "{n}" for the number: a "%" would not survive the template's
+// translate tag); a margin of 1 takes the singular, larger ones the plural.
+function saidMargin(box, result, margin) {
+  if (result === "draw") return box.dataset.level;
+  const n = Math.abs(margin);
+  const key = (result === "win" ? "win" : "loss") + (n === 1 ? "One" : "Many");
+  return box.dataset[key].replace("{n}", String(n));
+}
+
+function verdictOf(box, answer) {
+  return answer.margin === null || answer.margin === undefined
+    ? said(answer.result, answer.distance)
+    : saidMargin(box, answer.result, answer.margin);
+}
+
 // The box is templates/analysis/_endgame.html; hidden while the position is not covered.
 // `show(params)` names the position as GET /api/endgame takes it: {game, options, position},
 // or a finished game's {game_id, ply}.
@@ -43,14 +60,14 @@ export function endgame(box) {
       box.hidden = false;
       box.dataset.result = answer.result;
       verdict.textContent = interpolate(gettext("With best play, the player to move %(verdict)s."), {
-        verdict: said(answer.result, answer.distance),
+        verdict: verdictOf(box, answer),
       }, true);
       list.replaceChildren();
       for (const move of answer.moves) {
         const item = document.createElement("li");
         item.dataset.move = move.move;
         item.textContent = interpolate(gettext("%(move)s: the player who plays it %(verdict)s"), {
-          move: move.move, verdict: said(move.result, move.distance),
+          move: move.move, verdict: verdictOf(box, move),
         }, true);
         list.append(item);
       }

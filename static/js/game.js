@@ -15,8 +15,9 @@ const root = document.getElementById("game");
 const gameId = Number(root.dataset.gameId);
 const openings = explorer(document.getElementById("explorer"));
 const solved = endgame(document.getElementById("endgame"));
-// The games the server may have an endgame database of (games/endgames.py FILES).
-const SOLVED_GAMES = new Set(["diffusion", "four-rank-diffusion"]);
+// The games the server may have an endgame database of (games/endgames.py; ZigZag's per
+// option set: the server answers "not covered" for the sets it has none of).
+const SOLVED_GAMES = new Set(["diffusion", "four-rank-diffusion", "zigzag"]);
 const $ = (id) => document.getElementById(id);
 // Dates as the page's language writes them.
 const lang = document.documentElement.lang || undefined;
@@ -476,7 +477,7 @@ function drawExplorer(game) {
   }
   const ply = live.viewing ?? game.ply;
   openings.show({ game_id: String(gameId), ply: String(ply) }, game.moves[ply]?.notation ?? null);
-  // The endgame database's verdict where it covers the position shown (Diffusion).
+  // The endgame database's verdict where it covers the position shown.
   if (SOLVED_GAMES.has(game.slug)) solved.show({ game_id: String(gameId), ply: String(ply) });
 }
 

@@ -6,6 +6,9 @@
     python -m devtools endgames build --most 20 --out endgames/diffusion-20.bin
     python -m devtools endgames verify --db endgames/diffusion-20.bin --samples 100000
     python -m devtools endgames start --db endgames/diffusion-60.bin
+    python -m devtools endgames build --game zigzag --options pits=4,seeds=3 --most 24 \
+        --out endgames/zigzag-4x3.bin
+    python -m devtools endgames verify --db endgames/zigzag-4x3.bin --samples 100000 --upto 12
 
 `build` solves every Diffusion (2x6) position with at most MOST stones on the board
 (devtools/endgames/diffusion_solve.py) and writes it with its header and checksum (written as
@@ -21,6 +24,13 @@ and the bound on positions they make (side to move, the pit the restriction forb
 captured last); the cost per position of the compiled move generation; and, unless
 --no-reach, every Diffusion (2x6) position reachable from the start, by stones on the board,
 with the search's time (about 4.5 GB of memory).
+
+ZigZag (`--game zigzag --options pits=P,seeds=S`): `build` solves every position with at most
+MOST seeds on the board (devtools/endgames/zigzag_solve.py: the margin and the distance to
+the last capture), `verify` checks SAMPLES positions through the engine (each value what its
+moves make it) and SAMPLES by the independent forward search (devtools/endgames/
+zigzag_forward.py) among those with at most UPTO seeds on the board, and `start` gives the
+value of the start position and of each first move (a database of every position).
 """
 
 from __future__ import annotations
@@ -36,6 +46,7 @@ from django.core.management.base import BaseCommand, CommandError
 from devtools.endgames import diffusion_arrays as arrays
 from devtools.endgames import diffusion_solve as solve
 from devtools.endgames import spaces
+from devtools.endgames import zigzag_solve as zz
 from games.rules import get_rules
 
 
@@ -56,6 +67,35 @@ def said(code: int) -> str:
     return f"wins in {code} moves (both sides' moves counted)"
 
 
+def _is_zigzag(path: Path | None) -> bool:
+    """Whether `path` is a ZigZag database (its header says so)."""
+    header = Path(f"{path}.json")
+    return path is not None and header.exists() and '"zigzag"' in header.read_text()
+
+
+def zigzag_options(text: str) -> tuple[int, int]:
+    """ "pits=4,seeds=3" -> (4, 3), the engine's defaults for what is left out, checked by
+    the engine's own option rules."""
+    from games.rules import InvalidOptions
+
+    try:
+        given = {
+            k.strip(): int(v) for k, v in (item.split("=") for item in text.split(",") if item)
+        }
+        rules: Any = get_rules("zigzag", **given)
+    except (ValueError, InvalidOptions) as error:
+        raise CommandError(f"--options wants pits=P,seeds=S: {text!r} ({error})") from error
+    return int(rules.columns), int(rules.seeds)
+
+
+def margin_said(margin: int) -> str:
+    """A ZigZag margin in words, for the player to move."""
+    if margin == 0:
+        return "as many seeds as the opponent from here on"
+    more = "more" if margin > 0 else "fewer"
+    return f"{abs(margin)} seeds {more} than the opponent from here on"
+
+
 class Command(BaseCommand):
     help = "The games' spaces: positions by stones on the board; 2x6 reachability."
 
@@ -64,9 +104,12 @@ class Command(BaseCommand):
         parser.add_argument("--most", type=int, default=16, help="build: stones on the board")
         parser.add_argument(
             "--game",
-            choices=["diffusion", "four-rank-diffusion"],
+            choices=["diffusion", "four-rank-diffusion", "zigzag"],
             default="diffusion",
             help="build: which board",
+        )
+        parser.add_argument(
+            "--options", default="", help="build, zigzag: pits=P,seeds=S (the game's defaults)"
         )
         parser.add_argument("--out", type=Path, help="build: the database file to write")
         parser.add_argument("--db", type=Path, help="verify: the database file to check")
@@ -79,13 +122,26 @@ class Command(BaseCommand):
             help="verify: also this many positions by a forward search that reads nothing of "
             "the database (devtools/puzzles/prover.py), among those won within 4 own moves",
         )
+        parser.add_argument(
+            "--upto", type=int, help="verify, zigzag: the forward search's positions' most seeds"
+        )
         parser.add_argument("--no-reach", action="store_true")
         parser.add_argument("--zigzag", default="6x5,4x3,2x7", help="PITSxSEEDS,...")
         parser.add_argument("--sample", type=int, default=2_000_000)
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["what"] == "build" and options["game"] == "zigzag":
+            self._zigzag_build(options["options"], options["most"], options["out"])
+            return
         if options["what"] == "build":
             self._build(options["most"], options["out"], options["game"])
+            return
+        if options["what"] in ("verify", "start") and _is_zigzag(options["db"]):
+            if options["what"] == "start":
+                self._zigzag_start(options["db"])
+            else:
+                self._zigzag_verify(options["db"], options["samples"], options["seed"],
+                                    options["upto"])  # fmt: skip
             return
         if options["what"] == "verify":
             self._verify(options["db"], options["samples"], options["seed"])
@@ -316,3 +372,104 @@ class Command(BaseCommand):
             "  by stones on the board: "
             + ", ".join(f"{k}: {n:,}" for k, n in enumerate(reached.by_stones) if n)
         )
+
+    # --- ZigZag ----------------------------------------------------------------------------
+
+    def _zigzag_build(self, text: str, most: int, out: Path | None) -> None:
+        if out is None:
+            raise CommandError("build needs --out FILE")
+        columns, seeds = zigzag_options(text)
+        total = 2 * columns * seeds
+        most = min(most, total)
+        self.stdout.write(
+            f"zigzag {columns}x{seeds} ({total} seeds): every position with at most {most} "
+            f"seeds on the board"
+        )
+        began = time.perf_counter()
+        out.parent.mkdir(parents=True, exist_ok=True)
+        database = zz.build(columns, seeds, most, self.stdout.write, into=out)
+        seconds = time.perf_counter() - began
+        digest = zz.save(database, out)
+        positions = sum(int(layer["positions"]) for layer in database.layers)
+        farthest = max((int(layer["farthest"]) for layer in database.layers), default=0)
+        self.stdout.write(
+            f"built in {seconds:.0f} s: {positions:,} positions ({len(database.values):,} "
+            f"slots) in the layers built now; the farthest last capture {farthest} moves; "
+            f"{out.stat().st_size / 1e6:.0f} MB, sha256 {digest}"
+        )
+        if most == total:
+            self._zigzag_start(out)
+
+    def _zigzag_verify(self, path: Path, samples: int, seed: int, upto: int | None) -> None:
+        from devtools.endgames import zigzag_verify as check
+
+        began = time.perf_counter()
+        database = zz.load(path)
+        self.stdout.write(
+            f"{path}: checksum right, zigzag {database.columns}x{database.seeds}, positions with "
+            f"at most {database.most} seeds ({time.perf_counter() - began:.1f} s to load and check)"
+        )
+        wrong = 0
+        local = "through the engine (each value what its moves make it)"
+        searched = f"by the forward search (no database), at most {upto or database.most} seeds"
+        for name, report in (
+            (local, check.local(database, samples, seed)),
+            (searched, check.forward(database, samples, seed, upto)),
+        ):
+            for line in report.wrong[:10]:
+                self.stdout.write(f"  disagrees: {line}")
+            self.stdout.write(
+                f"checked {report.checked:,} positions {name} in {report.seconds:.0f} s: "
+                f"{len(report.wrong)} disagreements"
+            )
+            wrong += len(report.wrong)
+        if wrong:
+            raise CommandError("the database disagrees with the engine")
+        self._zigzag_probe_times(path, samples, seed)
+
+    def _zigzag_probe_times(self, path: Path, samples: int, seed: int) -> None:
+        """The product's probe (games/endgames.py) on positions drawn at random: its time,
+        and its agreement with the tooling's reading."""
+        from games.endgames import ZigZagTable
+
+        table = ZigZagTable(path)
+        database = zz.load(path)
+        rng = np.random.default_rng(seed + 3)
+        times: list[float] = []
+        while len(times) < samples:
+            found = zz.position_at(database, int(rng.integers(0, len(database.values))))
+            if found is None:
+                continue
+            began = time.perf_counter()
+            have = table.value(*found)
+            times.append((time.perf_counter() - began) * 1000)
+            if have != database.value(*found):
+                raise CommandError(f"the probe disagrees with the tooling on {found}")
+        times.sort()
+        self.stdout.write(
+            f"the product's probe, {samples:,} positions: p50 {times[len(times) // 2]:.3f} ms, "
+            f"p99 {times[int(len(times) * 0.99)]:.3f} ms, max {times[-1]:.3f} ms; it agrees"
+        )
+
+    def _zigzag_start(self, path: Path) -> None:
+        database = zz.load(path)
+        rules: Any = zz.rules_of(database.columns, database.seeds)
+        if database.most < rules.total:
+            raise CommandError(f"{path} covers {database.most} seeds; the start has {rules.total}")
+        state = rules.initial_state()
+        start = rules.pack([rules.seeds] * rules.size)
+        margin, distance = database.value(tuple(rules.unpack(start)), 0, 0)
+        self.stdout.write(
+            f"ZigZag {database.columns}x{database.seeds}, the start, South to move: South gets "
+            f"{margin_said(margin)} (the last capture in {distance} moves)"
+        )
+        from games.endgames import ZigZagTable, zigzag_move
+
+        table = ZigZagTable(path)
+        for move in rules.legal_moves(state):
+            verdict = zigzag_move(table, rules, state, move)
+            assert verdict is not None and verdict.margin is not None
+            self.stdout.write(
+                f"  South plays {move}: South's final margin {verdict.margin:+d} "
+                f"({verdict.result}; the last capture {verdict.moves} moves from the start)"
+            )
