@@ -57,15 +57,10 @@ class Reader:
 
     def completions(self, state: Any) -> Iterator[Any]:
         """Ends of the turn begun in `state` that do not lose at once, one per board, as
-        they are found within TURN_NODES moves (depth first): first among the moves that
-        keep the turn clean (chess_groups.py), and only when none ends it, among all. Found
-        one by one, so that a reading that needs only one stops at the first."""
-        found = False
-        for end in self._ends(state, prune=True):
-            found = True
-            yield end
-        if not found:
-            yield from self._ends(state, prune=False)
+        they are found within TURN_NODES moves (depth first), among the moves that keep the
+        turn clean (chess_groups.py): the turns a reading counts. Found one by one, so that
+        a reading that needs only one stops at the first."""
+        yield from self._ends(state, prune=True)
 
     def _ends(self, state: Any, prune: bool) -> Iterator[Any]:
         rules, me = self.rules, self.me

@@ -68,7 +68,9 @@ HURRIED_SAMPLE = 8  # moves played from a partial turn once time is up
 WON = float("inf")
 CAPTURE_WEIGHT = 1.0  # a stone the opponent can take next turn, in groups
 READING_WEIGHT = 3.0  # a later turn that can still be completed, in groups
-ENDGAME_JUDGED = 32  # completions read in the endgame, at the levels that read
+ENDGAME_JUDGED = 64  # completions read in the endgame, at the levels that read
+LOOK_MS = 200.0  # the least time given to looking for a clean turn the beam missed
+ENDGAME_NODES = 20_000  # moves tried in listing an endgame turn's completions, at most
 
 
 @dataclass(frozen=True)
@@ -167,6 +169,49 @@ class Planner:
             frontier = [(line, after) for _, line, after in ranked]
         return done or sorted(lost, key=lambda completion: -completion.value)
 
+    def every_completion(self, state: Any, first: bool = False) -> list[Completion]:
+        """Every completion of the turn (one a board) among the moves that keep it clean,
+        depth first, within ENDGAME_NODES moves and the deadline; with `first`, only the
+        first clean one found. In the endgame a sampled beam can miss the one clean turn
+        that keeps the king company, and the few stones left make the whole turn cheap to
+        list; anywhere, a beam that found no clean turn may have kept only partial turns
+        that cannot end cleanly, where another can."""
+        rules, me = self.rules, self.me
+        need = state.start_groups + 1
+        done: dict[Any, Completion] = {}
+        seen: set[Any] = set()
+        stack: list[tuple[list[str], Any]] = [([], state)]
+        nodes = ENDGAME_NODES
+        while stack and nodes > 0 and time.perf_counter() < self.deadline:
+            moves, position = stack.pop()
+            label, groups = labels(position.board, me)
+            for move in turn_moves(rules, position):
+                if move != "echo":
+                    start, end = move_ends(move)
+                    if len(groups) + group_change(label, groups, start, end) > need:
+                        continue
+                nodes -= 1
+                after = rules.play(position, move)
+                self.played += 1
+                line = [*moves, move]
+                outcome = rules.outcome(after)
+                if outcome is not None:
+                    if outcome.winner == me:
+                        return [Completion(line, after, WON, True)]
+                    continue
+                if after.to_move != me:
+                    if after.board not in done:
+                        clean = count_groups(after.board, me) == need
+                        done[after.board] = Completion(line, after, self._mine(after), clean)
+                        if clean and first:
+                            return [done[after.board]]
+                    continue
+                key = (after.board, after.moved, after.last, after.last_path)
+                if key not in seen:
+                    seen.add(key)
+                    stack.append((line, after))
+        return list(done.values())
+
     def judge(self, completion: Completion, level: TurnLevel) -> float:
         """A completion's worth before any reading: the score, less the captures open to the
         opponent (where the level looks at them)."""
@@ -177,9 +222,9 @@ class Planner:
 
     def read(self, kept: list[Completion], until: float) -> list[int]:
         """For each completion, the mover's later turns that can still be completed (the
-        endgame's reading, chess_endgame.py; 0 outside the endgame), read to one more turn
-        at a time for all of them, so that the time running out leaves every completion
-        read equally far."""
+        endgame's reading, chess_endgame.py; 0 outside the endgame), read one more turn
+        deep at a time for all of them (a completion already short of the last depth is not
+        read deeper), so that time running out leaves them read nearly equally far."""
         rules, me = self.rules, self.me
         starts: list[tuple[Any, int] | None] = []
         for completion in kept:
@@ -193,16 +238,18 @@ class Planner:
         deepest = max((start[1] for start in starts if start is not None), default=0)
         reader = Reader(rules, me, until)
         for depth in range(1, deepest + 1):
-            try:
-                read = [
-                    0 if start is None else reader.turns(start[0], min(depth, start[1]))
-                    for start in starts
-                ]
-            except OutOfTime:
-                break
-            found = read
-            done = zip(read, starts, strict=True)
-            if any(start is not None and n >= start[1] for n, start in done):
+            # Best-scored first; when time runs out part-way through a depth, the ones read
+            # to it keep what it found (at least as much as the depth before).
+            for index, start in enumerate(starts):
+                if start is None or found[index] < depth - 1:
+                    continue  # outside the endgame, or short of the depth before already
+                try:
+                    found[index] = reader.turns(start[0], min(depth, start[1]))
+                except OutOfTime:
+                    return found
+            if any(
+                start is not None and n >= start[1] for n, start in zip(found, starts, strict=True)
+            ):
                 break  # one completion keeps every later turn possible: none does better
         return found
 
@@ -235,7 +282,15 @@ def plan_turn(
     level = number if isinstance(number, TurnLevel) else TURN_LEVELS[number - 1]
     rng = random.Random(seed)
     planner = Planner(rules, state.to_move, score, rng, started + BEAM_SHARE * ms / 1000)
-    found = planner.completions(state, level)
+    endgame = level.reading and movable_stones(state.board, state.to_move) <= ENDGAME_STONES
+    found = planner.every_completion(state) if endgame else []
+    if not any(completion.clean for completion in found):
+        found = planner.completions(state, level)
+    if found[0].value != WON and not any(completion.clean for completion in found):
+        # No clean turn among those the beam kept: look for one depth first, with the rest
+        # of the turn's time (never a group wasted for want of looking).
+        planner.deadline = max(started + ms / 1000, time.perf_counter() + LOOK_MS / 1000)
+        found = planner.every_completion(state, first=True) or found
     if found[0].value == WON:
         return Plan(found[0].moves, planner.played)
     found.sort(key=lambda completion: (completion.clean, completion.value), reverse=True)
@@ -247,7 +302,7 @@ def plan_turn(
             boards.add(completion.end.board)
             distinct.append(completion)
     judged = level.judged
-    if level.reading and movable_stones(state.board, state.to_move) <= ENDGAME_STONES:
+    if endgame:
         # The score hardly tells clean endgame turns apart; the reading does, and a reading
         # of one turn ahead stops at the first turn it completes: read many.
         judged = max(judged, ENDGAME_JUDGED)
