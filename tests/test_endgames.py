@@ -308,3 +308,17 @@ def test_every_position_of_a_database_is_consistent_with_its_moves_and_a_change_
     )
     # The position itself, and the positions whose value read it, disagree now.
     assert wrong >= 1 and 0 <= first <= where
+
+
+def test_the_verify_command_checks_every_position_with_all(tmp_path: Path) -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    path = tmp_path / "diffusion-6.bin"
+    S.save(S.build(6, into=path), path)
+    out = StringIO()
+    call_command("endgames", "verify", "--db", str(path), "--samples", "200", "--all", stdout=out)
+    said = out.getvalue()
+    in_play = sum(1 for code in S.load(path).codes if code)
+    assert f"every position: {in_play:,} checked, 0 disagreements" in said

@@ -4,7 +4,7 @@
     python -m devtools endgames spaces              # the counts, and 2x6 reachability
     python -m devtools endgames spaces --no-reach   # the counts only (seconds)
     python -m devtools endgames build --most 20 --out endgames/diffusion-20.bin
-    python -m devtools endgames verify --db endgames/diffusion-20.bin --samples 100000
+    python -m devtools endgames verify --db endgames/diffusion-20.bin --samples 100000 [--all]
     python -m devtools endgames start --db endgames/diffusion-60.bin
     python -m devtools endgames build --game zigzag --options pits=4,seeds=3 --most 24 \
         --out endgames/zigzag-4x3.bin
@@ -125,6 +125,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--upto", type=int, help="verify, zigzag: the forward search's positions' most seeds"
         )
+        parser.add_argument(
+            "--all",
+            action="store_true",
+            help="verify, Diffusion: also every position against its own moves"
+            " (devtools/endgames/consistency.py)",
+        )
         parser.add_argument("--no-reach", action="store_true")
         parser.add_argument("--zigzag", default="6x5,4x3,2x7", help="PITSxSEEDS,...")
         parser.add_argument("--sample", type=int, default=2_000_000)
@@ -145,6 +151,8 @@ class Command(BaseCommand):
             return
         if options["what"] == "verify":
             self._verify(options["db"], options["samples"], options["seed"])
+            if options["all"]:
+                self._every_position(options["db"])
             if options["forward"]:
                 self._forward(options["db"], options["forward"], options["seed"])
             return
@@ -265,6 +273,30 @@ class Command(BaseCommand):
         if wrong:
             raise CommandError("the database disagrees with the engine")
         self._probe_times(path, samples, seed)
+
+    def _every_position(self, path: Path) -> None:
+        """Every position in play, layer by layer, against its own moves."""
+        from devtools.endgames import consistency
+
+        database = solve.load(path)
+        rules: Any = get_rules(database.game)
+        tables = arrays.tables(rules)
+        total, wrong_total = 0, 0
+        for stones in range(database.most + 1):
+            began = time.perf_counter()
+            checked, wrong, first = consistency.check(
+                database.codes, database.offsets, database.ways, tables, range(stones, stones + 1)
+            )
+            total += checked
+            wrong_total += wrong
+            self.stdout.write(
+                f"  {stones:2} stones: {checked:,} positions against their moves,"
+                f" {wrong} disagreements{f' (the first at {first})' if wrong else ''},"
+                f" {time.perf_counter() - began:.1f} s"
+            )
+        self.stdout.write(f"every position: {total:,} checked, {wrong_total} disagreements")
+        if wrong_total:
+            raise CommandError("the database disagrees with its own moves")
 
     def _forward(self, path: Path, count: int, seed: int) -> None:
         """Positions drawn at random whose win (for either side) takes at most 4 of the
