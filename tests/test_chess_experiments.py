@@ -9,7 +9,7 @@ from bots.search.chess_turns import TurnLevel, plan_turn
 from bots.search.policies import chess_score
 from devtools import chess_attack, chess_waste
 from games.rules import get_rules
-from games.rules.chess import WHITE, count_groups
+from games.rules.chess import BLACK, INDEX, WHITE, count_groups, group_sizes
 from tests.rules.test_chess import play, position
 
 RULES: Any = get_rules("diffusion-chess")
@@ -98,3 +98,17 @@ def test_the_attacker_plans_clean_turns() -> None:
         for move in plan.moves:
             state = RULES.play(state, move)
         assert state.to_move != mover and count_groups(state.board, mover) == need
+
+
+def test_white_takes_a_stone_on_its_first_turn_with_an_echo() -> None:
+    # docs/DIFFUSION-CHESS-STRATEGY.md, section 6: eight steps up the k file, then the echo.
+    state = RULES.initial_state()
+    assert count_groups(state.board, BLACK) == 9
+    walked = RULES.play(state, "k3-k4-k5-k6-k7-k8-k9-k10-k11")
+    echoed = RULES.play(walked, "echo")
+    board = echoed.board
+    assert board[INDEX["k17"]] == WHITE and board[INDEX["k16"]] == BLACK
+    # Black has a tenth group before it has moved; the White stone among its stones is alone.
+    assert count_groups(board, BLACK) == 10
+    assert group_sizes(board)[INDEX["k17"]] == 1 and group_sizes(board)[INDEX["k16"]] == 1
+    assert RULES.outcome(echoed) is None and echoed.to_move == WHITE  # two moves still to make
