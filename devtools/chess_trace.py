@@ -3,10 +3,11 @@
     python -m devtools.chess_trace WHITE BLACK [--seed 500] [--last 30]
 
 WHITE and BLACK are players as the benchmarks name them: a level (1-5), random, greedy-1,
-greedy-2, planner, attacker, or a scaled level (5x10). For each turn it prints, at the turn's start,
-both sides' groups, the size of each king's group, the mover's stones that can still move,
-every capture the turn made and the time the mover took for the whole turn; then the result
-and the longest turn of each side. Used for docs/DIFFUSION-CHESS-STRATEGY.md.
+greedy-2, planner, attacker, or a scaled level (5x10). For each turn it prints, at the turn's
+start, both sides' groups, the size of each king's group, the mover's stones that can still
+move, every capture the turn made (by a move, or by a move and its echo) and the time the
+mover took for the whole turn; then the result and the longest turn of each side. Used for
+docs/DIFFUSION-CHESS-STRATEGY.md.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 from bots.search.mcts import think
 from devtools import anchors, ladder
 from games.rules import get_rules
-from games.rules.chess import BLACK, INDEX, WHITE, count_groups, group_sizes
+from games.rules.chess import BLACK, INDEX, NAMES, WHITE, count_groups, group_sizes
 
 
 def player(name: str) -> ladder.Player:
@@ -35,8 +36,9 @@ def choose(rules: Any, state: Any, who: ladder.Player, rng: random.Random, seed:
     return think(rules, state, number, seed=seed, scale=scale).move
 
 
-def trace(white: str, black: str, seed: int) -> tuple[list[str], str]:
-    """The turns' lines, and the result with each side's longest turn."""
+def trace(white: str, black: str, seed: int, turns: int = 0) -> tuple[list[str], str]:
+    """The turns' lines, and the result with each side's longest turn (after `turns` turns,
+    if not 0, the game so far)."""
     rules = get_rules("diffusion-chess")
     state = rules.initial_state()
     rng = random.Random(seed)
@@ -46,6 +48,8 @@ def trace(white: str, black: str, seed: int) -> tuple[list[str], str]:
     ply = 0
     turn_ms = 0.0
     while rules.outcome(state) is None:
+        if turns and not state.moved and state.turn > turns:
+            break
         if not state.moved:
             if lines:
                 lines[-1] += f", {turn_ms:.0f} ms"
@@ -70,7 +74,17 @@ def trace(white: str, black: str, seed: int) -> tuple[list[str], str]:
         target = move.rsplit("-", 1)[-1]
         if move != "echo" and state.board[INDEX[target]] == 3 - state.to_move:
             lines[-1] += f", captures {move}"
+        before, mover = state, state.to_move
         state = rules.play(state, move)
+        if move == "echo":
+            taken = [
+                NAMES[cell]
+                for cell, colour in enumerate(state.board)
+                if colour == mover and before.board[cell] == 3 - mover
+            ]
+            if taken:
+                route = "-".join(NAMES[cell] for cell in before.last_path)
+                lines[-1] += f", captures {taken[0]} by {route} and its echo"
         ply += 1
     lines[-1] += f", {turn_ms:.0f} ms"
     return lines, (
@@ -85,8 +99,9 @@ def main() -> None:
     parser.add_argument("black")
     parser.add_argument("--seed", type=int, default=500)
     parser.add_argument("--last", type=int, default=30, help="turns printed (0: all)")
+    parser.add_argument("--turns", type=int, default=0, help="turns played (0: the game)")
     args = parser.parse_args()
-    lines, result = trace(args.white, args.black, args.seed)
+    lines, result = trace(args.white, args.black, args.seed, args.turns)
     print("\n".join(lines[-args.last :] if args.last else lines))
     print(result)
 

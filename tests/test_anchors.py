@@ -132,3 +132,10 @@ def test_a_traced_game_lists_each_turn_s_groups_and_its_result() -> None:
     assert lines[0].endswith(" ms")
     assert [line.split(":")[0] for line in lines[:3]] == ["turn  1 W", "turn  2 B", "turn  3 W"]
     assert result.startswith("Outcome(winner=")
+
+
+def test_a_traced_turn_names_a_capture_made_by_an_echo() -> None:
+    lines, _ = chess_trace.trace("5", "1", seed=1, turns=1)
+    assert len(lines) == 1
+    assert "by k3-k4-" in lines[0] or "by i3-i4-" in lines[0] or "by j3-j4-" in lines[0]
+    assert " and its echo" in lines[0]

@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from bots.search.chess_groups import group_change, labels, move_ends
+from bots.search.chess_groups import clean_moves
 from games.rules.chess import count_groups, group_sizes
 
 ENDGAME_STONES = 10  # the mover's stones that can still move, at most
@@ -60,9 +60,6 @@ class Reader:
         they are found within TURN_NODES moves (depth first), among the moves that keep the
         turn clean (chess_groups.py): the turns a reading counts. Found one by one, so that
         a reading that needs only one stops at the first."""
-        yield from self._ends(state, prune=True)
-
-    def _ends(self, state: Any, prune: bool) -> Iterator[Any]:
         rules, me = self.rules, self.me
         need = state.start_groups + 1
         ends: set[Any] = set()
@@ -73,13 +70,7 @@ class Reader:
             if time.perf_counter() > self.deadline:
                 raise OutOfTime
             position = stack.pop()
-            if prune:
-                label, groups = labels(position.board, me)
-            for move in turn_moves(rules, position):
-                if prune and move != "echo":
-                    start, end = move_ends(move)
-                    if len(groups) + group_change(label, groups, start, end) > need:
-                        continue
+            for move in clean_moves(position.board, me, turn_moves(rules, position), need):
                 nodes -= 1
                 after = rules.play(position, move)
                 if after.result:

@@ -6,6 +6,8 @@ only the moves after which a turn can still end with exactly one new group.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from games.rules.chess import CELLS, INDEX, NEIGHBOURS
 
 
@@ -58,3 +60,16 @@ def group_change(label: list[int], groups: list[list[int]], start: int, end: int
 def move_ends(move: str) -> tuple[int, int]:
     first, _, rest = move.partition("-")
     return INDEX[first], INDEX[rest.rsplit("-", 1)[-1]]
+
+
+def clean_moves(board: tuple[int, ...], colour: int, moves: Iterable[str], need: int) -> list[str]:
+    """The moves of `moves` (paths, and "echo") after which `colour`'s turn may still end
+    with `need` groups: those that do not take the count above it. The echo is always kept:
+    where it goes is only known once it is played, and it is one move."""
+    label, groups = labels(board, colour)
+    have = len(groups)
+    return [
+        move
+        for move in moves
+        if move == "echo" or have + group_change(label, groups, *move_ends(move)) <= need
+    ]

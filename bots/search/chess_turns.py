@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from bots.search.chess_echoes import echo_captures
 from bots.search.chess_endgame import (
     ENDGAME_STONES,
     OutOfTime,
@@ -42,7 +43,7 @@ from bots.search.chess_endgame import (
     movable_stones,
     turn_moves,
 )
-from bots.search.chess_groups import group_change, labels, move_ends
+from bots.search.chess_groups import clean_moves, move_ends
 from games.rules.chess import INDEX, count_groups
 
 
@@ -104,30 +105,24 @@ class Planner:
         value = self.score(self.rules, position)
         return value if self.me == 1 else 1.0 - value
 
-    def _clean_moves(self, position: Any, need: int, sample: int) -> list[str]:
+    def _steps(self, position: Any, need: int, sample: int, echoes: bool) -> list[list[str]]:
         """The moves after which the turn can still end with `need` groups, `sample` of
-        them at most (drawn at random; captures always kept): all moves when none can."""
-        label, groups = labels(position.board, self.me)
-        have = len(groups)
-        fitting: list[str] = []
-        captures: list[str] = []
+        them at most (drawn at random; captures and the echo always kept): all moves when
+        none can. With `echoes`, also each route whose echo captures, played with its echo
+        as one step (the route alone scores as a stone walked off: a beam would drop it)."""
         everything = turn_moves(self.rules, position)
-        for move in everything:
-            if move == "echo":
-                fitting.append(move)  # judged once played: it is only one
-                continue
-            start, end = move_ends(move)
-            if have + group_change(label, groups, start, end) > need:
-                continue
-            if position.board[end]:
-                captures.append(move)
-            else:
-                fitting.append(move)
+        kept = clean_moves(position.board, self.me, everything, need)
+        captures: list[str] = []  # and the echo
+        fitting: list[str] = []
+        for move in kept:
+            taking = move == "echo" or position.board[move_ends(move)[1]]
+            (captures if taking else fitting).append(move)
+        steps = [[route, "echo"] for route in echo_captures(self.rules, position)] if echoes else []
         if not fitting and not captures:
-            return everything
+            return steps + [[move] for move in everything]
         if len(fitting) > sample:
             fitting = self.rng.sample(fitting, sample)
-        return captures + fitting
+        return steps + [[move] for move in captures + fitting]
 
     def completions(self, state: Any, level: TurnLevel) -> list[Completion]:
         """The turn's completions the beam finds from `state` (a turn started or begun).
@@ -144,10 +139,12 @@ class Planner:
             for moves, position in frontier:
                 if time.perf_counter() > self.deadline:
                     width, sample = 1, HURRIED_SAMPLE
-                for move in self._clean_moves(position, need, sample):
-                    after = rules.play(position, move)
-                    self.played += 1
-                    line = [*moves, move]
+                for step in self._steps(position, need, sample, level.threat):
+                    after = position
+                    for move in step:
+                        after = rules.play(after, move)
+                    self.played += len(step)
+                    line = [*moves, *step]
                     outcome = rules.outcome(after)
                     if outcome is not None:
                         if outcome.winner == me:
@@ -184,12 +181,7 @@ class Planner:
         nodes = ENDGAME_NODES
         while stack and nodes > 0 and time.perf_counter() < self.deadline:
             moves, position = stack.pop()
-            label, groups = labels(position.board, me)
-            for move in turn_moves(rules, position):
-                if move != "echo":
-                    start, end = move_ends(move)
-                    if len(groups) + group_change(label, groups, start, end) > need:
-                        continue
+            for move in clean_moves(position.board, me, turn_moves(rules, position), need):
                 nodes -= 1
                 after = rules.play(position, move)
                 self.played += 1
@@ -255,14 +247,16 @@ class Planner:
 
 
 def threatened(rules: Any, end: Any) -> int:
-    """The mover's stones the opponent (to move in `end`, its turn starting) can capture."""
+    """The mover's stones the opponent (to move in `end`, its turn starting) can capture:
+    by a move, or by a move and its echo (chess_echoes.py)."""
     board, target = end.board, 3 - end.to_move
-    return sum(
-        1
+    cells = {
+        INDEX[cell]
         for targets in rules.client_moves(end)["destinations"].values()
         for cell in targets
         if board[INDEX[cell]] == target
-    )
+    }
+    return len(cells | set(echo_captures(rules, end).values()))
 
 
 def plan_turn(
