@@ -322,3 +322,15 @@ def test_the_verify_command_checks_every_position_with_all(tmp_path: Path) -> No
     said = out.getvalue()
     in_play = sum(1 for code in S.load(path).codes if code)
     assert f"every position: {in_play:,} checked, 0 disagreements" in said
+
+
+def test_a_saved_database_whose_array_was_changed_is_refused_on_load(tmp_path: Path) -> None:
+    out = tmp_path / "diffusion-4.bin"
+    database = S.build(4)
+    S.save(database, out)
+    assert np.array_equal(np.asarray(S.load(out).codes), np.asarray(database.codes))
+    codes = np.memmap(out, dtype="<u2", mode="r+")
+    codes[7] ^= 1  # one bit of one position
+    codes.flush()
+    with pytest.raises(ValueError, match="does not match its checksum"):
+        S.load(out)

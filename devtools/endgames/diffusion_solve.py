@@ -21,7 +21,6 @@ progress: their code is 0 and never read.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -32,6 +31,7 @@ import numpy as np
 from numba import njit, prange
 
 from devtools.endgames import diffusion_arrays as arrays
+from devtools.endgames import files
 from devtools.endgames.diffusion_arrays import BASE, GOES_ON, SIZE, WINS, play
 from devtools.endgames.spaces import by_stones
 from games.rules import get_rules
@@ -506,10 +506,6 @@ def save(database: Database, path: Path) -> str:
     """Write the codes (`path`, raw little-endian uint16, layer after layer) and a header
     beside it (`path` + ".json": the layers' offsets, the format, the SHA-256 of the codes);
     returns the SHA-256."""
-    codes = database.codes.astype("<u2", copy=False)
-    digest = hashlib.sha256(codes.tobytes()).hexdigest()
-    if not (isinstance(codes, np.memmap) and Path(codes.filename or "") == path.resolve()):
-        codes.tofile(path)  # else built in place (`build(into=path)`)
     rules = get_rules(database.game)
     assert isinstance(rules, DiffusionRules)
     header = {
@@ -520,18 +516,14 @@ def save(database: Database, path: Path) -> str:
         "layer in the combinatorial order of its pits (devtools/endgames/diffusion_solve.py)",
         "most": database.most,
         "offsets": [int(n) for n in database.offsets],
-        "sha256": digest,
     }
-    Path(f"{path}.json").write_text(json.dumps(header, indent=1) + "\n")
-    return digest
+    return files.write(database.codes, "<u2", path, header)
 
 
 def load(path: Path) -> Database:
     """A database written by `save`, memory-mapped; ValueError if its checksum is wrong."""
-    header = json.loads(Path(f"{path}.json").read_text())
-    codes = np.memmap(path, dtype="<u2", mode="r")
-    if hashlib.sha256(codes.tobytes()).hexdigest() != header["sha256"]:
-        raise ValueError(f"{path}: the codes do not match their checksum")
+    header = files.header_of(path)
+    codes = files.read(path, "<u2", header)
     most = int(header["most"])
     maxima = tuple(header.get("maxima", (BASE - 1,) * SIZE))
     return Database(

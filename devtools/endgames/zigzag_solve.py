@@ -44,7 +44,6 @@ offsets and the SHA-256.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import time
@@ -55,6 +54,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from devtools.endgames import files
 from devtools.endgames.diffusion_solve import rank, unrank, ways_table
 from devtools.endgames.zigzag_arrays import Tables, sow, tables
 from games.rules import get_rules
@@ -466,30 +466,22 @@ def build(
 def save(database: Database, path: Path) -> str:
     """Write the values (`path`, raw little-endian int16 pairs, layer after layer) and a
     header beside it (`path` + ".json"); returns the SHA-256 of the values."""
-    values = database.values.astype("<i2", copy=False)
-    digest = hashlib.sha256(np.ascontiguousarray(values).tobytes()).hexdigest()
-    if not (isinstance(values, np.memmap) and Path(values.filename or "") == path.resolve()):
-        values.tofile(path)  # else built in place (`build(into=path)`)
     header = {
         "game": "zigzag",
         "options": {"pits": database.columns, "seeds": database.seeds},
         "format": FORMAT,
         "most": database.most,
         "offsets": [int(n) for n in database.offsets],
-        "sha256": digest,
     }
-    Path(f"{path}.json").write_text(json.dumps(header, indent=1) + "\n")
-    return digest
+    return files.write(database.values, "<i2", path, header)
 
 
 def load(path: Path) -> Database:
     """A database written by `save`, memory-mapped; ValueError if its checksum is wrong."""
-    header = json.loads(Path(f"{path}.json").read_text())
+    header = files.header_of(path)
     if header.get("game") != "zigzag":
         raise ValueError(f"{path}: not a ZigZag database")
-    values = np.memmap(path, dtype="<i2", mode="r").reshape(-1, 2)
-    if hashlib.sha256(values.tobytes()).hexdigest() != header["sha256"]:
-        raise ValueError(f"{path}: the values do not match their checksum")
+    values = files.read(path, "<i2", header).reshape(-1, 2)
     most = int(header["most"])
     options = header["options"]
     columns, seeds = int(options["pits"]), int(options["seeds"])
