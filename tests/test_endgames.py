@@ -334,3 +334,31 @@ def test_a_saved_database_whose_array_was_changed_is_refused_on_load(tmp_path: P
     codes.flush()
     with pytest.raises(ValueError, match="does not match its checksum"):
         S.load(out)
+
+
+def test_marked_positions_are_valued_as_the_database_reads_each_one() -> None:
+    database = S.build(6)
+    rng = random.Random(5)
+    seen = np.zeros(arrays.BASE**7 // 8 + 1, dtype=np.uint8)  # pits 0 to 6 only
+    marked: set[tuple[int, ...]] = set()
+    while len(marked) < 300:
+        pits = [0] * arrays.SIZE
+        for _ in range(rng.randint(1, 6)):
+            pits[rng.randrange(7)] += 1
+        if max(pits) < arrays.BASE:
+            marked.add(tuple(pits))
+    marked.add((5, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))  # nine stones: beyond the database
+    for pits in marked:
+        index = arrays.encode(np.array(pits, dtype=np.int8))
+        seen[index >> 3] |= 1 << (index & 7)
+    values = S.values_of(database, seen)
+    codes = [database.code(pits) for pits in marked if sum(pits) <= 6]
+    assert sum(values.drawn) == sum(1 for code in codes if code == 0)
+    assert sum(values.won) == sum(1 for code in codes if 0 < code < S.LOSS)
+    assert sum(values.lost) == sum(1 for code in codes if code > S.LOSS)
+    assert values.beyond == 1
+    assert values.longest_win == max(code for code in codes if 0 < code < S.LOSS)
+    for k in range(1, 7):
+        assert values.won[k] + values.lost[k] + values.drawn[k] == sum(
+            1 for pits in marked if sum(pits) == k
+        )

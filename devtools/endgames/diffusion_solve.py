@@ -367,6 +367,77 @@ class Database:
         return int(self.codes[self.offsets[stones] + rank(digits, stones, self.ways)])
 
 
+@njit(cache=True)
+def _tally(
+    seen: np.ndarray,
+    codes: np.ndarray,
+    offsets: np.ndarray,
+    ways: np.ndarray,
+    most: int,
+    counts: np.ndarray,
+    longest: np.ndarray,
+) -> None:
+    """For each position marked in `seen` (one bit an index of diffusion_arrays' encoding)
+    with at most `most` stones: counts[stones, 0/1/2] += drawn/won/lost (South to move),
+    longest[0/1] the farthest win and loss; counts[stones, 3] the marked ones beyond."""
+    digits = np.zeros(SIZE, dtype=np.int8)
+    for byte in range(seen.shape[0]):
+        bits = seen[byte]
+        if bits == 0:
+            continue
+        for bit in range(8):
+            if not bits & (1 << bit):
+                continue
+            stones = arrays.decode(np.int64(byte) * 8 + bit, digits)
+            if stones > most:
+                counts[stones, 3] += 1
+                continue
+            code = codes[offsets[stones] + rank(digits, stones, ways)]
+            if code == 0:
+                counts[stones, 0] += 1
+            elif code < LOSS:
+                counts[stones, 1] += 1
+                longest[0] = max(longest[0], code)
+            else:
+                counts[stones, 2] += 1
+                longest[1] = max(longest[1], code - LOSS)
+
+
+@dataclass(frozen=True)
+class Values:
+    """The values of a set of positions, by stones on the board (South to move)."""
+
+    drawn: list[int]
+    won: list[int]
+    lost: list[int]
+    beyond: int  # positions with more stones than the database covers
+    longest_win: int
+    longest_loss: int
+
+
+def values_of(database: Database, seen: np.ndarray) -> Values:
+    """The database's values of the positions marked in `seen` (spaces.reachable's bits)."""
+    counts = np.zeros((SIZE * (BASE - 1) + 1, 4), dtype=np.int64)
+    longest = np.zeros(2, dtype=np.int64)
+    _tally(
+        seen,
+        np.asarray(database.codes),
+        database.offsets,
+        database.ways,
+        database.most,
+        counts,
+        longest,
+    )
+    return Values(
+        drawn=[int(n) for n in counts[:, 0]],
+        won=[int(n) for n in counts[:, 1]],
+        lost=[int(n) for n in counts[:, 2]],
+        beyond=int(counts[:, 3].sum()),
+        longest_win=int(longest[0]),
+        longest_loss=int(longest[1]),
+    )
+
+
 def build(
     most: int,
     report: Callable[[str], None] = lambda line: None,

@@ -87,6 +87,7 @@ class Reached:
     losing_moves: int
     seconds: float
     per_position_ns: float
+    seen: np.ndarray  # one bit a position (its index in diffusion_arrays' encoding): reached
 
 
 def reachable(stack_entries: int = 1 << 30) -> Reached:
@@ -124,6 +125,7 @@ def reachable(stack_entries: int = 1 << 30) -> Reached:
         losing_moves=int(ends[1]),
         seconds=seconds,
         per_position_ns=seconds / max(1, expanded) * 1e9,
+        seen=seen,
     )
 
 

@@ -5,7 +5,7 @@
     python -m devtools endgames spaces --no-reach   # the counts only (seconds)
     python -m devtools endgames build --most 20 --out endgames/diffusion-20.bin
     python -m devtools endgames verify --db endgames/diffusion-20.bin --samples 100000 [--all]
-    python -m devtools endgames start --db endgames/diffusion-60.bin
+    python -m devtools endgames start --db endgames/diffusion-60.bin [--reached]
     python -m devtools endgames build --game zigzag --options pits=4,seeds=3 --most 24 \
         --out endgames/zigzag-4x3.bin
     python -m devtools endgames verify --db endgames/zigzag-4x3.bin --samples 100000 --upto 12
@@ -16,7 +16,8 @@ it goes: stopped, the same command goes on from the last layer done); `verify`
 loads one (checking the checksum) and checks SAMPLES positions drawn at random through the
 pure engine: each position's code must be what its moves' codes make it; `start` says,
 from a database of every position (--most 48 or more), who wins Diffusion from the start with
-best play and in how many moves, and what each first move leads to.
+best play and in how many moves, and what each first move leads to; with --reached, also
+the value of every position reachable from the start (found again: about ten minutes).
 
 Prints, for Diffusion (2x6) and Four-rank Diffusion, the boards with k stones for every k
 (exact); for ZigZag at the option sets asked (`--zigzag 6x5,4x3`), the arrangements of k seeds
@@ -132,6 +133,11 @@ class Command(BaseCommand):
             " (devtools/endgames/consistency.py)",
         )
         parser.add_argument("--no-reach", action="store_true")
+        parser.add_argument(
+            "--reached",
+            action="store_true",
+            help="start, Diffusion: also every position reachable from the start, valued",
+        )
         parser.add_argument("--zigzag", default="6x5,4x3,2x7", help="PITSxSEEDS,...")
         parser.add_argument("--sample", type=int, default=2_000_000)
 
@@ -158,6 +164,8 @@ class Command(BaseCommand):
             return
         if options["what"] == "start":
             self._start(options["db"])
+            if options["reached"]:
+                self._reached(options["db"])
             return
         self._diffusion_counts("diffusion")
         self._diffusion_counts("four-rank-diffusion")
@@ -390,6 +398,27 @@ class Command(BaseCommand):
             after = rules.play(state, move)
             code = database.code(tuple(reversed(after.pits)))  # North to move, turned
             self.stdout.write(f"  South plays {move}: North to move, North {said(code)}")
+
+    def _reached(self, path: Path) -> None:
+        database = solve.load(path)
+        self.stdout.write("every position reachable from the start, South to move (North's "
+                          "turned half round), valued...")  # fmt: skip
+        reached = spaces.reachable()
+        began = time.perf_counter()
+        values = solve.values_of(database, reached.seen)
+        won, lost, drawn = sum(values.won), sum(values.lost), sum(values.drawn)
+        self.stdout.write(
+            f"  {reached.positions:,} reachable (found in {reached.seconds:.0f} s, valued in "
+            f"{time.perf_counter() - began:.0f} s): {won:,} won for the side to move, "
+            f"{lost:,} lost, {drawn:,} drawn, {values.beyond:,} beyond the database; the "
+            f"longest win {values.longest_win} moves, the longest loss {values.longest_loss}"
+        )
+        rows = [
+            f"{k}: {w:,}/{lo:,}/{d:,}"
+            for k, (w, lo, d) in enumerate(zip(values.won, values.lost, values.drawn, strict=True))
+            if w or lo or d
+        ]
+        self.stdout.write("  by stones on the board (won/lost/drawn): " + ", ".join(rows))
 
     def _reach(self) -> None:
         self.stdout.write("diffusion: every position reachable from the start (South to move, "
