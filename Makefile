@@ -9,7 +9,7 @@ WS_MAX_BYTES ?= 65536
 # The PostgreSQL pass of `make test` uses this database (127.0.0.1:5432, trust auth).
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
 
-.PHONY: run test lint format check venv dev clean chromium gettext fonts endgames messages chaos screenshots
+.PHONY: run test lint format check venv dev clean chromium gettext fonts endgames messages chaos screenshots cluster-packages
 
 $(VENV)/bin/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11 or newer is needed"'
@@ -95,6 +95,21 @@ fonts:
 	      "as root"; \
 	    exit 1; }; }
 
+# The cluster drill's services (devtools/cluster/, docs/SCALING.md): nginx in front and
+# PgBouncer before PostgreSQL, from Debian (PostgreSQL and Redis are the machine's own
+# packages; Sentinel is redis-server's own mode).
+cluster-packages:
+	@test -x /usr/sbin/nginx -a -x /usr/sbin/pgbouncer || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing Debian's nginx and pgbouncer for the cluster drill"; \
+	    (apt-get install -y -q nginx pgbouncer >/dev/null 2>&1 || \
+	     (apt-get update -q >/dev/null && apt-get install -y -q nginx pgbouncer >/dev/null)); \
+	  fi; \
+	  test -x /usr/sbin/nginx -a -x /usr/sbin/pgbouncer || { \
+	    echo "The cluster drill needs Debian's nginx and pgbouncer: run 'apt-get install" \
+	      "nginx pgbouncer' as root"; \
+	    exit 1; }; }
+
 # The endgame databases (docs/ENDGAMES.md): every Diffusion position with at most
 # ENDGAME_STONES stones on the board, every Four-rank one with FOUR_RANK_STONES, ZigZag's
 # default set (6 pits x 5 seeds) with ZIGZAG_SEEDS seeds and its 4x3 and 2x7 sets whole, into
@@ -145,7 +160,7 @@ messages: $(VENV)/.installed-dev gettext
 # server a test starts would otherwise compile the project again, and pytest rewrite every
 # test module again (about 7 s of CPU for each worker's collection, 0.4 s for each process).
 test screenshots chaos: export PYTHONDONTWRITEBYTECODE :=
-test: $(VENV)/.installed-dev chromium gettext fonts lint
+test: $(VENV)/.installed-dev chromium gettext fonts cluster-packages lint
 	$(BIN)/pytest -m "not postgres" -n $(TEST_JOBS) --dist loadscope $(PYTEST_ARGS)
 	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
 		$(BIN)/pytest -m "not sqlite" --ignore=tests/rules -n $(TEST_JOBS) --dist loadscope $(PYTEST_ARGS)
