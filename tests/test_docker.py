@@ -185,8 +185,15 @@ def test_the_image_and_the_package_hold_every_app_of_the_product() -> None:
     assert not unpackaged, f"pyproject.toml does not package {unpackaged}"
 
 
-def test_the_proxy_upgrades_websockets_and_balances_both_processes() -> None:
+def test_the_proxy_upgrades_websockets_and_balances_both_processes(
+    compose: dict[str, Any],
+) -> None:
     conf = (DOCKER / "nginx.conf").read_text()
+    # The site's part is its own file, mounted where the upstream's file includes it.
+    mounted = compose["services"]["proxy"]["volumes"]
+    assert "./nginx-site.conf:/etc/nginx/diffusion-site.conf:ro" in mounted
+    assert re.search(r"^include /etc/nginx/diffusion-site\.conf;$", conf, re.M)
+    conf += (DOCKER / "nginx-site.conf").read_text()
     upstream = re.search(r"upstream diffusion \{(.*?)\}", conf, re.S)
     assert upstream is not None
     # Each slot is looked up again as containers start and stop (`resolve`); web3 is the
@@ -241,7 +248,7 @@ def test_the_metrics_ports_are_not_public(compose: dict[str, Any]) -> None:
     for name, service in compose["services"].items():
         for published in service.get("ports", []):
             assert not any(str(published).endswith(f":{port}") for port in ports), name
-    conf = (DOCKER / "nginx.conf").read_text()
+    conf = (DOCKER / "nginx.conf").read_text() + (DOCKER / "nginx-site.conf").read_text()
     assert not any(port in conf for port in ports)
     for name in ("prometheus", "grafana"):
         assert all(p.startswith("127.0.0.1:") for p in compose["services"][name]["ports"])

@@ -159,7 +159,7 @@ def test_production_logs_json_and_the_proxy_passes_its_request_id() -> None:
     compose = yaml.safe_load((docker / "compose.yml").read_text())["services"]
     for name in ("migrate", "web1", "web2", "sweeper", "bots", "mail"):
         assert compose[name]["environment"]["LOG_FORMAT"] == "${LOG_FORMAT:-json}", name
-    site = re.search(r"location / \{(.*?)\}", (docker / "nginx.conf").read_text(), re.S)
+    site = re.search(r"location / \{(.*?)\}", (docker / "nginx-site.conf").read_text(), re.S)
     assert site is not None and "proxy_set_header X-Request-ID $request_id;" in site.group(1)
 
 
