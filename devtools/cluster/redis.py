@@ -36,6 +36,8 @@ class RedisServer:
         self.port = port
         self.master = master
         self.process: subprocess.Popen[bytes] | None = None
+        # A replica's full sync lands in a file of its working directory: its own.
+        self.directory = Path(tempfile.mkdtemp(prefix=f"diffusion-redis-{host.name}-"))
 
     @property
     def address(self) -> str:
@@ -44,6 +46,7 @@ class RedisServer:
     def start(self) -> None:
         options = ["--bind", self.host.address, "127.0.0.1", "--port", str(self.port)]
         options += ["--save", "", "--appendonly", "no", "--protected-mode", "no"]
+        options += ["--dir", str(self.directory)]
         if self.master is not None:
             options += ["--replicaof", self.master.address, str(self.master.port)]
         self.process = subprocess.Popen(
@@ -56,6 +59,7 @@ class RedisServer:
             self.process.kill()
             self.process.wait()
             self.process = None
+        shutil.rmtree(self.directory, ignore_errors=True)
 
 
 class Sentinel:
