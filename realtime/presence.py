@@ -163,7 +163,9 @@ def admit_many(admissions: list[Admission]) -> list[str | None]:
                 a.model(channel_name=a.channel_name, server=SERVER_ID, seen_at=now, **fields)
             )
         for model, made in rows.items():
-            model._default_manager.bulk_create(made)
+            # Held above before the INSERT commits, so a stamp() in between finds the row
+            # missing and puts it back first (the same fields): then there is nothing to add.
+            model._default_manager.bulk_create(made, ignore_conflicts=True)
     return verdicts
 
 

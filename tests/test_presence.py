@@ -146,6 +146,22 @@ def test_a_stalled_process_puts_its_rows_back_and_its_player_returns() -> None:
         presence.leave(GameConnection, "this.alice")
 
 
+def test_a_socket_put_back_by_the_heartbeat_while_it_was_admitted_is_recorded_once() -> None:
+    # admit_many holds the socket before its INSERT commits; a heartbeat in between finds
+    # no row and puts it back first (the chaos suite met this: a duplicate key, a 1011).
+    alice = make_user("alice")
+    LobbyConnection.objects.create(
+        channel_name="this.early", server=presence.SERVER_ID, seen_at=timezone.now(),
+        user_id=alice.pk, address="x",
+    )  # fmt: skip
+    try:
+        admitted = presence.Admission(LobbyConnection, "this.early", alice.pk, "x", 5, 5)
+        assert presence.admit_many([admitted]) == [None]
+        assert LobbyConnection.objects.filter(channel_name="this.early").count() == 1
+    finally:
+        presence.leave(LobbyConnection, "this.early")
+
+
 def test_a_socket_that_closes_while_the_heartbeat_looks_is_not_put_back() -> None:
     # The heartbeat read the sockets held, a socket closed and deleted its row, and the
     # heartbeat then "revived" it: a phantom spectator stamped for ever (found by fuzzing).
