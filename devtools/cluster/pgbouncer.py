@@ -11,12 +11,9 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import tempfile
-import time
-from pathlib import Path
 
+from devtools.cluster.daemons import Daemon, answers, wait_until
 from devtools.cluster.hosts import Host
-from devtools.cluster.redis import answers
 
 PORT = 6432
 USER = "postgres"
@@ -26,13 +23,11 @@ class PgBouncerError(RuntimeError):
     pass
 
 
-class PgBouncer:
+class PgBouncer(Daemon):
     def __init__(self, host: Host, pool: int = 20) -> None:
-        self.host = host
+        super().__init__(host, "pgbouncer")
         self.pool = pool
-        self.directory = Path(tempfile.mkdtemp(prefix=f"diffusion-pgbouncer-{host.name}-"))
         shutil.chown(self.directory, USER, USER)
-        self.process: subprocess.Popen[bytes] | None = None
         self.server = ""
 
     def url(self, database: str) -> str:
@@ -70,18 +65,12 @@ class PgBouncer:
     def start(self, server: str) -> None:
         """Serve, passing connections on to PostgreSQL at `server` (an address)."""
         self._write(server)
-        self.process = subprocess.Popen(
-            self.host.command(
-                ["runuser", "-u", USER, "--", "pgbouncer", str(self.directory / "pgbouncer.ini")]
-            ),
-            stdout=subprocess.DEVNULL,
+        process = self.spawn(
+            ["runuser", "-u", USER, "--", "pgbouncer", str(self.directory / "pgbouncer.ini")],
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 10
-        while not answers(self.host.address, PORT):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise PgBouncerError(f"pgbouncer did not start: {self.log()[-500:]}")
-            time.sleep(0.05)
+        wait_until(lambda: answers(self.host.address, PORT), "pgbouncer", process=process,
+                   why=lambda: self.log()[-500:])  # fmt: skip
 
     def point_at(self, server: str) -> None:
         """Send new connections to `server` from now on (RELOAD: clients stay connected)."""
@@ -105,10 +94,3 @@ class PgBouncer:
     def log(self) -> str:
         path = self.directory / "pgbouncer.log"
         return path.read_text() if path.exists() else ""
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait()
-            self.process = None
-        shutil.rmtree(self.directory, ignore_errors=True)

@@ -12,16 +12,13 @@ connections within a check; a host cut off, within a check plus its timeout.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import tempfile
 import threading
-import time
 import urllib.request
 from pathlib import Path
 
+from devtools.cluster.daemons import Daemon, answers, wait_until
 from devtools.cluster.hosts import Host
-from devtools.cluster.redis import answers
 
 SITE = Path(__file__).resolve().parents[2] / "docker" / "nginx-site.conf"
 PORT = 80  # as docker/nginx-site.conf listens: the proxy has its host to itself
@@ -44,13 +41,11 @@ def ready(address: str, port: int) -> bool:
         return False
 
 
-class Proxy:
+class Proxy(Daemon):
     def __init__(self, host: Host, upstreams: list[tuple[str, int]]) -> None:
-        self.host = host
+        super().__init__(host, "nginx")
         self.upstreams = upstreams
         self.up = set(upstreams)
-        self.directory = Path(tempfile.mkdtemp(prefix=f"diffusion-nginx-{host.name}-"))
-        self.process: subprocess.Popen[bytes] | None = None
         self._stop = threading.Event()
         self._checker: threading.Thread | None = None
         self.reloads = 0
@@ -100,15 +95,12 @@ http {{
         )
         if done.returncode:
             raise ProxyError(f"nginx refuses the configuration: {done.stderr.strip()}")
-        self.process = subprocess.Popen(
-            self.host.command(["nginx", "-c", str(conf), "-p", str(self.directory)]),
+        process = self.spawn(
+            ["nginx", "-c", str(conf), "-p", str(self.directory)],
+            stdout=None,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 10
-        while not answers(self.host.address, PORT):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise ProxyError("nginx did not start")
-            time.sleep(0.05)
+        wait_until(lambda: answers(self.host.address, PORT), "nginx", process=process)
         if check:
             self._checker = threading.Thread(target=self._check, daemon=True)
             self._checker.start()
@@ -138,8 +130,4 @@ http {{
         self._stop.set()
         if self._checker is not None:
             self._checker.join()
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait()
-            self.process = None
-        shutil.rmtree(self.directory, ignore_errors=True)
+        super().stop()

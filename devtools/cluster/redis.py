@@ -5,39 +5,18 @@ promotes a replica when its master is lost and tells clients where the master is
 
 from __future__ import annotations
 
-import shutil
-import socket
-import subprocess
-import tempfile
-import time
-from collections.abc import Callable
-from pathlib import Path
-
+from devtools.cluster.daemons import Daemon, answers, wait_until
 from devtools.cluster.hosts import Host
 
 
-class RedisError(RuntimeError):
-    pass
-
-
-def answers(address: str, port: int, timeout: float = 0.5) -> bool:
-    try:
-        with socket.create_connection((address, port), timeout=timeout):
-            return True
-    except OSError:
-        return False
-
-
-class RedisServer:
-    """A redis-server on `host` (keeping nothing on disk), a replica of `master` if given."""
+class RedisServer(Daemon):
+    """A redis-server on `host` (keeping nothing on disk), a replica of `master` if given.
+    A replica's full sync lands in a file of its working directory: its own."""
 
     def __init__(self, host: Host, port: int, master: RedisServer | None = None) -> None:
-        self.host = host
+        super().__init__(host, "redis")
         self.port = port
         self.master = master
-        self.process: subprocess.Popen[bytes] | None = None
-        # A replica's full sync lands in a file of its working directory: its own.
-        self.directory = Path(tempfile.mkdtemp(prefix=f"diffusion-redis-{host.name}-"))
 
     @property
     def address(self) -> str:
@@ -49,28 +28,18 @@ class RedisServer:
         options += ["--dir", str(self.directory)]
         if self.master is not None:
             options += ["--replicaof", self.master.address, str(self.master.port)]
-        self.process = subprocess.Popen(
-            self.host.command(["redis-server", *options]), stdout=subprocess.DEVNULL
-        )
-        _wait(lambda: answers(self.address, self.port), f"redis on {self.host.name}")
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait()
-            self.process = None
-        shutil.rmtree(self.directory, ignore_errors=True)
+        process = self.spawn(["redis-server", *options])
+        wait_until(lambda: answers(self.address, self.port), f"redis on {self.host.name}",
+                   process=process)  # fmt: skip
 
 
-class Sentinel:
+class Sentinel(Daemon):
     """One Sentinel on `host` watching the masters it is given (by name), promoting a replica
     once `quorum` sentinels agree a master is down for `down_ms`."""
 
     def __init__(self, host: Host, port: int = 26379) -> None:
-        self.host = host
+        super().__init__(host, "sentinel")
         self.port = port
-        self.directory = Path(tempfile.mkdtemp(prefix=f"diffusion-sentinel-{host.name}-"))
-        self.process: subprocess.Popen[bytes] | None = None
 
     def start(self, masters: dict[str, RedisServer], quorum: int = 1, down_ms: int = 1000) -> None:
         lines = [
@@ -88,23 +57,6 @@ class Sentinel:
             ]
         conf = self.directory / "sentinel.conf"  # Sentinel rewrites it: its own copy
         conf.write_text("\n".join(lines) + "\n")
-        self.process = subprocess.Popen(
-            self.host.command(["redis-server", str(conf), "--sentinel"]),
-            stdout=subprocess.DEVNULL,
-        )
-        _wait(lambda: answers(self.host.address, self.port), f"sentinel on {self.host.name}")
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait()
-            self.process = None
-        shutil.rmtree(self.directory, ignore_errors=True)
-
-
-def _wait(ready: Callable[[], bool], what: str, seconds: float = 10.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not ready():
-        if time.monotonic() > deadline:
-            raise RedisError(f"{what} did not start within {seconds} s")
-        time.sleep(0.05)
+        process = self.spawn(["redis-server", str(conf), "--sentinel"])
+        wait_until(lambda: answers(self.host.address, self.port),
+                   f"sentinel on {self.host.name}", process=process)  # fmt: skip
