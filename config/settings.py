@@ -243,9 +243,15 @@ STORAGES = {
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Channels -------------------------------------------------------------------------
+# One Redis for everything: redis://host:port/db, or sentinel://host:port,.../service/db to
+# follow the master Sentinel names (realtime/redis_servers.py). The channel layer may spread
+# over several (CHANNEL_LAYER_REDIS, separated by spaces: every process names the same, in
+# the same order), and the cache and rate limits may have their own (CACHE_REDIS_URL).
 REDIS_URL = os.environ.get("REDIS_URL", "")
+CHANNEL_LAYER_REDIS = os.environ.get("CHANNEL_LAYER_REDIS", "") or REDIS_URL
+CACHE_REDIS_URL = os.environ.get("CACHE_REDIS_URL", "") or REDIS_URL
 CHANNEL_LAYERS = build_channel_layers(
-    REDIS_URL,
+    CHANNEL_LAYER_REDIS,
     kind=os.environ.get("CHANNEL_LAYER", "pubsub"),
     max_connections=int(os.environ.get("REDIS_MAX_CONNECTIONS", DEFAULT_MAX_CONNECTIONS)),
     prefix=os.environ.get("CHANNEL_LAYER_PREFIX", "diffusion"),
@@ -260,10 +266,11 @@ CACHES = {
     "default": (
         {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
+            "LOCATION": CACHE_REDIS_URL,
             "KEY_PREFIX": os.environ.get("CHANNEL_LAYER_PREFIX", "diffusion"),
+            "OPTIONS": {"pool_class": "realtime.redis_servers.CachePool"},
         }
-        if REDIS_URL
+        if CACHE_REDIS_URL
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
 }
@@ -315,7 +322,9 @@ WEBSOCKET_MAX_MESSAGE_BYTES = int(os.environ.get("WEBSOCKET_MAX_MESSAGE_BYTES", 
 # On the in-memory layer the moves of the computer (played by the bots worker, another process)
 # come over realtime/bridge.py; this is its safety net: often, then (one query per interval
 # for the whole process).
-GAME_CATCH_UP_SECONDS = float(os.environ.get("GAME_CATCH_UP_SECONDS", "2" if REDIS_URL else "0.25"))
+GAME_CATCH_UP_SECONDS = float(
+    os.environ.get("GAME_CATCH_UP_SECONDS", "2" if CHANNEL_LAYER_REDIS else "0.25")
+)
 PRESENCE_HEARTBEAT_SECONDS = float(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "10"))
 # A server process told to stop (SIGTERM) moves its sockets to the other processes and stops
 # within this many seconds (config/graceful.py); an orchestrator's stop timeout must be

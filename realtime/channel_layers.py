@@ -13,9 +13,11 @@ from typing import Any
 
 import redis.exceptions
 from channels_redis.pubsub import RedisPubSubChannelLayer
+from channels_redis.utils import _consistent_hash
 
 from realtime import metrics
 from realtime.pubsub_shard import OneReaderShard
+from realtime.redis_servers import channel_host, parse, parse_list
 
 logger = logging.getLogger(__name__)
 
@@ -70,12 +72,29 @@ class PubSubChannelLayer(RedisPubSubChannelLayer):
         # id(bytes) -> (the bytes, kept alive so the id is not reused; the decoded message)
         self._decoded: dict[int, tuple[bytes, Any]] = {}
         self._later: set[asyncio.Task[None]] = set()
+        # Each shard's Redis server, numbered: several shards may share one server.
+        keys = [_server_key(host) for host in kwargs.get("hosts") or [{}]]
+        numbers = {key: number for number, key in enumerate(dict.fromkeys(keys))}
+        self._server_of_shard = [numbers[key] for key in keys]
 
-    async def new_channel(self, prefix: str = "specific.") -> str:
-        """A channel for a new consumer. While Redis is unreachable the consumer still starts
-        (it crashed in its handshake): the channel is local until Redis is back and then
-        subscribed. Our consumers hear everything through groups, which they join late."""
-        channel = f"{self.prefix}{prefix}{uuid.uuid4().hex}"
+    @property
+    def servers(self) -> int:
+        """How many Redis servers the layer spreads its channels and groups over."""
+        return len(set(self._server_of_shard))
+
+    def _name(self, prefix: str, server: int | None) -> str:
+        while True:
+            channel = f"{self.prefix}{prefix}{uuid.uuid4().hex}"
+            shard = _consistent_hash(channel, len(self._server_of_shard))
+            if server is None or self._server_of_shard[shard] == server:
+                return channel
+
+    async def new_channel(self, prefix: str = "specific.", *, server: int | None = None) -> str:
+        """A channel for a new consumer (on the given Redis server, for the health check).
+        While Redis is unreachable the consumer still starts (it crashed in its handshake):
+        the channel is local until Redis is back and then subscribed. Our consumers hear
+        everything through groups, which they join late."""
+        channel = self._name(prefix, server)
         self.channels[channel] = asyncio.Queue()
         shard = self._get_shard(channel)
         try:
@@ -135,13 +154,21 @@ async def group_send_many(layer: Any, messages: list[tuple[str, dict[str, Any]]]
         await layer.group_send(group, message)
 
 
+def _server_key(host: dict[str, Any]) -> str:
+    if "master_name" in host:
+        return f"sentinel:{host['master_name']}/{host.get('db', 0)}"
+    return str(host.get("address", ""))
+
+
 def redis_host(url: str, *, max_connections: int = DEFAULT_MAX_CONNECTIONS) -> dict[str, Any]:
-    """One channels_redis host entry: the URL plus our connection options."""
-    return {"address": url, "max_connections": max_connections, **REDIS_CONNECTION_OPTIONS}
+    """One channels_redis host entry: the server at `url` (realtime/redis_servers.py: one
+    server, or Sentinel's master of a service) plus our connection options."""
+    options = {"max_connections": max_connections, **REDIS_CONNECTION_OPTIONS}
+    return channel_host(parse(url), options)
 
 
 def build_channel_layers(
-    redis_url: str | None,
+    redis_urls: str | None,
     *,
     kind: str = "pubsub",
     max_connections: int = DEFAULT_MAX_CONNECTIONS,
@@ -149,23 +176,27 @@ def build_channel_layers(
     shards: int = 1,
 ) -> dict[str, Any]:
     """The CHANNEL_LAYERS setting: in-memory (bridged, bridge.py) without a Redis URL, else
-    the chosen Redis layer.
+    the chosen Redis layer over the servers `redis_urls` names (separated by spaces).
 
-    `shards` (Pub/Sub only): how many subscription connections each process keeps to the one
-    Redis, channels and groups spread over them by name. Each has its own lock for
+    `shards` (Pub/Sub only): how many subscription connections each process keeps, channels
+    and groups spread over them by name, and the connections spread over the servers in
+    turn (rounded up to the same number for each server). Each has its own lock for
     subscribing, and an asyncio lock hands over once per turn of the event loop: with one, a
     storm of sockets opening (a server restarting, its pages moving to the others) queued
-    every subscription behind all the others. Every process must use the same number."""
-    if not redis_url:
+    every subscription behind all the others. Every process must name the same servers in the
+    same order, and the same number of shards: a group lives on the server its name picks."""
+    servers = parse_list(redis_urls or "")
+    if not servers:
         # In-memory, with the other processes' sends forwarded to the server (bridge.py).
         return {"default": {"BACKEND": "realtime.bridge.BridgedInMemoryChannelLayer"}}
     if kind not in LAYER_BACKENDS:
         raise ValueError(
             f"CHANNEL_LAYER must be one of {', '.join(sorted(LAYER_BACKENDS))}, not {kind!r}"
         )
-    count = max(1, shards) if kind == "pubsub" else 1
+    rounds = -(-max(1, shards) // len(servers)) if kind == "pubsub" else 1
+    options = {"max_connections": max_connections, **REDIS_CONNECTION_OPTIONS}
     config: dict[str, Any] = {
-        "hosts": [redis_host(redis_url, max_connections=max_connections)] * count,
+        "hosts": [channel_host(server, options) for _ in range(rounds) for server in servers],
         "prefix": prefix,
     }
     if kind == "core":

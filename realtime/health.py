@@ -55,7 +55,18 @@ async def _channel_layer_round_trip() -> None:
     layer = get_channel_layer()
     if layer is None:
         raise RuntimeError("no channel layer is configured")
-    channel = await layer.new_channel("healthz.")
+    # Over each Redis server of a sharded layer: a process that cannot reach one of them
+    # misses every broadcast of the games and groups that live there.
+    servers = getattr(layer, "servers", 1)
+    await asyncio.gather(*(_round_trip(layer, server if servers > 1 else None)
+                           for server in range(servers)))  # fmt: skip
+
+
+async def _round_trip(layer: Any, server: int | None) -> None:
+    if server is None:
+        channel = await layer.new_channel("healthz.")
+    else:
+        channel = await layer.new_channel("healthz.", server=server)
     token = time.time_ns()
     await layer.send(channel, {"type": "healthz.ping", "token": token})
     try:

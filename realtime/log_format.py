@@ -27,7 +27,7 @@ import threading
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import quote, quote_plus, urlsplit
+from urllib.parse import quote, quote_plus, unquote, urlsplit
 
 from django.conf import settings
 
@@ -105,9 +105,10 @@ def _read_configured_secrets() -> frozenset[str]:
         getattr(settings, "EMAIL_HOST_PASSWORD", ""),
     ]
     found += [database.get("PASSWORD") for database in settings.DATABASES.values()]
-    for url in (getattr(settings, "REDIS_URL", ""),):
-        if url:
-            found.append(urlsplit(url).password)
+    for name in ("REDIS_URL", "CHANNEL_LAYER_REDIS", "CACHE_REDIS_URL"):
+        for url in str(getattr(settings, name, "")).split():
+            password = urlsplit(url).password or ""
+            found += [password, unquote(password)]  # as written, and as sent
     return frozenset(v for v in found if isinstance(v, str) and len(v) >= logs.MIN_SECRET_LENGTH)
 
 
