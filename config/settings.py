@@ -13,6 +13,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from realtime.channel_layers import DEFAULT_MAX_CONNECTIONS, build_channel_layers
+from realtime.redis_servers import redis_cache
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -264,12 +265,7 @@ CHANNEL_LAYERS = build_channel_layers(
 # (s, m, h, d, with an optional multiplier: "10/15m").
 CACHES = {
     "default": (
-        {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": CACHE_REDIS_URL,
-            "KEY_PREFIX": os.environ.get("CHANNEL_LAYER_PREFIX", "diffusion"),
-            "OPTIONS": {"pool_class": "realtime.redis_servers.CachePool"},
-        }
+        redis_cache(CACHE_REDIS_URL, os.environ.get("CHANNEL_LAYER_PREFIX", "diffusion"))
         if CACHE_REDIS_URL
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )

@@ -22,6 +22,7 @@ What is counted, as a player would see it:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import random
@@ -32,11 +33,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.db import DatabaseError, close_old_connections
 
 from devtools.chaos.tables import lost_moves
 from devtools.servers import BenchServer, percentile, replace_server, restart_server
 from games import services
 from games.engine import pick_client_move
+from lobby.protocol_doc import UndocumentedFrame, check_text
 
 # The pages' own figures (static/js/socket.js).
 RESTART_SPREAD_SECONDS = 0.5
@@ -57,10 +60,21 @@ class Tally:
     acked: list[tuple[int, int, str]] = field(default_factory=list)  # (game, ply, move)
     unacked: int = 0  # moves sent that got no answer
     undelivered: int = 0  # move events a socket of the game never got
+    undelivered_at: list[float] = field(default_factory=list)  # when those moves were sent
     trips: list[tuple[float, float]] = field(default_factory=list)  # (sent at, ms)
     restarts: list[tuple[float, float]] = field(default_factory=list)  # (stopped, ready) s
     connect_failures: int = 0
     marks: list[tuple[float, str]] = field(default_factory=list)  # (when, what) for --timeline
+    # When each of `acked` was answered (time.monotonic, the same clock in every process of
+    # the machine), and by which table.
+    acked_at: list[tuple[float, int]] = field(default_factory=list)
+    # Check every frame against docs/PROTOCOL.md (the cluster drill); what did not match.
+    check_frames: bool = False
+    undocumented: list[str] = field(default_factory=list)
+    # As the pages do (static/js/socket.js): after `silence` seconds without a frame, a ping;
+    # no frame `answer` seconds after it, the socket is given up as dead and replaced.
+    heartbeat: tuple[float, float] | None = None
+    dead: int = 0  # sockets given up so
     playing: set[int] = field(default_factory=set)  # tables whose sockets are all open
     all_playing: asyncio.Event = field(default_factory=asyncio.Event)
     tables: int = 0
@@ -102,6 +116,8 @@ class Seat:
         # the old one's close is still under way (as a page's two sockets each have theirs).
         self.readers: dict[Any, asyncio.Task[int]] = {}
         self.where: dict[Any, int] = {}  # socket -> the server it is on
+        self.last_frame = time.monotonic()
+        self.watchers: set[asyncio.Task[None]] = set()
 
     async def _dial(self, order: list[int], query: str) -> Any:
         """A new socket on the first of these servers that takes it (None if none did)."""
@@ -113,8 +129,8 @@ class Seat:
                 continue  # stopping: the proxy sends nothing there any more
             try:
                 connection = await websockets.connect(
-                    f"ws://127.0.0.1:{server.port}/ws/games/{self.game_id}/{query}",
-                    origin=websockets.Origin(f"http://127.0.0.1:{server.port}"),
+                    f"ws://{server.address}:{server.port}/ws/games/{self.game_id}/{query}",
+                    origin=websockets.Origin(f"http://{server.address}:{server.port}"),
                     additional_headers={"Cookie": self.cookie} if self.cookie else {},
                     open_timeout=30,
                 )
@@ -159,6 +175,7 @@ class Seat:
                 first = False
                 self.connection = connection
                 self.readers[connection] = asyncio.ensure_future(self._read(connection))
+                self._watch_later(connection)
                 self.open.set()
             connection = self.connection
             code = await self.readers[connection]
@@ -187,21 +204,57 @@ class Seat:
         if old is None or self.stopping:
             return
         started = time.perf_counter()
-        new = await self._dial(self._others_first()[:-1], f"?v={self.v}")
+        # Behind one proxy (the cluster drill) the proxy is the way elsewhere.
+        order = self._others_first()[:-1] if len(self.servers) > 1 else [0]
+        new = await self._dial(order, f"?v={self.v}")
         if new is None or self.connection is not old or self.stopping:
             if new is not None:
                 await new.close()
             return
         self.tally.moves.append(time.perf_counter() - started)
         self.readers[new] = asyncio.ensure_future(self._read(new))
+        self._watch_later(new)
         self.connection = new
         await old.close()
+
+    def _watch_later(self, connection: Any) -> None:
+        if self.tally.heartbeat is not None:
+            watcher = asyncio.ensure_future(self._watch(connection))
+            self.watchers.add(watcher)
+            watcher.add_done_callback(self.watchers.discard)
+
+    async def _watch(self, connection: Any) -> None:
+        """The pages' heartbeat on this socket, until it closes."""
+        assert self.tally.heartbeat is not None
+        silence, answer = self.tally.heartbeat
+        self.last_frame = time.monotonic()
+        pinged = False
+        while connection in self.readers and not self.stopping:
+            await asyncio.sleep(0.25)
+            quiet = time.monotonic() - self.last_frame
+            if quiet < silence:
+                pinged = False
+            elif not pinged:
+                pinged = True
+                with contextlib.suppress(Exception):
+                    await connection.send(json.dumps({"type": "ping", "id": "heartbeat"}))
+            elif quiet > silence + answer:
+                self.tally.dead += 1
+                connection.transport.abort()  # no closing handshake on a dead path
+                return
 
     async def _read(self, connection: Any) -> int:
         import websockets
 
         try:
             async for raw in connection:
+                self.last_frame = time.monotonic()
+                if self.tally.check_frames:
+                    try:
+                        check_text(f"/ws/games/{self.game_id}/", raw)
+                    except UndocumentedFrame as error:
+                        self.tally.undocumented.append(str(error)[:300])
+                        continue
                 self._take(json.loads(raw))
         except websockets.ConnectionClosed:
             pass
@@ -265,6 +318,8 @@ class Seat:
             await self.connection.close()
         for reader in self.readers.values():
             reader.cancel()
+        for watcher in self.watchers:
+            watcher.cancel()
 
 
 @dataclass
@@ -285,12 +340,22 @@ async def play_table(
 ) -> None:
     """Games between the table's two players, one after another, until `stop`."""
     while not stop.is_set():
-        game = await sync_to_async(services.create_game)(
-            slug=table.slug, options={}, player1=table.users[0], player2=table.users[1]
-        )
+        try:
+            game = await sync_to_async(_new_game)(table)
+        except DatabaseError as error:  # the database away a moment (the cluster drill)
+            tally.errors[f"new game: {type(error).__name__}"] += 1
+            await asyncio.sleep(RETRY_SECONDS)
+            continue
         await play_game(
             game.pk, table.cookies, servers, spectators, rate, stop, tally, rng, id(table)
         )
+
+
+def _new_game(table: Table) -> Any:
+    close_old_connections()  # one the database dropped is replaced
+    return services.create_game(
+        slug=table.slug, options={}, player1=table.users[0], player2=table.users[1]
+    )
 
 
 async def play_game(
@@ -335,12 +400,21 @@ async def play_game(
             request = {"type": "move", "move": move, "ply": ply, "id": next(_ids)}
             sent[ply] = (time.perf_counter(), mover.role)
             answer = await _answered(mover, request)
+            retries = 0
+            while answer is not None and answer.get("code") == "unavailable" and retries < 60:
+                # The database away a moment (the cluster drill's failover): as a player
+                # would, the same move again shortly; if it was stored after all, the answer
+                # is the stored event (`duplicate`).
+                retries += 1
+                await asyncio.sleep(RETRY_SECONDS * (0.75 + rng.random() / 2))
+                answer = await _answered(mover, {**request, "id": next(_ids)})
             if answer is None:
                 tally.unacked += 1
                 break
             if answer["type"] == "error":
                 break
             tally.acked.append((game_id, answer["ply"], answer["move"]))
+            tally.acked_at.append((time.monotonic(), table_id))
             view = dict(mover.view)
             await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
         await asyncio.sleep(2.0)  # the last events reach every socket
@@ -352,6 +426,7 @@ async def play_game(
                 heard = seat.heard.get(ply + 1)
                 if heard is None:
                     tally.undelivered += 1
+                    tally.undelivered_at.append(at)
                 else:
                     tally.trips.append((at, (heard - at) * 1000))
         for seat in seats.values():

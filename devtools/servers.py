@@ -87,6 +87,8 @@ class BenchServer:
     env: dict[str, str] = field(default_factory=dict)
     # Stopped for good by a surge restart (`replace_server`): a replacement took its place.
     retired: bool = False
+    # Where it listens: this machine, or (the cluster drill) the proxy's host.
+    address: str = "127.0.0.1"
 
     def stats(self) -> dict[str, float]:
         """The process's counters (devtools/stats.py): statements run, CPU seconds."""

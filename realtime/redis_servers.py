@@ -110,3 +110,15 @@ class CachePool(redis.ConnectionPool):
         return redis.sentinel.SentinelConnectionPool(
             server.service, manager, db=server.db, password=server.password, **options
         )
+
+
+def redis_cache(url: str, prefix: str) -> dict[str, Any]:
+    """Django's cache setting for the Redis at `url` (either kind)."""
+    return {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        # A list: Django splits a string at commas (its replicas), and a Sentinel location
+        # holds commas between its sentinels.
+        "LOCATION": [url],
+        "KEY_PREFIX": prefix,
+        "OPTIONS": {"pool_class": f"{__name__}.CachePool"},
+    }

@@ -201,3 +201,54 @@ def test_a_server_restart_moves_the_page_to_the_new_server_without_a_notice(
     assert re.search(r"/ws/games/\d+/\?v=\d+", moved_to), moved_to
     assert old_socket["closed"] == 1000, old_socket
     assert new_socket["openedAt"] <= old_socket["closedAt"], (old_socket, new_socket)
+
+
+# A socket whose path went dead without a close (its server's host cut off behind the
+# proxy): once `__muted` is set on it, nothing it receives reaches the page and nothing the
+# page sends on it leaves.
+MUTE_SOCKETS = """
+(() => {
+  const proto = window.WebSocket.prototype;
+  const send = proto.send;
+  proto.send = function (data) {
+    if (!this.__muted) send.call(this, data);
+  };
+  const listen = proto.addEventListener;
+  proto.addEventListener = function (type, listener, options) {
+    if (type !== "message") return listen.call(this, type, listener, options);
+    return listen.call(this, type, (event) => this.__muted || listener(event), options);
+  };
+})();
+"""
+
+
+def test_a_page_whose_socket_goes_silent_gives_it_up_and_resumes_on_a_new_one(
+    browser: Browser,
+    site: Site,
+    problems: Problems,
+) -> None:
+    with site.serve():
+        alice = guest(browser, site, problems, "alice")
+        bob = guest(browser, site, problems, "bob")
+        bob.context.add_init_script(RECORD_SOCKETS + MUTE_SOCKETS)
+        challenge(alice, bob, "diffusion")
+        expect_game_live(bob)
+        before = len(sockets(bob))
+        bob.evaluate(
+            """window.__sockets.findLast(({ url }) => url.includes("/ws/games/"))
+                .socket.__muted = true"""
+        )
+        # Alice moves into the silence: Bob's page hears nothing, and its ping goes nowhere.
+        alice.locator("g.pit.playable").first.click()
+        bob.wait_for_function(
+            f"() => window.__sockets.filter(({{ url }}) => url.includes('/ws/games/'))"
+            f".length > {before}",
+            timeout=20_000,
+        )
+        # The new socket names the version the page has: the server sends the missed move.
+        assert re.search(r"/ws/games/\d+/\?v=\d+", sockets(bob)[-1]["url"])
+        wait_for_moves([alice, bob], 1)
+        expect_game_live(bob)
+        # And play goes on over it.
+        bob.locator("g.pit.playable").first.click()
+        wait_for_moves([alice, bob], 2)

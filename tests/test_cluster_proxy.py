@@ -4,6 +4,7 @@ both, and leaving out a process whose /readyz says it is draining, within a chec
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 import tempfile
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from devtools.cluster.daemons import answers, wait_until
 from devtools.cluster.hosts import network
 from devtools.cluster.proxy import CHECK_SECONDS, Proxy
 
@@ -53,15 +55,11 @@ def test_nginx_spreads_requests_over_both_hosts_and_leaves_out_one_that_drains()
         ]
         proxy = Proxy(net["edge"], [(net[name].address, 8000) for name in ("web1", "web2")])
         try:
+            # The small servers take a moment to listen: nginx, finding one refusing, would
+            # leave it out for its fail_timeout (2 s).
+            for address in (net["web1"].address, net["web2"].address):
+                wait_until(functools.partial(answers, address, 8000), address)
             proxy.start()
-            deadline = time.monotonic() + 10
-            while True:  # the small servers take a moment to listen
-                try:
-                    get(proxy.url + "/")
-                    break
-                except OSError:
-                    assert time.monotonic() < deadline
-                    time.sleep(0.1)
             assert {get(proxy.url + "/") for _ in range(20)} == {"web1", "web2"}
             flags["web2"].touch()  # web2 drains: /readyz 503
             time.sleep(CHECK_SECONDS * 4 + 1)

@@ -22,7 +22,14 @@ from devtools.cluster.redis import RedisServer as DrillRedis
 from devtools.cluster.redis import Sentinel
 from realtime import limits
 from realtime.channel_layers import PubSubChannelLayer, build_channel_layers, redis_host
-from realtime.redis_servers import CachePool, RedisServer, channel_host, parse, parse_list
+from realtime.redis_servers import (
+    CachePool,
+    RedisServer,
+    channel_host,
+    parse,
+    parse_list,
+    redis_cache,
+)
 from tests.servers import free_port, own_redis
 
 pytestmark = pytest.mark.sqlite(reason="no database is involved: run once")
@@ -184,7 +191,9 @@ def watched() -> Iterator[tuple[Network, DrillRedis, DrillRedis, str]]:
             master.start()
             replica.start()
             sentinel.start({"site": master}, quorum=1, down_ms=500)
-            yield net, master, replica, f"sentinel://{net['watch'].address}:26379/site/0"
+            # A sentinel that does not answer first: it is passed over for the next.
+            where = f"127.0.0.1:{free_port()},{net['watch'].address}:26379"
+            yield net, master, replica, f"sentinel://{where}/site/0"
         finally:
             sentinel.stop()
             replica.stop()
@@ -236,14 +245,7 @@ def test_the_cache_and_the_rate_limits_follow_sentinel_to_the_promoted_replica(
     watched: tuple[Network, DrillRedis, DrillRedis, str],
 ) -> None:
     _, master, replica, url = watched
-    cache_settings = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": url,
-            "KEY_PREFIX": f"sentinel{uuid.uuid4().hex[:8]}",
-            "OPTIONS": {"pool_class": "realtime.redis_servers.CachePool"},
-        }
-    }
+    cache_settings = {"default": redis_cache(url, f"sentinel{uuid.uuid4().hex[:8]}")}
     limits._clients.clear()
     with override_settings(CACHES=cache_settings):
         cache = caches["default"]

@@ -4,7 +4,10 @@ of its own for its configuration, logs and data, and the ways to wait for it and
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -56,15 +59,22 @@ class Daemon:
         self.process: subprocess.Popen[bytes] | None = None
 
     def spawn(self, argv: Sequence[str], **popen: Any) -> subprocess.Popen[bytes]:
-        """`argv` started on the host (output dropped unless `popen` says otherwise)."""
+        """`argv` started on the host (output dropped unless `popen` says otherwise), in a
+        session of its own: what it starts (runuser's child, nginx's workers) is killed with
+        it, and holds no pipe of the drill's open after it."""
         popen.setdefault("stdout", subprocess.DEVNULL)
-        self.process = subprocess.Popen(self.host.command(argv), **popen)
+        self.process = subprocess.Popen(self.host.command(argv), start_new_session=True, **popen)
         return self.process
+
+    def kill(self) -> None:
+        """kill -9 the process and everything it started, as a crash would."""
+        if self.process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+            self.process = None
 
     def stop(self) -> None:
         """The process killed and waited for, its directory removed."""
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait()
-            self.process = None
+        self.kill()
         shutil.rmtree(self.directory, ignore_errors=True)

@@ -140,6 +140,13 @@ class Postgres:
              "-c", statement, "postgres"],
         ).strip()  # fmt: skip
 
+    def pid(self) -> int | None:
+        """The postmaster's process id while it runs (its backends are its children)."""
+        try:
+            return int((self.data / "postmaster.pid").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+
     def remove(self) -> None:
         self.stop("immediate")
         shutil.rmtree(self.directory, ignore_errors=True)

@@ -41,6 +41,14 @@ const RESTART_SPREAD_MS = 500;
 const QUIET_MS = 3000;
 // Messages the page sends while it quietly reconnects wait for the new socket, at most these.
 const HELD_MESSAGES = 20;
+// A socket can die without a close: its server's host cut off behind the proxy, a phone
+// between networks. The page cannot see the protocol's pings, so after HEARTBEAT_QUIET_MS
+// without a frame it sends a ping of its own, and when nothing at all has come
+// HEARTBEAT_ANSWER_MS after that, it gives the socket up and reconnects as after a drop.
+const HEARTBEAT_QUIET_MS = 3000;
+const HEARTBEAT_ANSWER_MS = 2000;
+const HEARTBEAT_CHECK_MS = 500;
+const HEARTBEAT_ID = "heartbeat";
 
 // `path` is the socket's address on this host ("/ws/lobby/"). Options:
 //   onMessage(message)   each JSON frame (a frame that is not JSON is dropped)
@@ -67,6 +75,12 @@ class PageSocket {
   #moving = null;
   #moveTimer = null;
   #moveUntil = 0;
+  // The heartbeat: when the page's socket last brought a frame, and whether it was pinged.
+  #heard = 0;
+  #pinged = false;
+  #heartbeat = null;
+  // Sockets given up as dead: their close, if it ever comes, is not a drop of the page's.
+  #abandoned = new WeakSet();
 
   constructor(path, options) {
     this.path = path;
@@ -97,6 +111,7 @@ class PageSocket {
     this.#stopped = true;
     clearTimeout(this.#timer);
     clearTimeout(this.#moveTimer);
+    clearInterval(this.#heartbeat);
     this.#endQuiet();
   }
 
@@ -136,6 +151,7 @@ class PageSocket {
       this.retry = this.options.firstRetry;
       const held = this.#held;
       this.#endQuiet();
+      this.#listen();
       this.options.onOpen(resumed);
       for (const message of held) socket.send(JSON.stringify(message));
     });
@@ -145,12 +161,15 @@ class PageSocket {
 
   #received(socket, data) {
     if (socket !== this.#socket) return; // the old socket of a move to another process
+    this.#heard = Date.now();
+    this.#pinged = false;
     let message;
     try {
       message = JSON.parse(data);
     } catch {
       return;
     }
+    if (message.type === "pong" && message.id === HEARTBEAT_ID) return;
     if (message.type === "restarting") {
       // Its process is stopping: move to another one at a random moment of the window.
       const within = Number(message.within_ms) || 0;
@@ -179,6 +198,7 @@ class PageSocket {
       }
       this.#socket = socket;
       old.close(1000);
+      this.#listen();
       this.options.onOpen(resumed);
     });
     socket.addEventListener("message", (event) => this.#received(socket, event.data));
@@ -194,10 +214,38 @@ class PageSocket {
     });
   }
 
+  // The page's socket is open: listen for its silence.
+  #listen() {
+    this.#heard = Date.now();
+    this.#pinged = false;
+    clearInterval(this.#heartbeat);
+    this.#heartbeat = setInterval(() => this.#beat(), HEARTBEAT_CHECK_MS);
+  }
+
+  #beat() {
+    const socket = this.#socket;
+    if (!this.isOpen()) {
+      clearInterval(this.#heartbeat);
+      return;
+    }
+    const quiet = Date.now() - this.#heard;
+    if (!this.#pinged && quiet >= HEARTBEAT_QUIET_MS) {
+      this.#pinged = true;
+      socket.send(JSON.stringify({ type: "ping", id: HEARTBEAT_ID }));
+    } else if (this.#pinged && quiet >= HEARTBEAT_QUIET_MS + HEARTBEAT_ANSWER_MS) {
+      // Dead: reconnect as after a drop (1006), and let the old socket's own close, which
+      // may come much later or never, change nothing.
+      clearInterval(this.#heartbeat);
+      this.#closed(socket, 1006);
+      this.#abandoned.add(socket);
+      socket.close();
+    }
+  }
+
   #closed(socket, code) {
     // A socket already replaced (a page back from the browser's cache opens a new one), or a
     // page that said it is leaving: its close changes nothing.
-    if (socket !== this.#socket || this.#stopped) return;
+    if (socket !== this.#socket || this.#stopped || this.#abandoned.has(socket)) return;
     if (code === CLOSE.SESSION_ENDED) {
       if (!navigating) location.reload();
       return;

@@ -1,0 +1,108 @@
+"""The drill's players: games between pairs of accounts with spectators, every socket through
+the proxy and behaving as the site's pages do (devtools/rolling.py: back after a close,
+resuming from the last version seen; a move without an answer sent again on the new socket;
+the pages' heartbeat), every frame checked against docs/PROTOCOL.md.
+
+Runs in a process of its own with the drill's settings (its database through PgBouncer): told
+on stdin when to stop, it checks every acknowledged move against the database and writes what
+it saw as JSON.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from django.db import OperationalError, close_old_connections
+
+from accounts.models import User
+from devtools import rolling
+from devtools.chaos.client import session_cookie
+from devtools.chaos.tables import lost_moves
+from devtools.servers import BenchServer
+
+# The pages' heartbeat (static/js/socket.js): a ping after this many seconds without a frame,
+# the socket given up when nothing comes this many seconds after it.
+HEARTBEAT = (3.0, 2.0)
+
+
+def _tables(count: int, slug: str) -> list[rolling.Table]:
+    run = f"{int(time.time()) % 100000}"
+    tables = []
+    for index in range(count):
+        users = (
+            User.objects.create_user(username=f"cd{run}a{index}", password=None),
+            User.objects.create_user(username=f"cd{run}b{index}", password=None),
+        )
+        cookies = {1: session_cookie(users[0]), 2: session_cookie(users[1])}
+        tables.append(rolling.Table(users=users, cookies=cookies, slug=slug))
+    return tables
+
+
+def _checked(acked: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The acknowledged moves the database lacks, asked again while the database is away
+    (this process's connection may be one the failover dropped)."""
+    deadline = time.monotonic() + 60
+    while True:
+        close_old_connections()
+        try:
+            return lost_moves(acked)
+        except OperationalError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(1)
+
+
+async def _stdin_line() -> str:
+    return await asyncio.to_thread(sys.stdin.readline)
+
+
+async def play(
+    proxy: BenchServer, tables: list[rolling.Table], spectators: int, rate: float, seed: int
+) -> rolling.Tally:
+    tally = rolling.Tally(tables=len(tables), check_frames=True, heartbeat=HEARTBEAT)
+    rng = random.Random(seed)
+    stop = asyncio.Event()
+    players = [
+        asyncio.ensure_future(
+            rolling.play_table(table, [proxy], spectators, rate, stop, tally, rng)
+        )
+        for table in tables
+    ]
+    await tally.all_playing.wait()
+    print("PLAYING", flush=True)
+    await _stdin_line()  # the drill is done with its faults
+    stop.set()
+    await asyncio.gather(*players)
+    return tally
+
+
+def run(
+    address: str, port: int, tables: int, spectators: int, rate: float, seed: int, out: Path
+) -> None:
+    proxy = BenchServer(port=port, process=None, log=Path("/dev/null"), address=address)  # type: ignore[arg-type]
+    made = _tables(tables, "diffusion")
+    tally = asyncio.run(play(proxy, made, spectators, rate, seed))
+    lost = _checked(tally.acked)
+    figures: dict[str, Any] = {
+        "acked": len(tally.acked),
+        "acked_at": tally.acked_at,
+        "acked_moves": tally.acked,
+        "lost": lost,
+        "unacked": tally.unacked,
+        "undelivered": tally.undelivered,
+        "undelivered_at": tally.undelivered_at,
+        "closes": dict(tally.closes),
+        "errors": dict(tally.errors),
+        "undocumented": tally.undocumented[:20],
+        "undocumented_count": len(tally.undocumented),
+        "dead": tally.dead,
+        "reconnects": len(tally.reconnects),
+        "trips": tally.trips,
+    }
+    out.write_text(json.dumps(figures))

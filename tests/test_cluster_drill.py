@@ -1,0 +1,43 @@
+"""The cluster drill end to end, small (`python -m devtools cluster`, docs/DEPLOY.md): the site
+on nine hosts behind nginx, PgBouncer, Sentinel and a synchronous standby, with players
+through the proxy while a web host is cut off and the PostgreSQL primary is lost. The full
+drill (1,000 players and every fault) is a command of its own; this checks that it runs and
+that its figures are read from what happened."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.sqlite(reason="runs PostgreSQL and Redis of its own: once")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_players_through_the_proxy_live_through_a_web_host_cut_and_the_primary_lost() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    done = subprocess.run(
+        [sys.executable, "-m", "devtools", "cluster", "--tables", "3", "--spectators", "1",
+         "--gap", "10", "--faults", "web,postgres"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output[-4000:]
+    figures = re.findall(
+        r"every game played again within ([\d.]+) s .*?(\d+) moves acknowledged .*? lost (\d+),"
+        r" move events a socket never got (\d+), tracebacks (\d+)",
+        output,
+    )
+    assert len(figures) == 2, output  # one line for each fault
+    for seconds, moves, lost, missed, tracebacks in figures:
+        assert float(seconds) <= 30 and int(moves) > 0, output
+        assert (lost, missed, tracebacks) == ("0", "0", "0"), output
+    # Every process went through PgBouncer: PostgreSQL saw no more than its pool.
+    (connections,) = re.findall(r"PostgreSQL client connections at the end: (\d+)", output)
+    assert int(connections) <= 20
+    assert "undocumented frames 0" in output
