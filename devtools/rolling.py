@@ -75,7 +75,10 @@ class Tally:
     # no frame `answer` seconds after it, the socket is given up as dead and replaced.
     heartbeat: tuple[float, float] | None = None
     dead: int = 0  # sockets given up so
+    dead_at: list[float] = field(default_factory=list)  # when (time.monotonic)
     playing: set[int] = field(default_factory=set)  # tables whose sockets are all open
+    phases: dict[int, str] = field(default_factory=dict)  # table -> what it waits for now
+    unfinished: dict[str, int] = field(default_factory=dict)  # at the stop: phase -> tables
     all_playing: asyncio.Event = field(default_factory=asyncio.Event)
     tables: int = 0
     window: tuple[float, float] = (0.0, 0.0)
@@ -118,6 +121,7 @@ class Seat:
         self.where: dict[Any, int] = {}  # socket -> the server it is on
         self.last_frame = time.monotonic()
         self.watchers: set[asyncio.Task[None]] = set()
+        self.stated = -1  # the highest ply a snapshot brought
 
     async def _dial(self, order: list[int], query: str) -> Any:
         """A new socket on the first of these servers that takes it (None if none did)."""
@@ -163,7 +167,10 @@ class Seat:
                     if restarted
                     else [self.home, *[i for i in range(len(self.servers)) if i != self.home]]
                 )
-                connection = await self._dial(order, "" if first else f"?v={self.v}")
+                # As the pages: resume from a version only once a snapshot gave one (a socket
+                # closed before its first frame asks for the snapshot again).
+                resume = "" if first or not self.viewed.is_set() else f"?v={self.v}"
+                connection = await self._dial(order, resume)
                 if connection is None:
                     await asyncio.sleep(RETRY_SECONDS * (0.75 + self.rng.random() / 2))
                     continue
@@ -240,6 +247,7 @@ class Seat:
                     await connection.send(json.dumps({"type": "ping", "id": "heartbeat"}))
             elif quiet > silence + answer:
                 self.tally.dead += 1
+                self.tally.dead_at.append(time.monotonic())
                 connection.transport.abort()  # no closing handshake on a dead path
                 return
 
@@ -271,6 +279,9 @@ class Seat:
             if kind == "state":
                 self.view = dict(event["game"])
                 self.viewed.set()
+                # A snapshot holds every move up to its ply: a socket that opened just as a
+                # move was made has it from the snapshot, not as an event.
+                self.stated = max(self.stated, int(self.view.get("ply", -1)))
             elif kind == "move":
                 self.heard.setdefault(event["ply"], now)
                 if event["ply"] >= self.view.get("ply", -1):
@@ -383,7 +394,9 @@ async def play_game(
     runners = [asyncio.ensure_future(seat.run()) for seat in seats.values()]
     sent: dict[int, tuple[float, str]] = {}  # ply moved from -> (sent at, mover)
     try:
+        tally.phases[table_id] = "opening its sockets"
         await asyncio.gather(*(seat.open.wait() for seat in seats.values()))
+        tally.phases[table_id] = "waiting for the game's snapshot"
         await seats["p1"].viewed.wait()
         tally.playing.add(table_id)
         if len(tally.playing) >= tally.tables:
@@ -399,6 +412,7 @@ async def play_game(
             move = pick_client_move(view["legal_moves"], rng)
             request = {"type": "move", "move": move, "ply": ply, "id": next(_ids)}
             sent[ply] = (time.perf_counter(), mover.role)
+            tally.phases[table_id] = f"waiting for the answer to a move of game {game_id}"
             answer = await _answered(mover, request)
             retries = 0
             while answer is not None and answer.get("code") == "unavailable" and retries < 60:
@@ -416,7 +430,9 @@ async def play_game(
             tally.acked.append((game_id, answer["ply"], answer["move"]))
             tally.acked_at.append((time.monotonic(), table_id))
             view = dict(mover.view)
+            tally.phases[table_id] = "between moves"
             await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+        tally.phases[table_id] = "letting the last events arrive"
         await asyncio.sleep(2.0)  # the last events reach every socket
     finally:
         for ply, (at, mover_role) in sent.items():
@@ -424,13 +440,15 @@ async def play_game(
                 if seat.role == mover_role:
                     continue
                 heard = seat.heard.get(ply + 1)
-                if heard is None:
+                if heard is not None:
+                    tally.trips.append((at, (heard - at) * 1000))
+                elif seat.stated < ply + 1:
                     tally.undelivered += 1
                     tally.undelivered_at.append(at)
-                else:
-                    tally.trips.append((at, (heard - at) * 1000))
+        tally.phases[table_id] = "closing its sockets"
         for seat in seats.values():
             await seat.close()
+        tally.phases.pop(table_id, None)
         for runner in runners:
             runner.cancel()
 

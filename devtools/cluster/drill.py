@@ -31,7 +31,8 @@ import redis
 
 from devtools.cluster import costs
 from devtools.cluster.daemons import Daemon, answers
-from devtools.cluster.hosts import Network
+from devtools.cluster.hosts import Host, Network
+from devtools.cluster.latency import Front
 from devtools.cluster.pgbouncer import PgBouncer
 from devtools.cluster.postgres import Postgres
 from devtools.cluster.proxy import Proxy
@@ -56,6 +57,8 @@ SERVICES = {
     "cache": (6381, "redis1", "redis2"),
 }
 SENTINEL_DOWN_MS = 1000
+# A relay in front of a service listens on the service's port plus this (latency on).
+FRONT = 10000
 FAILOVER_AFTER = 2.0  # seconds without an answer from the primary before promoting
 
 
@@ -76,6 +79,9 @@ class Drill:
     jobs: list[SiteProcess] = field(default_factory=list)
     proxy: Proxy | None = None
     retired: list[SiteProcess] = field(default_factory=list)  # replaced, logs kept
+    # Each way between hosts (ms, jitter ms): relays in front of every data service.
+    latency: tuple[float, float] | None = None
+    fronts: list[Front] = field(default_factory=list)
 
     @property
     def web_host_names(self) -> list[str]:
@@ -120,6 +126,16 @@ class Drill:
 
     # --- bringing it up ------------------------------------------------------------------------
 
+    def _front(self, host: Host, port: int, target: int) -> int | None:
+        """With latency on, a relay on `host` at `port` in front of the service at `target`;
+        the port the others must use."""
+        if self.latency is None:
+            return None
+        front = Front(host, port, target, *self.latency)
+        front.start()
+        self.fronts.append(front)
+        return port
+
     def up(self, *, jobs: bool = True) -> None:
         self.net.up()
         self._postgres()
@@ -133,20 +149,25 @@ class Drill:
         self.standby = Postgres(self.net["db2"], self.subnet)
         self.primary.init_primary(synchronous="db2")
         self.primary.start()
+        for database in (self.primary, self.standby):
+            database.front = self._front(database.host, FRONT + 5432, 5432)
         self.standby.init_standby(self.primary, "db2")
         self.standby.start()
         self.primary.wait_for_standby("db2", "sync")
         self.primary.sql(f"create database {DATABASE}")
         self.pooler = PgBouncer(self.net["pool"], pool=self.pool_size)
-        self.pooler.start(self.primary.host.address)
+        self.pooler.start(self.primary.host.address, self.primary.reached_at)
+        self.pooler.front = self._front(self.pooler.host, FRONT + 6432, 6432)
         self.say(f"PostgreSQL primary on db1, synchronous standby on db2, PgBouncer on pool "
                  f"({time.monotonic() - started:.1f} s)")  # fmt: skip
 
     def _redis(self) -> None:
         for service, (port, master_host, replica_host) in SERVICES.items():
             master = RedisServer(self.net[master_host], port)
+            master.front = self._front(master.host, FRONT + port, port)
             master.start()
             replica = RedisServer(self.net[replica_host], port, master=master)
+            replica.front = self._front(replica.host, FRONT + port, port)
             replica.start()
             self.redis[service] = [master, replica]
         masters = {service: pair[0] for service, pair in self.redis.items()}
@@ -157,7 +178,7 @@ class Drill:
             sentinel.start(masters, quorum=quorum, down_ms=SENTINEL_DOWN_MS)
             self.sentinels.append(sentinel)
         self.say("Redis: layer-a, layer-b and cache, each a master and a replica; "
-                 "three sentinels")  # fmt: skip
+                 f"{len(self.sentinels)} sentinels")  # fmt: skip
 
     def _migrate(self) -> None:
         started = time.monotonic()
@@ -192,7 +213,8 @@ class Drill:
             process.wait_ready()
         self.proxy = Proxy(self.net["edge"], [process.upstream for process in self.web])
         self.proxy.start()
-        self.say(f"six web processes on web1-3 behind nginx on edge "
+        self.say(f"{len(self.web)} web processes on {', '.join(self.web_host_names)} behind "
+                 f"nginx on edge "
                  f"({time.monotonic() - started:.1f} s)")  # fmt: skip
 
     # --- faults ----------------------------------------------------------------------------
@@ -224,7 +246,7 @@ class Drill:
         detected = time.monotonic() - began
         self.standby.promote()
         promoted = time.monotonic() - began
-        self.pooler.point_at(self.standby.host.address)
+        self.pooler.point_at(self.standby.host.address, self.standby.reached_at)
         # The server connections to the lost primary hang (its host is silent): dropped, and
         # the clients holding them connect again, through the pooler to the new primary.
         self.pooler.admin(f"KILL {DATABASE}")
@@ -279,6 +301,7 @@ class Drill:
             "sentinel": pids(self.sentinels),
             "pgbouncer": pids([self.pooler]),
             "nginx": pids([self.proxy]),
+            "latency relays": pids(self.fronts),
             **{name: [pid] for name, pid in (others or {}).items()},
         }
         reading = costs.Reading(at=time.monotonic())
@@ -302,6 +325,8 @@ class Drill:
     def down(self) -> None:
         if self.proxy is not None:
             self.proxy.stop()
+        for front in self.fronts:
+            front.stop()
         for process in self.processes():
             process.stop()
         for sentinel in self.sentinels:

@@ -15,7 +15,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
+import sys
 import time
+
+from devtools.cluster.daemons import Daemon, answers, wait_until
+from devtools.cluster.hosts import Host
 
 CHUNK = 65_536
 
@@ -84,6 +88,26 @@ async def relay(
         )
 
     return await asyncio.start_server(connected, *listen)
+
+
+class Front(Daemon):
+    """A relay on `host`: connections to its address at `port` reach the service listening on
+    the host's loopback at `target`, `ms` ± `jitter` later each way."""
+
+    def __init__(self, host: Host, port: int, target: int, ms: float, jitter: float) -> None:
+        super().__init__(host, "latency")
+        self.port = port
+        self.target = target
+        self.ms = ms
+        self.jitter = jitter
+
+    def start(self) -> None:
+        process = self.spawn(
+            [sys.executable, "-m", "devtools.cluster.latency", f"{self.host.address}:{self.port}",
+             f"127.0.0.1:{self.target}", "--ms", str(self.ms), "--jitter", str(self.jitter)],
+        )  # fmt: skip
+        wait_until(lambda: answers(self.host.address, self.port), f"relay on {self.host.name}",
+                   process=process)  # fmt: skip
 
 
 def _address(text: str) -> tuple[str, int]:

@@ -29,18 +29,20 @@ class PgBouncer(Daemon):
         self.pool = pool
         shutil.chown(self.directory, USER, USER)
         self.server = ""
+        self.server_port = 5432
+        self.front: int | None = None  # where the clients reach it, if not at PORT
 
     def url(self, database: str) -> str:
-        return f"postgres://{USER}@{self.host.address}:{PORT}/{database}"
+        return f"postgres://{USER}@{self.host.address}:{self.front or PORT}/{database}"
 
-    def _write(self, server: str) -> None:
-        self.server = server
+    def _write(self, server: str, port: int) -> None:
+        self.server, self.server_port = server, port
         (self.directory / "users.txt").write_text(f'"{USER}" ""\n')
         (self.directory / "pgbouncer.ini").write_text(
             "\n".join(
                 [
                     "[databases]",
-                    f"* = host={server} port=5432",
+                    f"* = host={server} port={port}",
                     "[pgbouncer]",
                     f"listen_addr = {self.host.address},127.0.0.1",
                     f"listen_port = {PORT}",
@@ -62,9 +64,9 @@ class PgBouncer(Daemon):
             )
         )
 
-    def start(self, server: str) -> None:
-        """Serve, passing connections on to PostgreSQL at `server` (an address)."""
-        self._write(server)
+    def start(self, server: str, port: int = 5432) -> None:
+        """Serve, passing connections on to PostgreSQL at `server` (an address) and `port`."""
+        self._write(server, port)
         process = self.spawn(
             ["runuser", "-u", USER, "--", "pgbouncer", str(self.directory / "pgbouncer.ini")],
             stderr=subprocess.DEVNULL,
@@ -72,9 +74,9 @@ class PgBouncer(Daemon):
         wait_until(lambda: answers(self.host.address, PORT), "pgbouncer", process=process,
                    why=lambda: self.log()[-500:])  # fmt: skip
 
-    def point_at(self, server: str) -> None:
+    def point_at(self, server: str, port: int = 5432) -> None:
         """Send new connections to `server` from now on (RELOAD: clients stay connected)."""
-        self._write(server)
+        self._write(server, port)
         self.admin("RELOAD")
 
     def admin(self, command: str) -> str:

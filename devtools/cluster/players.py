@@ -15,6 +15,7 @@ import json
 import random
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from devtools.servers import BenchServer
 # The pages' heartbeat (static/js/socket.js): a ping after this many seconds without a frame,
 # the socket given up when nothing comes this many seconds after it.
 HEARTBEAT = (3.0, 2.0)
+FINISH_SECONDS = 90.0
 
 
 def _tables(count: int, slug: str) -> list[rolling.Table]:
@@ -78,7 +80,13 @@ async def play(
     print("PLAYING", flush=True)
     await _stdin_line()  # the drill is done with its faults
     stop.set()
-    await asyncio.gather(*players)
+    # Each game finishes the move in hand (a minute at most for its answer); one still busy
+    # after that is reported by what it waits for, and stopped.
+    _, busy = await asyncio.wait(players, timeout=FINISH_SECONDS)
+    for task in busy:
+        task.cancel()
+    tally.unfinished = dict(Counter(tally.phases.values()))
+    await asyncio.gather(*busy, return_exceptions=True)
     return tally
 
 
@@ -101,7 +109,9 @@ def run(
         "errors": dict(tally.errors),
         "undocumented": tally.undocumented[:20],
         "undocumented_count": len(tally.undocumented),
+        "unfinished": tally.unfinished,
         "dead": tally.dead,
+        "dead_at": tally.dead_at,
         "reconnects": len(tally.reconnects),
         "trips": tally.trips,
     }

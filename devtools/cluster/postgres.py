@@ -46,6 +46,11 @@ class Postgres:
         self.directory = Path(tempfile.mkdtemp(prefix=f"diffusion-pg-{host.name}-"))
         shutil.chown(self.directory, USER, USER)
         self.data = self.directory / "data"
+        self.front: int | None = None  # where the others reach it, if not at PORT
+
+    @property
+    def reached_at(self) -> int:
+        return self.front or PORT
 
     @property
     def url(self) -> str:
@@ -73,6 +78,8 @@ class Postgres:
             f"host all all {self.subnet} trust\n"
             f"host replication all {self.subnet} trust\n"
             "host all all 127.0.0.1/32 trust\n"
+            # Through a latency relay on the host itself, a standby's stream comes from here.
+            "host replication all 127.0.0.1/32 trust\n"
         )
 
     def init_primary(self, synchronous: str = "") -> None:
@@ -98,7 +105,8 @@ class Postgres:
         # its standby by this name, which synchronous_standby_names lists.
         with (self.data / "postgresql.auto.conf").open("a") as conf:
             conf.write(
-                f"primary_conninfo = 'host={primary.host.address} port={PORT} user={USER} "
+                f"primary_conninfo = 'host={primary.host.address} port={primary.reached_at} "
+                f"user={USER} "
                 f"application_name={name}'\n"
             )
 

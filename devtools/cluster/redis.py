@@ -13,10 +13,18 @@ class RedisServer(Daemon):
     """A redis-server on `host` (keeping nothing on disk), a replica of `master` if given.
     A replica's full sync lands in a file of its working directory: its own."""
 
-    def __init__(self, host: Host, port: int, master: RedisServer | None = None) -> None:
+    def __init__(
+        self, host: Host, port: int, master: RedisServer | None = None, front: int | None = None
+    ) -> None:
         super().__init__(host, "redis")
         self.port = port
         self.master = master
+        # Where the others reach it, if not at `port`: a relay in front (latency.Front).
+        self.front = front
+
+    @property
+    def reached_at(self) -> int:
+        return self.front or self.port
 
     @property
     def address(self) -> str:
@@ -27,7 +35,12 @@ class RedisServer(Daemon):
         options += ["--save", "", "--appendonly", "no", "--protected-mode", "no"]
         options += ["--dir", str(self.directory)]
         if self.master is not None:
-            options += ["--replicaof", self.master.address, str(self.master.port)]
+            options += ["--replicaof", self.master.address, str(self.master.reached_at)]
+        if self.front is not None:
+            # What the master tells Sentinel (and Sentinel the clients) about this replica:
+            # the relay, not the address the master sees its connection come from.
+            options += ["--replica-announce-ip", self.address]
+            options += ["--replica-announce-port", str(self.front)]
         process = self.spawn(["redis-server", *options])
         wait_until(lambda: answers(self.address, self.port), f"redis on {self.host.name}",
                    process=process)  # fmt: skip
@@ -50,7 +63,7 @@ class Sentinel(Daemon):
         ]
         for name, master in masters.items():
             lines += [
-                f"sentinel monitor {name} {master.address} {master.port} {quorum}",
+                f"sentinel monitor {name} {master.address} {master.reached_at} {quorum}",
                 f"sentinel down-after-milliseconds {name} {down_ms}",
                 f"sentinel failover-timeout {name} {max(3 * down_ms, 3000)}",
                 f"sentinel parallel-syncs {name} 1",

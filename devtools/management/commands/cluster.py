@@ -46,6 +46,13 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument("--web-hosts", type=int, default=3, help="two web processes each")
         parser.add_argument(
+            "--latency", type=float, default=0.0,
+            help="ms each way between a web host and a data service, through a relay in "
+            "user space (the kernel here has no netem): 0.75 for 1-2 ms a round trip; the "
+            "relays' CPU is the drill's (docs/SCALING.md)",
+        )  # fmt: skip
+        parser.add_argument("--jitter", type=float, default=0.25, help="ms, each way")
+        parser.add_argument(
             "--measure", type=float, default=0.0,
             help="seconds of steady play, before the faults, over which each part's cost is "
             "measured (docs/SCALING.md)",
@@ -74,6 +81,7 @@ class Command(BaseCommand):
             Network(drills.hosts(options["web_hosts"])),
             web_hosts=options["web_hosts"],
             say=self.stdout.write,
+            latency=(options["latency"], options["jitter"]) if options["latency"] else None,
         )
         try:
             drill.up()
@@ -165,10 +173,12 @@ class Command(BaseCommand):
         if not moves:
             self.stdout.write("no move was acknowledged in the measured window")
             return
+        silent = sum(1 for at in seen["dead_at"] if first.at <= float(at) < last.at)
         used = costs.cores(first, last)
         per_move = costs.per(first, last, moves)
         self.stdout.write(
-            f"steady play, {seconds:.0f} s: {moves / seconds:.1f} moves/s, {sockets} sockets"
+            f"steady play, {seconds:.0f} s: {moves / seconds:.1f} moves/s, {sockets} sockets, "
+            f"{silent} given up as silent"
         )
         for part in sorted(used, key=lambda name: -used[name]):
             self.stdout.write(
@@ -251,6 +261,7 @@ class Command(BaseCommand):
             lost = sum(1 for when in lost_at if at <= when < until)
             moves = sum(1 for when, _ in acked_at if at <= when < until)
             missed = sum(1 for when in seen["undelivered_at"] if at <= when < until)
+            dead = sum(1 for when in seen["dead_at"] if at <= when < until)
             met = worst <= GOALS[fault] and tracebacks == 0 and lost == 0
             ok = ok and met
             self.stdout.write(
@@ -258,7 +269,8 @@ class Command(BaseCommand):
                 f"    every game played again within {worst:.1f} s (goal {GOALS[fault]:g} s; "
                 f"half of them within {_median(firsts.values()):.1f} s; "
                 f"{len(playing)} games, {stalled} never moved again), {moves} moves "
-                f"acknowledged in the {until - at:.0f} s after it, lost {lost}, move events a "
+                f"acknowledged in the {until - at:.0f} s after it, {dead} sockets given up as "
+                f"silent, lost {lost}, move events a "
                 f"socket never got {missed}, tracebacks {tracebacks}{'' if met else '   MISSED'}"
             )
         lost = seen["lost"]
@@ -269,13 +281,15 @@ class Command(BaseCommand):
             f"closes {seen['closes']}; error frames {seen['errors']}; undocumented frames "
             f"{seen['undocumented_count']}"
         )
+        if seen["unfinished"]:
+            self.stdout.write(f"games still busy when told to stop: {seen['unfinished']}")
         for line in seen["undocumented"][:3]:
             self.stdout.write(f"    {line}")
         self.stdout.write(
             f"PostgreSQL client connections at the end: {connections} (PgBouncer's pool: "
             f"{drill.pool_size}); tracebacks by process: {drill.tracebacks()}"
         )
-        return ok and not lost and not seen["undocumented_count"]
+        return ok and not lost and not seen["undocumented_count"] and not seen["unfinished"]
 
 
 def _new(before: dict[str, int], after: dict[str, int]) -> int:
