@@ -19,7 +19,7 @@ from django.test import Client, override_settings
 
 from devtools.cluster.hosts import Network, network
 from devtools.cluster.redis import RedisServer as DrillRedis
-from devtools.cluster.redis import Sentinel
+from devtools.cluster.redis import watched_pair
 from realtime import limits
 from realtime.channel_layers import PubSubChannelLayer, build_channel_layers, redis_host
 from realtime.redis_servers import (
@@ -183,21 +183,11 @@ def test_readiness_needs_every_server_of_the_layer(two_redis: list[int], client:
 def watched() -> Iterator[tuple[Network, DrillRedis, DrillRedis, str]]:
     """A master and its replica on two hosts, a sentinel on a third, and the location that
     names the service."""
-    with network(["data", "standby", "watch"]) as net:
-        master = DrillRedis(net["data"], 6379)
-        replica = DrillRedis(net["standby"], 6379, master=master)
-        sentinel = Sentinel(net["watch"])
-        try:
-            master.start()
-            replica.start()
-            sentinel.start({"site": master}, quorum=1, down_ms=500)
-            # A sentinel that does not answer first: it is passed over for the next.
-            where = f"127.0.0.1:{free_port()},{net['watch'].address}:26379"
-            yield net, master, replica, f"sentinel://{where}/site/0"
-        finally:
-            sentinel.stop()
-            replica.stop()
-            master.stop()
+    with network(["data", "standby", "watch"]) as net, watched_pair(net, "site") as pair:
+        master, replica, _ = pair
+        # A sentinel that does not answer first: it is passed over for the next.
+        where = f"127.0.0.1:{free_port()},{net['watch'].address}:26379"
+        yield net, master, replica, f"sentinel://{where}/site/0"
 
 
 def test_the_channel_layer_follows_sentinel_to_the_promoted_replica(

@@ -5,8 +5,11 @@ promotes a replica when its master is lost and tells clients where the master is
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from devtools.cluster.daemons import Daemon, answers, wait_until
-from devtools.cluster.hosts import Host
+from devtools.cluster.hosts import Host, Network
 
 
 class RedisServer(Daemon):
@@ -73,3 +76,23 @@ class Sentinel(Daemon):
         process = self.spawn(["redis-server", str(conf), "--sentinel"])
         wait_until(lambda: answers(self.host.address, self.port),
                    f"sentinel on {self.host.name}", process=process)  # fmt: skip
+
+
+@contextmanager
+def watched_pair(
+    net: Network, service: str, down_ms: int = 500
+) -> Iterator[tuple[RedisServer, RedisServer, Sentinel]]:
+    """A master on the host `data`, its replica on `standby` and one sentinel on `watch`
+    (quorum 1) watching it as `service`; all stopped afterwards."""
+    master = RedisServer(net["data"], 6379)
+    replica = RedisServer(net["standby"], 6379, master=master)
+    sentinel = Sentinel(net["watch"])
+    try:
+        master.start()
+        replica.start()
+        sentinel.start({service: master}, quorum=1, down_ms=down_ms)
+        yield master, replica, sentinel
+    finally:
+        sentinel.stop()
+        replica.stop()
+        master.stop()
