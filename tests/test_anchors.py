@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from devtools import anchors, chess_trace, ladder
+from devtools import anchors, chess_openings, chess_trace, ladder
 from games.rules import get_rules
 from tests.rules.test_chess import position
 from tests.test_bot_search import KING_HUNT, diffusion
@@ -139,3 +139,13 @@ def test_a_traced_turn_names_a_capture_made_by_an_echo() -> None:
     assert len(lines) == 1
     assert "by k3-k4-" in lines[0] or "by i3-i4-" in lines[0] or "by j3-j4-" in lines[0]
     assert " and its echo" in lines[0]
+
+
+def test_an_opening_echo_capture_is_told_from_a_quiet_first_turn() -> None:
+    rules = get_rules("diffusion-chess")
+    start = rules.initial_state()
+    assert not chess_openings.opens_with_capture(rules, start)
+    # docs/DIFFUSION-CHESS-STRATEGY.md, section 6: a stone of White's central nine and its
+    # echo take j17 on White's first turn.
+    taken = rules.play(rules.play(start, "i3-i4-i5-i6-i7-i8-i9-i10-j10"), "echo")
+    assert chess_openings.opens_with_capture(rules, taken)
