@@ -34,6 +34,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.db import DatabaseError, close_old_connections
+from django.db import connection as database
 
 from devtools.chaos.tables import lost_moves
 from devtools.servers import BenchServer, percentile, replace_server, restart_server
@@ -45,6 +46,7 @@ from lobby.protocol_doc import UndocumentedFrame, check_text
 RESTART_SPREAD_SECONDS = 0.5
 QUIET_SECONDS = 3.0
 RETRY_SECONDS = 0.5
+ANSWER_MOST = 16.0  # the longest a page waits for its ping's answer (static/js/socket.js)
 
 _ids = itertools.count(1)
 
@@ -72,18 +74,31 @@ class Tally:
     check_frames: bool = False
     undocumented: list[str] = field(default_factory=list)
     # As the pages do (static/js/socket.js): after `silence` seconds without a frame, a ping;
-    # no frame `answer` seconds after it, the socket is given up as dead and replaced.
+    # no frame `answer` seconds after it, the socket is given up as dead and replaced (each
+    # socket given up in a row waits twice as long, up to ANSWER_MOST, until a frame comes).
     heartbeat: tuple[float, float] | None = None
     dead: int = 0  # sockets given up so
     dead_at: list[float] = field(default_factory=list)  # when (time.monotonic)
     playing: set[int] = field(default_factory=set)  # tables whose sockets are all open
     phases: dict[int, str] = field(default_factory=dict)  # table -> what it waits for now
+    # With `trace`, every change of phase and what happened in it: (time.monotonic, table,
+    # what), to tell where a game stalled (the cluster drill prints the longest stalls).
+    trace: bool = False
+    traced: list[tuple[float, int, str]] = field(default_factory=list)
     unfinished: dict[str, int] = field(default_factory=dict)  # at the stop: phase -> tables
     all_playing: asyncio.Event = field(default_factory=asyncio.Event)
     tables: int = 0
     window: tuple[float, float] = (0.0, 0.0)
     on: Counter[int] = field(default_factory=Counter)  # server -> sockets open on it
     surge: bool = False  # each replacement started before its process was stopped
+
+    def enter(self, table: int, phase: str) -> None:
+        self.phases[table] = phase
+        self.note(table, phase)
+
+    def note(self, table: int, what: str) -> None:
+        if self.trace:
+            self.traced.append((time.monotonic(), table, what))
 
 
 class Seat:
@@ -98,8 +113,10 @@ class Seat:
         home: int,
         tally: Tally,
         rng: random.Random,
+        table: int = 0,
     ) -> None:
         self.role = role
+        self.table = table
         self.game_id = game_id
         self.cookie = cookie
         self.servers = servers
@@ -120,6 +137,7 @@ class Seat:
         self.readers: dict[Any, asyncio.Task[int]] = {}
         self.where: dict[Any, int] = {}  # socket -> the server it is on
         self.last_frame = time.monotonic()
+        self.patience = 0.0  # seconds the next ping waits for its answer (0: the heartbeat's)
         self.watchers: set[asyncio.Task[None]] = set()
         self.stated = -1  # the highest ply a snapshot brought
 
@@ -137,9 +155,12 @@ class Seat:
                     origin=websockets.Origin(f"http://{server.address}:{server.port}"),
                     additional_headers={"Cookie": self.cookie} if self.cookie else {},
                     open_timeout=30,
+                    # A page that leaves does not wait for the server's half of the close.
+                    close_timeout=2,
                 )
-            except Exception:  # refused (the process is stopping or gone): the next one
+            except Exception as error:  # refused (the process is stopping or gone): the next one
                 self.tally.connect_failures += 1
+                self.tally.note(self.table, f"{self.role}: dial failed ({type(error).__name__})")
                 continue
             self.at = index
             self.where[connection] = index
@@ -180,6 +201,7 @@ class Seat:
                     if restarted and took > QUIET_SECONDS:
                         self.tally.slow_reconnects.append(took)
                 first = False
+                self.tally.note(self.table, f"{self.role}: socket open ({resume or 'snapshot'})")
                 self.connection = connection
                 self.readers[connection] = asyncio.ensure_future(self._read(connection))
                 self._watch_later(connection)
@@ -195,6 +217,7 @@ class Seat:
             self.connection = None
             closed_at = time.perf_counter()
             self.tally.closes[code] += 1
+            self.tally.note(self.table, f"{self.role}: socket closed {code}")
             restarted = code == 1012
             wait = (
                 self.rng.random() * RESTART_SPREAD_SECONDS
@@ -219,6 +242,7 @@ class Seat:
                 await new.close()
             return
         self.tally.moves.append(time.perf_counter() - started)
+        self.tally.note(self.table, f"{self.role}: moved to a new socket after `restarting`")
         self.readers[new] = asyncio.ensure_future(self._read(new))
         self._watch_later(new)
         self.connection = new
@@ -245,8 +269,10 @@ class Seat:
                 pinged = True
                 with contextlib.suppress(Exception):
                     await connection.send(json.dumps({"type": "ping", "id": "heartbeat"}))
-            elif quiet > silence + answer:
+            elif quiet > silence + (self.patience or answer):
+                self.patience = min((self.patience or answer) * 2, ANSWER_MOST)
                 self.tally.dead += 1
+                self.tally.note(self.table, f"{self.role}: socket given up as silent")
                 self.tally.dead_at.append(time.monotonic())
                 connection.transport.abort()  # no closing handshake on a dead path
                 return
@@ -257,6 +283,7 @@ class Seat:
         try:
             async for raw in connection:
                 self.last_frame = time.monotonic()
+                self.patience = 0.0
                 if self.tally.check_frames:
                     try:
                         check_text(f"/ws/games/{self.game_id}/", raw)
@@ -304,9 +331,9 @@ class Seat:
                 self.moving.add(task)
                 task.add_done_callback(self.moving.discard)
 
-    async def send(self, message: dict[str, Any]) -> None:
-        """Send on the open socket; one closing under the send is waited out, as the pages
-        hold what they send while they reconnect."""
+    async def send(self, message: dict[str, Any]) -> Any:
+        """Send on the open socket, and return it; one closing under the send is waited out,
+        as the pages hold what they send while they reconnect."""
         import websockets
 
         while True:
@@ -317,7 +344,7 @@ class Seat:
                 continue
             try:
                 await connection.send(json.dumps(message))
-                return
+                return connection
             except websockets.ConnectionClosed:
                 # The reader notices the close and clears `open`; wait for the next socket.
                 while self.connection is connection:  # noqa: ASYNC110
@@ -350,11 +377,16 @@ async def play_table(
     rng: random.Random,
 ) -> None:
     """Games between the table's two players, one after another, until `stop`."""
+    sqlite = database.vendor == "sqlite"
     while not stop.is_set():
+        tally.note(id(table), "creating the next game")
         try:
-            game = await sync_to_async(_new_game)(table)
+            # Games are made at once on threads of their own (250 at the start of the cluster
+            # drill, one after another, took 80 s); SQLite writes from one thread.
+            game = await sync_to_async(_new_game, thread_sensitive=sqlite)(table, tally)
         except DatabaseError as error:  # the database away a moment (the cluster drill)
             tally.errors[f"new game: {type(error).__name__}"] += 1
+            tally.note(id(table), f"new game: {type(error).__name__}")
             await asyncio.sleep(RETRY_SECONDS)
             continue
         await play_game(
@@ -362,7 +394,8 @@ async def play_table(
         )
 
 
-def _new_game(table: Table) -> Any:
+def _new_game(table: Table, tally: Tally) -> Any:
+    tally.note(id(table), "creating it on a thread")
     close_old_connections()  # one the database dropped is replaced
     return services.create_game(
         slug=table.slug, options={}, player1=table.users[0], player2=table.users[1]
@@ -384,19 +417,19 @@ async def play_game(
     live = [index for index, server in enumerate(servers) if not server.retired]
     home = live[game_id % len(live)]
     seats = {
-        "p1": Seat("p1", game_id, cookies[1], servers, home, tally, rng),
-        "p2": Seat("p2", game_id, cookies[2], servers, home, tally, rng),
+        "p1": Seat("p1", game_id, cookies[1], servers, home, tally, rng, table_id),
+        "p2": Seat("p2", game_id, cookies[2], servers, home, tally, rng, table_id),
         **{
-            f"s{n}": Seat(f"s{n}", game_id, None, servers, home, tally, rng)
+            f"s{n}": Seat(f"s{n}", game_id, None, servers, home, tally, rng, table_id)
             for n in range(spectators)
         },
     }
     runners = [asyncio.ensure_future(seat.run()) for seat in seats.values()]
     sent: dict[int, tuple[float, str]] = {}  # ply moved from -> (sent at, mover)
     try:
-        tally.phases[table_id] = "opening its sockets"
+        tally.enter(table_id, "opening its sockets")
         await asyncio.gather(*(seat.open.wait() for seat in seats.values()))
-        tally.phases[table_id] = "waiting for the game's snapshot"
+        tally.enter(table_id, "waiting for the game's snapshot")
         await seats["p1"].viewed.wait()
         tally.playing.add(table_id)
         if len(tally.playing) >= tally.tables:
@@ -412,7 +445,7 @@ async def play_game(
             move = pick_client_move(view["legal_moves"], rng)
             request = {"type": "move", "move": move, "ply": ply, "id": next(_ids)}
             sent[ply] = (time.perf_counter(), mover.role)
-            tally.phases[table_id] = f"waiting for the answer to a move of game {game_id}"
+            tally.enter(table_id, f"waiting for the answer to a move of game {game_id}")
             answer = await _answered(mover, request)
             retries = 0
             while answer is not None and answer.get("code") == "unavailable" and retries < 60:
@@ -420,6 +453,7 @@ async def play_game(
                 # would, the same move again shortly; if it was stored after all, the answer
                 # is the stored event (`duplicate`).
                 retries += 1
+                tally.note(table_id, "the move answered `unavailable`: sent again")
                 await asyncio.sleep(RETRY_SECONDS * (0.75 + rng.random() / 2))
                 answer = await _answered(mover, {**request, "id": next(_ids)})
             if answer is None:
@@ -430,9 +464,9 @@ async def play_game(
             tally.acked.append((game_id, answer["ply"], answer["move"]))
             tally.acked_at.append((time.monotonic(), table_id))
             view = dict(mover.view)
-            tally.phases[table_id] = "between moves"
+            tally.enter(table_id, "between moves")
             await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
-        tally.phases[table_id] = "letting the last events arrive"
+        tally.enter(table_id, "letting the last events arrive")
         await asyncio.sleep(2.0)  # the last events reach every socket
     finally:
         for ply, (at, mover_role) in sent.items():
@@ -445,9 +479,8 @@ async def play_game(
                 elif seat.stated < ply + 1:
                     tally.undelivered += 1
                     tally.undelivered_at.append(at)
-        tally.phases[table_id] = "closing its sockets"
-        for seat in seats.values():
-            await seat.close()
+        tally.enter(table_id, "closing its sockets")
+        await asyncio.gather(*(seat.close() for seat in seats.values()))
         tally.phases.pop(table_id, None)
         for runner in runners:
             runner.cancel()
@@ -458,14 +491,16 @@ async def _answered(mover: Seat, request: dict[str, Any]) -> dict[str, Any] | No
     move is answered `duplicate`). None if no answer came within a minute."""
     deadline = time.perf_counter() + 60
     while time.perf_counter() < deadline:
-        await mover.send(request)
-        connection = mover.connection
+        # The socket the move went out on (the seat's may be replaced while it is sent).
+        connection = await mover.send(request)
         while time.perf_counter() < deadline:
             try:
                 answer = await asyncio.wait_for(mover.acks.get(), 0.2)
             except TimeoutError:
                 if mover.connection is not connection:
-                    break  # the socket was replaced: the move may not have arrived
+                    # The socket it went on was replaced: the move may not have arrived.
+                    mover.tally.note(mover.table, f"{mover.role}: move sent again")
+                    break
                 continue
             if answer.get("id") == request["id"]:
                 return answer

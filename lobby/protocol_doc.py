@@ -62,12 +62,19 @@ def documented() -> Protocol:
 def sockets() -> dict[str, SocketKind]:
     """Every kind of socket the installed apps declare (each app's protocol module registers
     its own: realtime.protocol.register_socket)."""
+    _import_protocols()
+    return SOCKETS
+
+
+@cache
+def _import_protocols() -> None:
+    # Once: a client checking every frame it receives (the cluster drill's thousand) asks for
+    # each frame, and looking the modules up again cost it most of a core.
     from django.apps import apps
 
     for config in apps.get_app_configs():
         if importlib.util.find_spec(f"{config.name}.protocol") is not None:
             importlib.import_module(f"{config.name}.protocol")
-    return SOCKETS
 
 
 def socket_of(path: str) -> str:

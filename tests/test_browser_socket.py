@@ -43,6 +43,7 @@ RECORD_SOCKETS = """
         entry.closedAt = performance.now();
       });
       if (window.__refuse) this.close();
+      if (window.__muteNext) this.__muted = true;  // MUTE_SOCKETS: silent from the start
     }
   };
 })();
@@ -252,3 +253,30 @@ def test_a_page_whose_socket_goes_silent_gives_it_up_and_resumes_on_a_new_one(
         # And play goes on over it.
         bob.locator("g.pit.playable").first.click()
         wait_for_moves([alice, bob], 2)
+        # Silent again, and so is the socket that replaces it (a live server too busy to
+        # answer): the second in a row is given twice as long, 3 s and then 4 s.
+        count = len(sockets(bob))
+        bob.evaluate(
+            """window.__muteNext = true;
+            window.__sockets.findLast(({ url }) => url.includes("/ws/games/"))
+                .socket.__muted = true"""
+        )
+        alice.locator("g.pit.playable").first.click()
+        bob.wait_for_function(
+            f"() => window.__sockets.filter(({{ url }}) => url.includes('/ws/games/'))"
+            f".length > {count + 1}",
+            timeout=30_000,
+        )
+        bob.evaluate("window.__muteNext = false")
+        second = bob.evaluate(
+            """(() => {
+                const games = window.__sockets.filter(({ url }) => url.includes("/ws/games/"));
+                const entry = games[games.length - 2];
+                return { openedAt: entry.openedAt, closedAt: entry.closedAt,
+                         next: games[games.length - 1].at };
+            })()"""
+        )
+        # Given up (the next socket dialled) no sooner than 3 + 4 s after it opened.
+        assert second["next"] - second["openedAt"] >= 6_500, second
+        wait_for_moves([alice, bob], 3)
+        expect_game_live(bob)

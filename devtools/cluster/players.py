@@ -67,7 +67,7 @@ async def _stdin_line() -> str:
 async def play(
     proxy: BenchServer, tables: list[rolling.Table], spectators: int, rate: float, seed: int
 ) -> rolling.Tally:
-    tally = rolling.Tally(tables=len(tables), check_frames=True, heartbeat=HEARTBEAT)
+    tally = rolling.Tally(tables=len(tables), check_frames=True, heartbeat=HEARTBEAT, trace=True)
     rng = random.Random(seed)
     stop = asyncio.Event()
     players = [
@@ -114,5 +114,6 @@ def run(
         "dead_at": tally.dead_at,
         "reconnects": len(tally.reconnects),
         "trips": tally.trips,
+        "traced": tally.traced,
     }
     out.write_text(json.dumps(figures))

@@ -68,6 +68,11 @@ class Postgres:
                 "hot_standby = on",
                 f"synchronous_standby_names = '{synchronous}'",
                 "fsync = on",
+                # A web host cut off in the middle of a transaction leaves its row locks held
+                # (the game's row: that game stalls) until the session ends, and nobody ends
+                # it: PgBouncer and PostgreSQL wait on a silent peer. The site's transactions
+                # last milliseconds; one idle this long is ended (docs/DEPLOY.md).
+                "idle_in_transaction_session_timeout = '3s'",
                 "",
             ]
         )

@@ -45,8 +45,13 @@ const HELD_MESSAGES = 20;
 // between networks. The page cannot see the protocol's pings, so after HEARTBEAT_QUIET_MS
 // without a frame it sends a ping of its own, and when nothing at all has come
 // HEARTBEAT_ANSWER_MS after that, it gives the socket up and reconnects as after a drop.
+// Each socket given up so in a row waits twice as long for its answer (up to
+// HEARTBEAT_ANSWER_MAX_MS): a dead host is left after one wait, while a live one busy taking
+// back the sockets of a lost host (its answers seconds late) is not left again and again,
+// every page adding to its load. The first frame on a socket sets the wait back.
 const HEARTBEAT_QUIET_MS = 3000;
 const HEARTBEAT_ANSWER_MS = 2000;
+const HEARTBEAT_ANSWER_MAX_MS = 16000;
 const HEARTBEAT_CHECK_MS = 500;
 const HEARTBEAT_ID = "heartbeat";
 
@@ -78,6 +83,7 @@ class PageSocket {
   // The heartbeat: when the page's socket last brought a frame, and whether it was pinged.
   #heard = 0;
   #pinged = false;
+  #patience = HEARTBEAT_ANSWER_MS;
   #heartbeat = null;
   // Sockets given up as dead: their close, if it ever comes, is not a drop of the page's.
   #abandoned = new WeakSet();
@@ -163,6 +169,7 @@ class PageSocket {
     if (socket !== this.#socket) return; // the old socket of a move to another process
     this.#heard = Date.now();
     this.#pinged = false;
+    this.#patience = HEARTBEAT_ANSWER_MS;
     let message;
     try {
       message = JSON.parse(data);
@@ -232,10 +239,11 @@ class PageSocket {
     if (!this.#pinged && quiet >= HEARTBEAT_QUIET_MS) {
       this.#pinged = true;
       socket.send(JSON.stringify({ type: "ping", id: HEARTBEAT_ID }));
-    } else if (this.#pinged && quiet >= HEARTBEAT_QUIET_MS + HEARTBEAT_ANSWER_MS) {
+    } else if (this.#pinged && quiet >= HEARTBEAT_QUIET_MS + this.#patience) {
       // Dead: reconnect as after a drop (1006), and let the old socket's own close, which
       // may come much later or never, change nothing.
       clearInterval(this.#heartbeat);
+      this.#patience = Math.min(this.#patience * 2, HEARTBEAT_ANSWER_MAX_MS);
       this.#closed(socket, 1006);
       this.#abandoned.add(socket);
       socket.close();

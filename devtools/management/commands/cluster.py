@@ -236,6 +236,19 @@ class Command(BaseCommand):
             return "the killed Redis started again (Sentinel makes it the new master's replica)"
         return ""
 
+    def _stalls(
+        self, seen: dict[str, Any], stalls: dict[int, tuple[float, float]], at: float
+    ) -> None:
+        """What the three games that waited longest went through while they waited (times
+        from the fault): where the time went."""
+        longest = sorted(stalls.items(), key=lambda item: -min(item[1][0], 1e9))[:3]
+        for table, (wait, began) in longest:
+            end = began + min(wait, 120.0)
+            self.stdout.write(f"    a game that waited {wait:.1f} s from {began - at:+.1f} s:")
+            for when, where, what in seen["traced"]:
+                if where == table and began - 1 <= when <= end + 0.5:
+                    self.stdout.write(f"      {when - at:+7.2f} s  {what}")
+
     def _report(
         self,
         drill: drills.Drill,
@@ -255,10 +268,10 @@ class Command(BaseCommand):
             # move to be acknowledged from the fault to the end of its window (counted from the
             # fault for the first), and never moving again is forever.
             playing = {table for when, table in acked_at if at - 10 <= when < at}
-            waits = _longest_waits(acked_at, playing, at, until)
+            stalls = _longest_waits(acked_at, playing, at, until)
+            waits = {table: wait for table, (wait, _) in stalls.items()}
             stalled = sum(1 for wait in waits.values() if wait == float("inf"))
             worst = max(waits.values(), default=float("inf"))
-            firsts = waits
             lost = sum(1 for when in lost_at if at <= when < until)
             moves = sum(1 for when, _ in acked_at if at <= when < until)
             missed = sum(1 for when in seen["undelivered_at"] if at <= when < until)
@@ -268,12 +281,14 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"{fault}: {detail}\n"
                 f"    every game played again within {worst:.1f} s (goal {GOALS[fault]:g} s; "
-                f"half of them within {_median(firsts.values()):.1f} s at worst; "
+                f"half of them within {_median(waits.values()):.1f} s at worst; "
                 f"{len(playing)} games, {stalled} never moved again), {moves} moves "
                 f"acknowledged in the {until - at:.0f} s after it, {dead} sockets given up as "
                 f"silent, lost {lost}, move events a "
                 f"socket never got {missed}, tracebacks {tracebacks}{'' if met else '   MISSED'}"
             )
+            if worst > GOALS[fault] / 2:
+                self._stalls(seen, stalls, at)
         lost = seen["lost"]
         self.stdout.write(
             f"moves acknowledged {seen['acked']}, lost {len(lost)}, never answered "
@@ -305,28 +320,30 @@ def _median(values: Iterable[float]) -> float:
 
 def _longest_waits(
     acked_at: list[tuple[float, int]], tables: set[int], at: float, until: float
-) -> dict[int, float]:
+) -> dict[int, tuple[float, float]]:
     """For each table, the longest it went without an acknowledged move between `at` and
     `until` (a wait that began before `at` counted from `at`, one still on at `until` up to
-    it); forever for a table that moved not once in the window."""
+    it; forever for a table that moved not once in the window), and when that wait began."""
     times: dict[int, list[float]] = {table: [] for table in tables}
     for when, table in sorted(acked_at):
         if table in times:
             times[table].append(when)
-    longest: dict[int, float] = {}
+    longest: dict[int, tuple[float, float]] = {}
     for table, ticks in times.items():
-        worst = 0.0
+        worst, began = 0.0, at
         since = at
         moved = False
         for when in ticks:
             if when < at:
                 continue
-            worst = max(worst, when - since)
+            if when - since > worst:
+                worst, began = when - since, since
             since = when
             if when >= until:
                 break
             moved = True
         else:
-            worst = max(worst, until - since)  # still waiting when the window ended
-        longest[table] = worst if moved else float("inf")
+            if until - since > worst:  # still waiting when the window ended
+                worst, began = until - since, since
+        longest[table] = (worst if moved else float("inf"), began)
     return longest
