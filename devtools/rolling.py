@@ -376,26 +376,37 @@ async def play_table(
     tally: Tally,
     rng: random.Random,
 ) -> None:
-    """Games between the table's two players, one after another, until `stop`."""
+    """Games between the table's two players, one after another, until `stop`. Each game's
+    successor is made while it is played: the time between two games is the harness's, not
+    the site's (the site's lobby is not in this loop)."""
+    upcoming = asyncio.ensure_future(_next_game(table, tally))
+    try:
+        while not stop.is_set():
+            tally.enter(id(table), "waiting for the next game to be made")
+            game = await upcoming
+            upcoming = asyncio.ensure_future(_next_game(table, tally))
+            await play_game(
+                game.pk, table.cookies, servers, spectators, rate, stop, tally, rng, id(table)
+            )
+    finally:
+        upcoming.cancel()  # one made meanwhile is left unplayed
+        tally.phases.pop(id(table), None)
+
+
+async def _next_game(table: Table, tally: Tally) -> Any:
+    # On threads of their own (made one after another, 250 games took the cluster drill 80 s
+    # to start); SQLite writes from one thread.
     sqlite = database.vendor == "sqlite"
-    while not stop.is_set():
-        tally.note(id(table), "creating the next game")
+    while True:
         try:
-            # Games are made at once on threads of their own (250 at the start of the cluster
-            # drill, one after another, took 80 s); SQLite writes from one thread.
-            game = await sync_to_async(_new_game, thread_sensitive=sqlite)(table, tally)
+            return await sync_to_async(_new_game, thread_sensitive=sqlite)(table, tally)
         except DatabaseError as error:  # the database away a moment (the cluster drill)
             tally.errors[f"new game: {type(error).__name__}"] += 1
             tally.note(id(table), f"new game: {type(error).__name__}")
             await asyncio.sleep(RETRY_SECONDS)
-            continue
-        await play_game(
-            game.pk, table.cookies, servers, spectators, rate, stop, tally, rng, id(table)
-        )
 
 
 def _new_game(table: Table, tally: Tally) -> Any:
-    tally.note(id(table), "creating it on a thread")
     close_old_connections()  # one the database dropped is replaced
     return services.create_game(
         slug=table.slug, options={}, player1=table.users[0], player2=table.users[1]

@@ -43,3 +43,24 @@ def test_players_through_the_proxy_live_through_a_web_host_cut_and_the_primary_l
     (connections,) = re.findall(r"PostgreSQL client connections at the end: (\d+)", output)
     assert int(connections) <= 20
     assert "undocumented frames 0" in output
+
+
+def test_a_fault_s_figure_is_the_longest_wait_less_the_harness_s_pause_between_games() -> None:
+    from devtools.management.commands.cluster import _between_games, _longest_waits
+
+    # Table 1 moves at 9, 11, then its game ends (last events, closing) from 12 to 16, its next
+    # game's sockets open at 16 and it moves at 19, 21 and 26. Table 2 moves once, at 9.
+    acked = [(9.0, 1), (11.0, 1), (19.0, 1), (21.0, 1), (26.0, 1), (9.0, 2)]
+    traced = [
+        (12.0, 1, "letting the last events arrive"),
+        (14.0, 1, "closing its sockets"),
+        (16.0, 1, "opening its sockets"),
+    ]
+    pauses = _between_games(traced)
+    assert pauses == {1: [(12.0, 16.0)]}
+    waits = _longest_waits(acked, {1, 2}, at=10.0, until=25.0, pauses=pauses)
+    # 11 -> 19 is 8 s less the 4 s pause: 4 s; 21 -> 26 (a wait the window's end cuts through,
+    # counted to its end) is 5 s, the longest.
+    assert waits[1] == (5.0, 21.0)
+    assert waits[2][0] == float("inf")  # never moved in the window
+    assert _longest_waits(acked, {1}, at=10.0, until=25.0)[1] == (8.0, 11.0)

@@ -90,3 +90,15 @@ def cores(before: Reading, after: Reading) -> dict[str, float]:
     """Each part's cores in use between the readings."""
     seconds = after.at - before.at
     return {part: (after.cpu[part] - before.cpu.get(part, 0.0)) / seconds for part in after.cpu}
+
+
+def machine_ticks() -> tuple[int, int]:
+    """The machine's CPU time so far, in clock ticks: (busy, all), from /proc/stat."""
+    fields = [int(value) for value in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle and iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def busy(before: tuple[int, int], after: tuple[int, int]) -> float:
+    """The share of the machine's CPU time that was busy between two readings."""
+    return (after[0] - before[0]) / max(1, after[1] - before[1])

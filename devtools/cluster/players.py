@@ -16,6 +16,7 @@ import random
 import sys
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from devtools.servers import BenchServer
 # the socket given up when nothing comes this many seconds after it.
 HEARTBEAT = (3.0, 2.0)
 FINISH_SECONDS = 90.0
+MAKERS = 32  # threads making games
 
 
 def _tables(count: int, slug: str) -> list[rolling.Table]:
@@ -67,6 +69,9 @@ async def _stdin_line() -> str:
 async def play(
     proxy: BenchServer, tables: list[rolling.Table], spectators: int, rate: float, seed: int
 ) -> rolling.Tally:
+    # Games are made on the loop's threads, each waiting for its broadcast on this loop: as
+    # many threads as make most of them at once at the start.
+    asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(MAKERS))
     tally = rolling.Tally(tables=len(tables), check_frames=True, heartbeat=HEARTBEAT, trace=True)
     rng = random.Random(seed)
     stop = asyncio.Event()

@@ -185,6 +185,7 @@ def send_move_notices(limit: int = 100) -> int:
         # hold up a move writing the same notice); put back if the server fails.
         MoveNotice.objects.filter(pk__in=[notice.pk for notice in pending]).delete()
     sent = 0
+    pending = _may_mail(pending)
     for index, notice in enumerate(pending):
         try:
             sent += notify_move(notice.game_id, notice.player)
@@ -196,6 +197,29 @@ def send_move_notices(limit: int = 100) -> int:
             return sent
     _retry.succeeded()
     return sent
+
+
+def _may_mail(notices: list[MoveNotice]) -> list[MoveNotice]:
+    """The notices that may still become a mail, found in two queries for them all: a live
+    game's moves write one each (untimed games), and most go to a player with no address, with
+    these mails off, or watching the game; notify_move checks each one left in full."""
+    games = Game.objects.select_related("player1", "player2").in_bulk(
+        {notice.game_id for notice in notices}
+    )
+    watching = set(
+        GameConnection.objects.filter(game_id__in=list(games), player__isnull=False).values_list(
+            "game_id", "player"
+        )
+    )
+    kept = []
+    for notice in notices:
+        game = games.get(notice.game_id)
+        if game is None or game.status != Game.Status.ACTIVE:
+            continue
+        user = game.player1 if notice.player == 1 else game.player2
+        if user.email and user.email_on_move and (game.pk, notice.player) not in watching:
+            kept.append(notice)
+    return kept
 
 
 def _clock_sentence(game: Game) -> str:

@@ -134,21 +134,29 @@ class Command(BaseCommand):
             f"{clients} clients playing {options['tables']} games through nginx "
             f"({time.monotonic() - started:.1f} s to open every socket)"
         )
+        ticks = costs.machine_ticks()
         time.sleep(options["gap"])
+        self.stdout.write(
+            f"steady play: the machine's CPU {costs.busy(ticks, costs.machine_ticks()):.0%} busy"
+        )
         window: tuple[costs.Reading, costs.Reading] | None = None
         if options["measure"]:
             others = {"players": players.pid}
             first = drill.reading(others)
             time.sleep(options["measure"])
             window = (first, drill.reading(others))
-        marks: list[tuple[str, float, float, int, str]] = []
+        marks: list[tuple[str, float, float, int, str, float]] = []
         for fault in faults:
             before = drill.tracebacks()
             at = time.monotonic()
+            ticks = costs.machine_ticks()
             detail = self._inject(drill, fault)
             self.stdout.write(f"{fault}: {detail} ({time.monotonic() - at:.1f} s)")
             time.sleep(options["gap"])
-            marks.append((fault, at, time.monotonic(), _new(before, drill.tracebacks()), detail))
+            busy = costs.busy(ticks, costs.machine_ticks())
+            marks.append(
+                (fault, at, time.monotonic(), _new(before, drill.tracebacks()), detail, busy)
+            )
             healed = self._heal(drill, fault)
             if healed:
                 self.stdout.write(f"    then {healed}")
@@ -253,7 +261,7 @@ class Command(BaseCommand):
         self,
         drill: drills.Drill,
         seen: dict[str, Any],
-        marks: list[tuple[str, float, float, int, str]],
+        marks: list[tuple[str, float, float, int, str, float]],
         connections: int,
         options: dict[str, Any],
     ) -> bool:
@@ -263,12 +271,13 @@ class Command(BaseCommand):
         }
         lost_at = [when_acked.get(tuple(move), 0.0) for move in seen["lost"]]
         ok = True
-        for fault, at, until, tracebacks, detail in marks:
+        pauses = _between_games(seen["traced"])
+        for fault, at, until, tracebacks, detail, busy in marks:
             # Tables that were playing just before the fault: the longest each one waited for a
             # move to be acknowledged from the fault to the end of its window (counted from the
             # fault for the first), and never moving again is forever.
             playing = {table for when, table in acked_at if at - 10 <= when < at}
-            stalls = _longest_waits(acked_at, playing, at, until)
+            stalls = _longest_waits(acked_at, playing, at, until, pauses)
             waits = {table: wait for table, (wait, _) in stalls.items()}
             stalled = sum(1 for wait in waits.values() if wait == float("inf"))
             worst = max(waits.values(), default=float("inf"))
@@ -285,7 +294,8 @@ class Command(BaseCommand):
                 f"{len(playing)} games, {stalled} never moved again), {moves} moves "
                 f"acknowledged in the {until - at:.0f} s after it, {dead} sockets given up as "
                 f"silent, lost {lost}, move events a "
-                f"socket never got {missed}, tracebacks {tracebacks}{'' if met else '   MISSED'}"
+                f"socket never got {missed}, tracebacks {tracebacks}; the machine's CPU "
+                f"{busy:.0%} busy{'' if met else '   MISSED'}"
             )
             if worst > GOALS[fault] / 2:
                 self._stalls(seen, stalls, at)
@@ -318,32 +328,58 @@ def _median(values: Iterable[float]) -> float:
     return ordered[len(ordered) // 2] if ordered else float("nan")
 
 
+def _between_games(traced: list[tuple[float, int, str]]) -> dict[int, list[tuple[float, float]]]:
+    """For each table, when the players' harness itself was idle between two games: from the
+    end of a game (its last events let arrive, its sockets closed) to the next game's sockets
+    opening. Those seconds are the harness's, not a wait for the site."""
+    pauses: dict[int, list[tuple[float, float]]] = {}
+    began: dict[int, float] = {}
+    for when, table, what in sorted(traced, key=lambda entry: entry[0]):
+        if what == "letting the last events arrive":
+            began[table] = when
+        elif what == "opening its sockets" and table in began:
+            pauses.setdefault(table, []).append((began.pop(table), when))
+    return pauses
+
+
+def _paused(pauses: list[tuple[float, float]], start: float, end: float) -> float:
+    return sum(max(0.0, min(end, stop) - max(start, begin)) for begin, stop in pauses)
+
+
 def _longest_waits(
-    acked_at: list[tuple[float, int]], tables: set[int], at: float, until: float
+    acked_at: list[tuple[float, int]],
+    tables: set[int],
+    at: float,
+    until: float,
+    pauses: dict[int, list[tuple[float, float]]] | None = None,
 ) -> dict[int, tuple[float, float]]:
     """For each table, the longest it went without an acknowledged move between `at` and
     `until` (a wait that began before `at` counted from `at`, one still on at `until` up to
-    it; forever for a table that moved not once in the window), and when that wait began."""
+    it; forever for a table that moved not once in the window), less the harness's own pauses
+    between two games, and when that wait began."""
     times: dict[int, list[float]] = {table: [] for table in tables}
     for when, table in sorted(acked_at):
         if table in times:
             times[table].append(when)
     longest: dict[int, tuple[float, float]] = {}
     for table, ticks in times.items():
+        idle = (pauses or {}).get(table, [])
         worst, began = 0.0, at
         since = at
         moved = False
         for when in ticks:
             if when < at:
                 continue
-            if when - since > worst:
-                worst, began = when - since, since
+            wait = when - since - _paused(idle, since, when)
+            if wait > worst:
+                worst, began = wait, since
             since = when
             if when >= until:
                 break
             moved = True
         else:
-            if until - since > worst:  # still waiting when the window ended
-                worst, began = until - since, since
+            wait = until - since - _paused(idle, since, until)
+            if wait > worst:  # still waiting when the window ended
+                worst, began = wait, since
         longest[table] = (worst if moved else float("inf"), began)
     return longest
