@@ -36,6 +36,8 @@ from asgiref.sync import sync_to_async
 from django.db import DatabaseError, close_old_connections
 from django.db import connection as database
 
+from accounts.models import User
+from devtools.chaos.client import session_cookie
 from devtools.chaos.tables import lost_moves
 from devtools.servers import BenchServer, percentile, replace_server, restart_server
 from games import services
@@ -46,6 +48,7 @@ from lobby.protocol_doc import UndocumentedFrame, check_text
 RESTART_SPREAD_SECONDS = 0.5
 QUIET_SECONDS = 3.0
 RETRY_SECONDS = 0.5
+LAST_EVENTS_SECONDS = 20.0  # the most a game's last move event is waited for, at its end
 ANSWER_MOST = 16.0  # the longest a page waits for its ping's answer (static/js/socket.js)
 
 _ids = itertools.count(1)
@@ -129,6 +132,7 @@ class Seat:
         self.open = asyncio.Event()
         self.viewed = asyncio.Event()  # a snapshot arrived
         self.heard: dict[int, float] = {}  # ply after the move -> when its event arrived
+        self.news = asyncio.Event()  # set at each frame taken, for whoever waits for one
         self.acks: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.stopping = False
         self.moving: set[asyncio.Task[None]] = set()
@@ -299,6 +303,7 @@ class Seat:
 
     def _take(self, message: dict[str, Any]) -> None:
         now = time.perf_counter()
+        self.news.set()
         for event in message["events"] if message["type"] == "batch" else [message]:
             kind = event["type"]
             if isinstance(event.get("v"), int):
@@ -365,6 +370,43 @@ class Table:
     users: tuple[Any, Any]  # the two players (accounts.User)
     cookies: dict[int, str]  # seat -> Cookie header
     slug: str
+
+
+def signed_in_tables(count: int, slug: str, prefix: str) -> list[Table]:
+    """`count` tables of `slug`, each with two new accounts signed in (named `prefix`, the run
+    and the seat and table: unique across runs on one database)."""
+    run = f"{int(time.time()) % 100000}"
+    tables = []
+    for index in range(count):
+        users = (
+            User.objects.create_user(username=f"{prefix}{run}a{index}", password=None),
+            User.objects.create_user(username=f"{prefix}{run}b{index}", password=None),
+        )
+        cookies = {1: session_cookie(users[0]), 2: session_cookie(users[1])}
+        tables.append(Table(users=users, cookies=cookies, slug=slug))
+    return tables
+
+
+async def _any_news(seats: list[Any]) -> None:
+    """Until one of `seats` takes a frame."""
+    for seat in seats:
+        seat.news.clear()
+    waits = [asyncio.ensure_future(seat.news.wait()) for seat in seats]
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
+
+
+def _undelivered(sent: dict[int, tuple[float, str]], seats: dict[str, Any]) -> list[float]:
+    """When each move event a socket of the game has not had yet was sent (once a socket)."""
+    return [
+        at
+        for ply, (at, mover_role) in sent.items()
+        for seat in seats.values()
+        if seat.role != mover_role and ply + 1 not in seat.heard and seat.stated < ply + 1
+    ]
 
 
 async def play_table(
@@ -478,18 +520,22 @@ async def play_game(
             tally.enter(table_id, "between moves")
             await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
         tally.enter(table_id, "letting the last events arrive")
-        await asyncio.sleep(2.0)  # the last events reach every socket
+        # A socket given up in a fault's window has the last move from its next socket's
+        # catch-up: that takes the heartbeat's wait and a reconnect, so it is given
+        # LAST_EVENTS_SECONDS (more than the drill's goals) before it counts as never got.
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(LAST_EVENTS_SECONDS):
+                while _undelivered(sent, seats):
+                    await _any_news(list(seats.values()))
     finally:
         for ply, (at, mover_role) in sent.items():
             for seat in seats.values():
-                if seat.role == mover_role:
-                    continue
                 heard = seat.heard.get(ply + 1)
-                if heard is not None:
+                if seat.role != mover_role and heard is not None:
                     tally.trips.append((at, (heard - at) * 1000))
-                elif seat.stated < ply + 1:
-                    tally.undelivered += 1
-                    tally.undelivered_at.append(at)
+        for at in _undelivered(sent, seats):
+            tally.undelivered += 1
+            tally.undelivered_at.append(at)
         tally.enter(table_id, "closing its sockets")
         await asyncio.gather(*(seat.close() for seat in seats.values()))
         tally.phases.pop(table_id, None)

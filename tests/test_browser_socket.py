@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import signal
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -223,6 +224,23 @@ MUTE_SOCKETS = """
 """
 
 
+def mute_game_socket_while(
+    page: Page, act: Callable[[], object], *, new_sockets: int, timeout: int
+) -> None:
+    """Silence the page's game socket, `act`, and wait until it has dialled `new_sockets` more."""
+    count = len(sockets(page))
+    page.evaluate(
+        """window.__sockets.findLast(({ url }) => url.includes("/ws/games/"))
+            .socket.__muted = true"""
+    )
+    act()
+    page.wait_for_function(
+        f"() => window.__sockets.filter(({{ url }}) => url.includes('/ws/games/'))"
+        f".length >= {count + new_sockets}",
+        timeout=timeout,
+    )
+
+
 def test_a_page_whose_socket_goes_silent_gives_it_up_and_resumes_on_a_new_one(
     browser: Browser,
     site: Site,
@@ -234,16 +252,11 @@ def test_a_page_whose_socket_goes_silent_gives_it_up_and_resumes_on_a_new_one(
         bob.context.add_init_script(RECORD_SOCKETS + MUTE_SOCKETS)
         challenge(alice, bob, "diffusion")
         expect_game_live(bob)
-        before = len(sockets(bob))
-        bob.evaluate(
-            """window.__sockets.findLast(({ url }) => url.includes("/ws/games/"))
-                .socket.__muted = true"""
-        )
         # Alice moves into the silence: Bob's page hears nothing, and its ping goes nowhere.
-        alice.locator("g.pit.playable").first.click()
-        bob.wait_for_function(
-            f"() => window.__sockets.filter(({{ url }}) => url.includes('/ws/games/'))"
-            f".length > {before}",
+        mute_game_socket_while(
+            bob,
+            lambda: alice.locator("g.pit.playable").first.click(),
+            new_sockets=1,
             timeout=20_000,
         )
         # The new socket names the version the page has: the server sends the missed move.
@@ -255,16 +268,11 @@ def test_a_page_whose_socket_goes_silent_gives_it_up_and_resumes_on_a_new_one(
         wait_for_moves([alice, bob], 2)
         # Silent again, and so is the socket that replaces it (a live server too busy to
         # answer): the second in a row is given twice as long, 3 s and then 4 s.
-        count = len(sockets(bob))
-        bob.evaluate(
-            """window.__muteNext = true;
-            window.__sockets.findLast(({ url }) => url.includes("/ws/games/"))
-                .socket.__muted = true"""
-        )
-        alice.locator("g.pit.playable").first.click()
-        bob.wait_for_function(
-            f"() => window.__sockets.filter(({{ url }}) => url.includes('/ws/games/'))"
-            f".length > {count + 1}",
+        bob.evaluate("window.__muteNext = true")
+        mute_game_socket_while(
+            bob,
+            lambda: alice.locator("g.pit.playable").first.click(),
+            new_sockets=2,
             timeout=30_000,
         )
         bob.evaluate("window.__muteNext = false")

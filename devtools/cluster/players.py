@@ -22,9 +22,7 @@ from typing import Any
 
 from django.db import OperationalError, close_old_connections
 
-from accounts.models import User
 from devtools import rolling
-from devtools.chaos.client import session_cookie
 from devtools.chaos.tables import lost_moves
 from devtools.servers import BenchServer
 
@@ -33,19 +31,6 @@ from devtools.servers import BenchServer
 HEARTBEAT = (3.0, 2.0)
 FINISH_SECONDS = 90.0
 MAKERS = 32  # threads making games
-
-
-def _tables(count: int, slug: str) -> list[rolling.Table]:
-    run = f"{int(time.time()) % 100000}"
-    tables = []
-    for index in range(count):
-        users = (
-            User.objects.create_user(username=f"cd{run}a{index}", password=None),
-            User.objects.create_user(username=f"cd{run}b{index}", password=None),
-        )
-        cookies = {1: session_cookie(users[0]), 2: session_cookie(users[1])}
-        tables.append(rolling.Table(users=users, cookies=cookies, slug=slug))
-    return tables
 
 
 def _checked(acked: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
@@ -99,7 +84,7 @@ def run(
     address: str, port: int, tables: int, spectators: int, rate: float, seed: int, out: Path
 ) -> None:
     proxy = BenchServer(port=port, process=None, log=Path("/dev/null"), address=address)  # type: ignore[arg-type]
-    made = _tables(tables, "diffusion")
+    made = rolling.signed_in_tables(tables, "diffusion", "cd")
     tally = asyncio.run(play(proxy, made, spectators, rate, seed))
     lost = _checked(tally.acked)
     figures: dict[str, Any] = {

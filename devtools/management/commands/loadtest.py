@@ -236,15 +236,7 @@ class Command(BaseCommand):
         )
 
     def _rolling_restart(self, servers: list[BenchServer], options: dict[str, Any]) -> None:
-        run = f"{int(time.time()) % 100000}"
-        tables = []
-        for index in range(options["games"]):
-            users = (
-                User.objects.create_user(username=f"rr{run}a{index}", password=None),
-                User.objects.create_user(username=f"rr{run}b{index}", password=None),
-            )
-            cookies = {1: self._cookie(users[0]), 2: self._cookie(users[1])}
-            tables.append(rolling.Table(users=users, cookies=cookies, slug=options["slug"]))
+        tables = rolling.signed_in_tables(options["games"], options["slug"], "rr")
         self.stdout.write(
             f"{options['games']} games at {options['rate']:g} move/s each, {self.spectators} "
             f"spectator(s) per game; restarting each process {self.settle + 5:g} s after every "
