@@ -23,15 +23,16 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from bots.search.chess_threats import approach, captures
 from bots.search.chess_turns import Plans, TurnLevel, plan_turn
 from bots.search.policies import chess_score
+from games.rules.chess import INDEX, SIDE, group_sizes
 
 THREATS = 2.0
 FORCED = 10.0
 DEFENCE_LEVEL = 3
 DEFENCE_MS = 400.0
 APPROACH = 0.05
+FAR = 12
 ATTACK_LEVEL = TurnLevel(width=6, sample=96, threat=True, reading=True, judged=16, choice=1)
 ATTACK_MS = 6_000.0
 
@@ -42,9 +43,39 @@ def threats(rules: Any, end: Any) -> int:
     return captures_now(rules, rules.own_next_turn(end))
 
 
+def approach(board: tuple[int, ...], me: int) -> float:
+    """How near `me`'s movable groups are to stones they could take: for each stone of a
+    group of three to six, FAR less the steps it would still need beyond its reach."""
+    sizes = group_sizes(board)
+    them = 3 - me
+    targets = [(divmod(c, SIDE), sizes[c]) for c, colour in enumerate(board) if colour == them]
+    total = 0.0
+    for cell, colour in enumerate(board):
+        size = sizes[cell]
+        if colour != me or not 3 <= size <= 6:
+            continue
+        row, file = divmod(cell, SIDE)
+        gaps = [
+            abs(row - r) + abs(file - f) - (size - 1)
+            for (r, f), their_size in targets
+            if their_size >= size
+        ]
+        if gaps:
+            total += max(0, FAR - max(0, min(gaps)))
+    return total
+
+
 def captures_now(rules: Any, state: Any) -> int:
     """The opposing stones the side to move in `state` can capture now."""
-    return len({path.rsplit("-", 1)[-1] for path in captures(rules, state)})
+    board, target = state.board, 3 - state.to_move
+    return len(
+        {
+            cell
+            for targets in rules.client_moves(state)["destinations"].values()
+            for cell in targets
+            if board[INDEX[cell]] == target
+        }
+    )
 
 
 def attack_bonus(rules: Any, end: Any) -> float:

@@ -19,10 +19,7 @@ ones come first; among them, what a level can see decides:
   completed preferred;
 - `judged`: how many of the best-scored clean completions are judged so (in the endgame, up
   to ENDGAME_JUDGED);
-- `choice`: how many of the best judged the level draws its turn from;
-- `attack`: while the mover is behind in the race (chess_threats.py: its turns would run out
-  first), outside the endgame, the judged completions that leave the opponent's stones open
-  to a capture that hurts, and bring small groups near them, are preferred.
+- `choice`: how many of the best judged the level draws its turn from.
 
 The plan's later moves are kept (`Plans`) so that the next four answers of the turn cost
 nothing; a process that did not plan the turn plans its rest from where it is.
@@ -47,7 +44,6 @@ from bots.search.chess_endgame import (
     turn_moves,
 )
 from bots.search.chess_groups import clean_moves, move_ends
-from bots.search.chess_threats import attack, behind
 from games.rules.chess import INDEX, count_groups
 
 
@@ -59,7 +55,6 @@ class TurnLevel:
     reading: bool
     judged: int
     choice: int
-    attack: bool = False  # behind in the race, prefer turns that threaten (chess_threats.py)
 
 
 TURN_LEVELS = (
@@ -67,7 +62,7 @@ TURN_LEVELS = (
     TurnLevel(width=1, sample=16, threat=False, reading=False, judged=2, choice=2),
     TurnLevel(width=2, sample=24, threat=True, reading=False, judged=4, choice=1),
     TurnLevel(width=3, sample=40, threat=True, reading=True, judged=6, choice=1),
-    TurnLevel(width=4, sample=64, threat=True, reading=True, judged=8, choice=1, attack=True),
+    TurnLevel(width=4, sample=64, threat=True, reading=True, judged=8, choice=1),
 )
 BEAM_SHARE = 0.5  # of the turn's time, for the beam; the rest judges its completions
 HURRIED_SAMPLE = 8  # moves played from a partial turn once time is up
@@ -310,8 +305,6 @@ def plan_turn(
     if level.reading:
         later = planner.read(kept, started + ms / 1000)
         values = [value + READING_WEIGHT * n for value, n in zip(values, later, strict=True)]
-    if level.attack and not endgame and behind(state):
-        bonus = attack if bonus is None else _both(bonus, attack)
     if bonus is not None:
         values = [
             value + (bonus(rules, c.end) if rules.outcome(c.end) is None else 0.0)
@@ -319,12 +312,6 @@ def plan_turn(
         ]
     ranked = sorted(range(len(kept)), key=lambda index: (-values[index], index))
     return Plan(kept[rng.choice(ranked[: level.choice])].moves, planner.played)
-
-
-def _both(
-    first: Callable[[Any, Any], float], second: Callable[[Any, Any], float]
-) -> Callable[[Any, Any], float]:
-    return lambda rules, end: first(rules, end) + second(rules, end)
 
 
 class Plans:
