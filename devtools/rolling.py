@@ -77,9 +77,8 @@ class Tally:
     check_frames: bool = False
     undocumented: list[str] = field(default_factory=list)
     # As the pages do (static/js/socket.js): after `silence` seconds without a frame, a ping;
-    # no frame `answer` seconds after it, or after a request with an `id` (a move), the socket
-    # is given up as dead and replaced (each socket given up in a row waits twice as long, up
-    # to ANSWER_MOST, until a frame comes).
+    # no frame `answer` seconds after it, the socket is given up as dead and replaced (each
+    # socket given up in a row waits twice as long, up to ANSWER_MOST, until a frame comes).
     heartbeat: tuple[float, float] | None = None
     dead: int = 0  # sockets given up so
     dead_at: list[float] = field(default_factory=list)  # when (time.monotonic)
@@ -143,9 +142,6 @@ class Seat:
         self.where: dict[Any, int] = {}  # socket -> the server it is on
         self.last_frame = time.monotonic()
         self.patience = 0.0  # seconds the next ping waits for its answer (0: the heartbeat's)
-        # When the oldest request still unanswered went out (the heartbeat's ping, or a
-        # request with an `id`: its answer is as good a sign of life), None when none is.
-        self.asked_at: float | None = None
         self.watchers: set[asyncio.Task[None]] = set()
         self.stated = -1  # the highest ply a snapshot brought
 
@@ -267,17 +263,17 @@ class Seat:
         assert self.tally.heartbeat is not None
         silence, answer = self.tally.heartbeat
         self.last_frame = time.monotonic()
-        self.asked_at = None
+        pinged = False
         while connection in self.readers and not self.stopping:
             await asyncio.sleep(0.25)
-            now = time.monotonic()
-            if self.asked_at is not None and self.last_frame >= self.asked_at:
-                self.asked_at = None  # a frame since: the socket lives
-            if self.asked_at is None and now - self.last_frame >= silence:
-                self.asked_at = now
+            quiet = time.monotonic() - self.last_frame
+            if quiet < silence:
+                pinged = False
+            elif not pinged:
+                pinged = True
                 with contextlib.suppress(Exception):
                     await connection.send(json.dumps({"type": "ping", "id": "heartbeat"}))
-            elif self.asked_at is not None and now - self.asked_at > (self.patience or answer):
+            elif quiet > silence + (self.patience or answer):
                 self.patience = min((self.patience or answer) * 2, ANSWER_MOST)
                 self.tally.dead += 1
                 self.tally.note(self.table, f"{self.role}: socket given up as silent")
@@ -353,8 +349,6 @@ class Seat:
                 continue
             try:
                 await connection.send(json.dumps(message))
-                if "id" in message and self.asked_at is None:
-                    self.asked_at = time.monotonic()
                 return connection
             except websockets.ConnectionClosed:
                 # The reader notices the close and clears `open`; wait for the next socket.

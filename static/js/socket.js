@@ -44,9 +44,7 @@ const HELD_MESSAGES = 20;
 // A socket can die without a close: its server's host cut off behind the proxy, a phone
 // between networks. The page cannot see the protocol's pings, so after HEARTBEAT_QUIET_MS
 // without a frame it sends a ping of its own, and when nothing at all has come
-// HEARTBEAT_ANSWER_MS after that, it gives the socket up and reconnects as after a drop. A
-// request with an `id` (a move) asks as the ping does: a player who moves into a dead socket
-// is moved to a live one that much sooner.
+// HEARTBEAT_ANSWER_MS after that, it gives the socket up and reconnects as after a drop.
 // Each socket given up so in a row waits twice as long for its answer (up to
 // HEARTBEAT_ANSWER_MAX_MS): a dead host is left after one wait, while a live one busy taking
 // back the sockets of a lost host (its answers seconds late) is not left again and again,
@@ -84,8 +82,7 @@ class PageSocket {
   #moveUntil = 0;
   // The heartbeat: when the page's socket last brought a frame, and whether it was pinged.
   #heard = 0;
-  #pinged = false; // a ping, or a request with an `id`, is waiting for its answer
-  #askedAt = 0; // since when
+  #pinged = false;
   #patience = HEARTBEAT_ANSWER_MS;
   #heartbeat = null;
   // Sockets given up as dead: their close, if it ever comes, is not a drop of the page's.
@@ -141,14 +138,7 @@ class PageSocket {
       return true;
     }
     this.#socket.send(JSON.stringify(message));
-    // A request with an `id` is answered (docs/PROTOCOL.md): it asks as the ping does.
-    if (message.id !== undefined && !this.#pinged) this.#asked();
     return true;
-  }
-
-  #asked() {
-    this.#pinged = true;
-    this.#askedAt = Date.now();
   }
 
   #dial() {
@@ -247,9 +237,9 @@ class PageSocket {
     }
     const quiet = Date.now() - this.#heard;
     if (!this.#pinged && quiet >= HEARTBEAT_QUIET_MS) {
-      this.#asked();
+      this.#pinged = true;
       socket.send(JSON.stringify({ type: "ping", id: HEARTBEAT_ID }));
-    } else if (this.#pinged && Date.now() - this.#askedAt >= this.#patience) {
+    } else if (this.#pinged && quiet >= HEARTBEAT_QUIET_MS + this.#patience) {
       // Dead: reconnect as after a drop (1006), and let the old socket's own close, which
       // may come much later or never, change nothing.
       clearInterval(this.#heartbeat);
