@@ -64,3 +64,34 @@ def test_a_fault_s_figure_is_the_longest_wait_less_the_harness_s_pause_between_g
     assert waits[1] == (5.0, 21.0)
     assert waits[2][0] == float("inf")  # never moved in the window
     assert _longest_waits(acked, {1}, at=10.0, until=25.0)[1] == (8.0, 11.0)
+
+
+def test_the_drill_shows_the_end_of_the_first_traceback_a_process_logged() -> None:
+    from devtools.cluster.drill import traceback_end
+
+    log = (
+        "INFO started\n"
+        "ERROR Exception inside application: boom\n"
+        "Traceback (most recent call last):\n"
+        '  File "a.py", line 1, in outer\n'
+        "    inner()\n"
+        '  File "b.py", line 2, in inner\n'
+        "    raise OperationalError('pool full')\n"
+        "django.db.utils.OperationalError: pool full\n"
+        "INFO next request\n"
+        "Traceback (most recent call last):\n"
+        "ValueError: a later one\n"
+    )
+    assert traceback_end(log).splitlines() == [
+        '  File "a.py", line 1, in outer',
+        "    inner()",
+        '  File "b.py", line 2, in inner',
+        "    raise OperationalError('pool full')",
+        "django.db.utils.OperationalError: pool full",
+    ]
+    assert (
+        traceback_end(log, lines=2).splitlines()[-1]
+        == "django.db.utils.OperationalError: pool full"
+    )
+    assert traceback_end(log, lines=2).splitlines()[0] == '  File "b.py", line 2, in inner'
+    assert traceback_end("INFO all well\n") == ""

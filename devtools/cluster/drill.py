@@ -60,6 +60,7 @@ SENTINEL_DOWN_MS = 1000
 # A relay in front of a service listens on the service's port plus this (latency on).
 FRONT = 10000
 FAILOVER_AFTER = 2.0  # seconds without an answer from the primary before promoting
+TRACEBACK = "Traceback (most recent call last)"
 
 
 @dataclass
@@ -271,10 +272,15 @@ class Drill:
         return [*self.web, *self.jobs]
 
     def tracebacks(self) -> dict[str, int]:
-        return {
-            process.name: process.output().count("Traceback (most recent call last)")
-            for process in self.processes()
-        }
+        return {process.name: process.output().count(TRACEBACK) for process in self.processes()}
+
+    def first_traceback(self) -> str:
+        """The first traceback a process logged (its name, then the traceback's end), or ""."""
+        for process in self.processes():
+            shown = traceback_end(process.output())
+            if shown:
+                return f"{process.name}:\n{shown}"
+        return ""
 
     def postgres_connections(self) -> int:
         """Client backends on the primary now (the pooler's server connections, and any other)."""
@@ -353,3 +359,13 @@ def _answers_sql(address: str) -> bool:
         return True
     except psycopg.Error:
         return False
+
+
+def traceback_end(output: str, lines: int = 12) -> str:
+    """The first traceback in a log: its last `lines` frames' lines and the exception's."""
+    start = output.find(TRACEBACK)
+    if start < 0:
+        return ""
+    rest = output[start:].splitlines()
+    end = next((i for i, line in enumerate(rest[1:], 1) if not line.startswith(" ")), len(rest) - 1)
+    return "\n".join(rest[max(1, end - lines) : end + 1])

@@ -315,6 +315,8 @@ class Command(BaseCommand):
             f"PostgreSQL client connections at the end: {connections} (PgBouncer's pool: "
             f"{drill.pool_size}); tracebacks by process: {drill.tracebacks()}"
         )
+        for line in drill.first_traceback().splitlines():
+            self.stdout.write(f"    {line}")
         return ok and not lost and not seen["undocumented_count"] and not seen["unfinished"]
 
 
