@@ -6,7 +6,8 @@ an error every time they try; with tracebacks, a short outage buried the log in 
 library frames. A connection failure is an operational event whose type and message say
 everything, so it is logged as one line; every other exception keeps its traceback. So is a
 task cancelled while the server stops (channels_redis cleaning up its subscriptions): a
-stopping server is not a bug.
+stopping server is not a bug. Nor is a request whose client left before its response: one
+INFO line.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import asyncio
 import logging
 
 import redis.exceptions
-from django.core.exceptions import BadRequest, PermissionDenied
+from django.core.exceptions import BadRequest, PermissionDenied, RequestAborted
 from django.http.multipartparser import MultiPartParserError
 
 from realtime.errors import is_outage
@@ -42,6 +43,17 @@ def _connection_failure(error: BaseException | None) -> BaseException | None:
 
 class ConnectionErrorsInOneLine(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], RequestAborted):
+            # A client that left before its response (Django's listener of the disconnect,
+            # left behind when the server cancels a request it was too busy to finish, is
+            # reported by asyncio as "Task exception was never retrieved"): an INFO line.
+            first = record.getMessage().splitlines()[0]  # not asyncio's repr of the task
+            record.msg = f"{first} (the client left before its response)"
+            record.args = None
+            record.exc_info = None
+            record.exc_text = None
+            record.levelno, record.levelname = logging.INFO, "INFO"
+            return logging.getLogger().isEnabledFor(logging.INFO)
         if record.exc_info and record.exc_info[1] is not None:
             failure = _connection_failure(record.exc_info[1])
             if failure is not None:

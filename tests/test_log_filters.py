@@ -148,3 +148,36 @@ def test_a_forbidden_line_is_left_out_when_the_level_keeps_info_lines_out() -> N
     finally:
         root.setLevel(level)
     assert "Forbidden" not in text
+
+
+def test_a_request_whose_client_left_is_one_info_line_not_a_traceback() -> None:
+    # What a server too busy to finish a request logs: Django's task that listened for the
+    # client's disconnect, left behind with its RequestAborted, reported by asyncio when the
+    # task is collected.
+    import asyncio
+    import gc
+
+    from django.core.exceptions import RequestAborted
+
+    async def listen_for_disconnect() -> None:
+        raise RequestAborted()
+
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.addFilter(ConnectionErrorsInOneLine())
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    logger = logging.getLogger("asyncio")
+    logger.addHandler(handler)
+    loop = asyncio.new_event_loop()
+    try:
+        task = loop.create_task(listen_for_disconnect())
+        loop.run_until_complete(asyncio.sleep(0))
+        assert task.done()
+        del task
+        gc.collect()
+    finally:
+        loop.close()
+        logger.removeHandler(handler)
+    assert stream.getvalue() == (
+        "INFO asyncio: Task exception was never retrieved (the client left before its response)\n"
+    )
