@@ -97,7 +97,7 @@ fonts:
 
 # The cluster drill's services (devtools/cluster/, docs/SCALING.md): nginx in front and
 # PgBouncer before PostgreSQL, from Debian (PostgreSQL and Redis are the machine's own
-# packages; Sentinel is redis-server's own mode).
+# packages; Sentinel is redis-server's own mode); Node.js for its second players.
 cluster-packages:
 	@test -x /usr/sbin/nginx -a -x /usr/sbin/pgbouncer || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
@@ -109,6 +109,19 @@ cluster-packages:
 	    echo "The cluster drill needs Debian's nginx and pgbouncer: run 'apt-get install" \
 	      "nginx pgbouncer' as root"; \
 	    exit 1; }; }
+	@command -v npm >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing Debian's nodejs and npm for the cluster drill's Node.js players"; \
+	    (apt-get install -y -q nodejs npm >/dev/null 2>&1 || \
+	     (apt-get update -q >/dev/null && apt-get install -y -q nodejs npm >/dev/null)); \
+	  fi; \
+	  command -v npm >/dev/null || { \
+	    echo "The cluster drill's Node.js players need node and npm: run 'apt-get install" \
+	      "nodejs npm' as root"; \
+	    exit 1; }; }
+	@# Its second checker (devtools/cluster/node): the versions package-lock.json names.
+	@test devtools/cluster/node/node_modules/.package-lock.json -nt devtools/cluster/node/package-lock.json || \
+	  npm ci --prefix devtools/cluster/node --no-audit --no-fund --loglevel=error
 
 # The endgame databases (docs/ENDGAMES.md): every Diffusion position with at most
 # ENDGAME_STONES stones on the board, every Four-rank one with FOUR_RANK_STONES, ZigZag's

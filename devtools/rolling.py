@@ -29,6 +29,7 @@ import random
 import statistics
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,7 +57,10 @@ _ids = itertools.count(1)
 
 @dataclass
 class Tally:
-    errors: Counter[str] = field(default_factory=Counter)
+    errors: Counter[str] = field(default_factory=Counter)  # error frames, by code
+    # The players' own process failing to make a game while the database is away: no frame a
+    # server sent, so counted apart from the error frames.
+    harness_errors: Counter[str] = field(default_factory=Counter)
     closes: Counter[int] = field(default_factory=Counter)
     away: int = 0
     slow_reconnects: list[float] = field(default_factory=list)  # seconds, over QUIET_SECONDS
@@ -417,16 +421,21 @@ async def play_table(
     stop: asyncio.Event,
     tally: Tally,
     rng: random.Random,
+    player: Callable[[int, Table], Awaitable[None]] | None = None,
 ) -> None:
     """Games between the table's two players, one after another, until `stop`. Each game's
     successor is made while it is played: the time between two games is the harness's, not
-    the site's (the site's lobby is not in this loop)."""
+    the site's (the site's lobby is not in this loop). `player` plays a game instead of this
+    process's own sockets (the cluster drill's Node.js players)."""
     upcoming = asyncio.ensure_future(_next_game(table, tally))
     try:
         while not stop.is_set():
             tally.enter(id(table), "waiting for the next game to be made")
             game = await upcoming
             upcoming = asyncio.ensure_future(_next_game(table, tally))
+            if player is not None:
+                await player(game.pk, table)
+                continue
             await play_game(
                 game.pk, table.cookies, servers, spectators, rate, stop, tally, rng, id(table)
             )
@@ -443,7 +452,7 @@ async def _next_game(table: Table, tally: Tally) -> Any:
         try:
             return await sync_to_async(_new_game, thread_sensitive=sqlite)(table, tally)
         except DatabaseError as error:  # the database away a moment (the cluster drill)
-            tally.errors[f"new game: {type(error).__name__}"] += 1
+            tally.harness_errors[f"new game: {type(error).__name__}"] += 1
             tally.note(id(table), f"new game: {type(error).__name__}")
             await asyncio.sleep(RETRY_SECONDS)
 
@@ -650,7 +659,8 @@ def report(tally: Tally, write: Any, timeline: bool = False) -> bool:
     write(
         f"moves acknowledged {len(tally.acked)}, lost {len(lost)}, never answered "
         f"{tally.unacked}, move events a socket never got {tally.undelivered}; error frames "
-        f"{errors} {dict(tally.errors)}; banners a player would "
+        f"{errors} {dict(tally.errors)}; the players' own failures to make a game "
+        f"{dict(tally.harness_errors)}; banners a player would "
         f"see {banners} (closes other than 1012: {sum(bad_closes.values())}, reconnects over "
         f"{QUIET_SECONDS:g} s: {len(tally.slow_reconnects)}, `away` frames: {tally.away})"
     )

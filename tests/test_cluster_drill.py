@@ -1,8 +1,8 @@
 """The cluster drill end to end, small (`python -m devtools cluster`, docs/DEPLOY.md): the site
 on nine hosts behind nginx, PgBouncer, Sentinel and a synchronous standby, with players
-through the proxy while a web host is cut off and the PostgreSQL primary is lost. The full
-drill (1,000 players and every fault) is a command of its own; this checks that it runs and
-that its figures are read from what happened."""
+through the proxy (one table of them the Node.js players) while a web host is cut off and the
+PostgreSQL primary is lost. The full drill (1,000 players and every fault) is a command of its
+own; this checks that it runs and that its figures are read from what happened."""
 
 from __future__ import annotations
 
@@ -43,6 +43,16 @@ def test_players_through_the_proxy_live_through_a_web_host_cut_and_the_primary_l
     (connections,) = re.findall(r"PostgreSQL client connections at the end: (\d+)", output)
     assert int(connections) <= 20
     assert "undocumented frames 0" in output
+    # One of the three tables was the Node.js players' (the drill's second checker): they
+    # played, and every frame their sockets received matched docs/protocol.schema.json.
+    (node,) = re.findall(
+        r"of which the Node.js players' .*?, 1 tables: moves acknowledged (\d+), frames checked"
+        r" against docs/protocol.schema.json (\d+), undocumented frames (\d+), games that failed"
+        r" (\d+)",
+        output,
+    )
+    acked, frames, undocumented, failed = map(int, node)
+    assert acked > 0 and frames > acked and (undocumented, failed) == (0, 0), output
 
 
 def test_a_fault_s_figure_is_the_longest_wait_less_the_harness_s_pause_between_games() -> None:

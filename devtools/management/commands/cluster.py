@@ -58,6 +58,11 @@ class Command(BaseCommand):
             help="seconds of steady play, before the faults, over which each part's cost is "
             "measured (docs/SCALING.md)",
         )  # fmt: skip
+        parser.add_argument(
+            "--node-share", type=float, default=0.2,
+            help="the share of the tables played by the Node.js players "
+            "(devtools/cluster/node), at least one table when above 0",
+        )  # fmt: skip
         # The players' process (started by the drill itself).
         parser.add_argument("--players", metavar="ADDRESS:PORT", help="==SUPPRESS==")
         parser.add_argument("--out", help="==SUPPRESS==")
@@ -69,7 +74,7 @@ class Command(BaseCommand):
             address, port = options["players"].rsplit(":", 1)
             players.run(
                 address, int(port), options["tables"], options["spectators"], options["rate"],
-                options["seed"], Path(options["out"]),
+                options["seed"], Path(options["out"]), options["node_share"],
             )  # fmt: skip
             return
         if os.geteuid() != 0:
@@ -100,6 +105,7 @@ class Command(BaseCommand):
             "--players", f"{drill.proxy.host.address}:80", "--out", str(out),
             "--tables", str(options["tables"]), "--spectators", str(options["spectators"]),
             "--rate", str(options["rate"]), "--seed", str(options["seed"]),
+            "--node-share", str(options["node_share"]),
         ]  # fmt: skip
         env = {**drill.env, "DJANGO_SETTINGS_MODULE": "devtools.settings"}
         players = subprocess.Popen(
@@ -305,8 +311,19 @@ class Command(BaseCommand):
             f"{seen['unacked']}, move events a socket never got {seen['undelivered']}; "
             f"sockets given up as silent {seen['dead']}, reconnects {seen['reconnects']}; "
             f"closes {seen['closes']}; error frames {seen['errors']}; undocumented frames "
-            f"{seen['undocumented_count']}"
+            f"{seen['undocumented_count']}; the players' own failures to make a game (the "
+            f"database away) {seen['harness_errors']}"
         )
+        node = seen["node"]
+        if node is not None:
+            self.stdout.write(
+                f"of which the Node.js players' (devtools/cluster/node), {node['tables']} "
+                f"tables: moves acknowledged {node['acked']}, frames checked against "
+                f"docs/protocol.schema.json {node['frames']}, undocumented frames "
+                f"{node['undocumented']}, games that failed {len(node['failures'])}"
+            )
+            for failure in node["failures"][:1]:
+                self.stdout.write(f"    {failure}")
         if seen["unfinished"]:
             self.stdout.write(f"games still busy when told to stop: {seen['unfinished']}")
         for line in seen["undocumented"][:3]:
@@ -317,7 +334,13 @@ class Command(BaseCommand):
         )
         for line in drill.first_traceback().splitlines():
             self.stdout.write(f"    {line}")
-        return ok and not lost and not seen["undocumented_count"] and not seen["unfinished"]
+        return (
+            ok
+            and not lost
+            and not seen["undocumented_count"]
+            and not seen["unfinished"]
+            and not (node and node["failures"])
+        )
 
 
 def _new(before: dict[str, int], after: dict[str, int]) -> int:

@@ -38,10 +38,10 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
-from django.test import Client
 
 from accounts.models import User
 from devtools import rolling
+from devtools.chaos.client import session_cookie
 from devtools.servers import (
     BenchServer,
     busy_jiffies,
@@ -270,17 +270,11 @@ class Command(BaseCommand):
             tables.append(
                 Table(
                     game_id=game.pk,
-                    cookies={1: self._cookie(first), 2: self._cookie(second)},
+                    cookies={1: session_cookie(first), 2: session_cookie(second)},
                     port=ports[game.pk % len(ports)],
                 )
             )
         return tables
-
-    @staticmethod
-    def _cookie(user: User) -> str:
-        browser = Client()
-        browser.force_login(user)
-        return f"sessionid={browser.cookies['sessionid'].value}"
 
     # --- playing ----------------------------------------------------------------------------
 
