@@ -53,11 +53,13 @@ class NodePlayers:
         self.rate = rate
         self.process: asyncio.subprocess.Process | None = None
         self.reader: asyncio.Task[None] | None = None
+        self.complaints: asyncio.Task[None] | None = None
         self.games: dict[int, asyncio.Future[None]] = {}
         self.frames = 0  # frames its sockets checked against the schema
         self.acked = 0
         self.undocumented = 0
         self.failures: list[str] = []
+        self.stderr = ""
 
     async def start(self) -> None:
         node = shutil.which("node")
@@ -66,14 +68,18 @@ class NodePlayers:
         self.process = await asyncio.create_subprocess_exec(
             node, str(NODE_PLAYERS), self.base, str(SCHEMA),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            limit=1 << 20,
+            stderr=asyncio.subprocess.PIPE, limit=1 << 20,
         )  # fmt: skip
         self.reader = asyncio.ensure_future(self._read())
+        self.complaints = asyncio.ensure_future(self._stderr())
 
     async def play(self, game_id: int, table: rolling.Table) -> None:
         assert self.process is not None and self.process.stdin is not None
         if self.process.stdin.is_closing():
             return  # told to stop: a game made meanwhile is left unplayed
+        if self.reader is not None and self.reader.done():
+            # Its end is reported by finish() (the exit code and what it wrote on stderr).
+            raise RuntimeError("the Node.js players' process is gone")
         done = self.games[game_id] = asyncio.get_running_loop().create_future()
         order = {
             "game": game_id, "table": id(table), "spectators": self.spectators,
@@ -93,9 +99,19 @@ class NodePlayers:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.process.wait(), FINISH_SECONDS)
         if self.process.returncode is None:
+            self.failures.append(f"still running {FINISH_SECONDS:.0f} s after the stop: killed")
             self.process.kill()
-        if self.reader is not None:
-            await self.reader
+        assert self.reader is not None and self.complaints is not None
+        await asyncio.gather(self.reader, self.complaints)
+        if self.process.returncode:
+            self.failures.append(
+                f"the process ended with {self.process.returncode}: {self.stderr[-2000:]}"
+            )
+
+    async def _stderr(self) -> None:
+        assert self.process is not None and self.process.stderr is not None
+        async for line in self.process.stderr:
+            self.stderr = (self.stderr + line.decode(errors="replace"))[-4000:]
 
     async def _read(self) -> None:
         assert self.process is not None and self.process.stdout is not None

@@ -92,8 +92,10 @@ class Seat {
         handshakeTimeout: 30000,
       });
       socket.once('open', () => resolve(socket));
-      socket.once('error', () => resolve(null));
       socket.once('close', () => resolve(null));
+      // Every failure (refused, reset, a bad handshake) ends in a close, which the page's loop
+      // handles; an 'error' without a listener would end the process.
+      socket.on('error', () => resolve(null));
     });
   }
 
