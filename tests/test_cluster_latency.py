@@ -1,17 +1,25 @@
 """The drill's latency relay (devtools/cluster/latency.py): every byte passed on in order,
-each way no sooner than its delay, and a closed side closes the other."""
+each way no sooner than its delay, and a closed side closes the other; on asyncio's own loop
+and on uvloop's, which the drill runs it on."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import time
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 import pytest
+import uvloop
 
 from devtools.cluster.latency import relay
 
-pytestmark = pytest.mark.sqlite(reason="no database: sockets only")
+pytestmark = [
+    pytest.mark.sqlite(reason="no database: sockets only"),
+    pytest.mark.parametrize("run", [asyncio.run, uvloop.run], ids=["asyncio", "uvloop"]),
+]
+Runner = Callable[[Coroutine[Any, Any, None]], None]
 
 
 async def echo_server() -> asyncio.Server:
@@ -24,7 +32,13 @@ async def echo_server() -> asyncio.Server:
     return await asyncio.start_server(echo, "127.0.0.1", 0)
 
 
-async def test_a_round_trip_through_the_relay_takes_both_ways_delays_and_loses_nothing() -> None:
+def test_a_round_trip_through_the_relay_takes_both_ways_delays_and_loses_nothing(
+    run: Runner,
+) -> None:
+    run(_round_trips())
+
+
+async def _round_trips() -> None:
     server = await echo_server()
     target = server.sockets[0].getsockname()[:2]
     delayed = await relay(("127.0.0.1", 0), target, ms=20.0, jitter=5.0)
@@ -47,7 +61,11 @@ async def test_a_round_trip_through_the_relay_takes_both_ways_delays_and_loses_n
         await running.wait_closed()
 
 
-async def test_a_target_that_does_not_answer_closes_the_client_s_connection() -> None:
+def test_a_target_that_does_not_answer_closes_the_client_s_connection(run: Runner) -> None:
+    run(_no_target())
+
+
+async def _no_target() -> None:
     server = await echo_server()
     target = server.sockets[0].getsockname()[:2]
     server.close()

@@ -122,6 +122,10 @@ class Drill:
             # Every player of the drill comes from this machine, one address.
             "MAX_SOCKETS_PER_ADDRESS": "0",
             "LOG_FORMAT": "plain",
+            # With the database a relayed round trip away, a query holds its thread 3-4 ms
+            # longer: twice the threads (docs/DEPLOY.md; with 3 the web host cut took 14.1 s,
+            # with 6 9.7 s, docs/SCALING.md).
+            **({"DB_THREADS": "6"} if self.latency and "DB_THREADS" not in os.environ else {}),
             **self.extra_env,
         }
 

@@ -16,12 +16,17 @@ import argparse
 import asyncio
 import random
 import sys
-import time
+from collections import deque
+from typing import cast
+
+import uvloop
 
 from devtools.cluster.daemons import Daemon, answers, wait_until
 from devtools.cluster.hosts import Host
 
-CHUNK = 65_536
+# What a side queues for its peer: a chunk, or the end (EOF, or the connection gone).
+END = b""
+CLOSE = None
 
 
 def delay(ms: float, jitter: float, rng: random.Random) -> float:
@@ -29,44 +34,77 @@ def delay(ms: float, jitter: float, rng: random.Random) -> float:
     return max(0.0, ms + rng.uniform(-jitter, jitter)) / 1000
 
 
-async def _pump(
-    reader: asyncio.StreamReader,
-    writer: asyncio.StreamWriter,
-    ms: float,
-    jitter: float,
-    rng: random.Random,
-) -> None:
-    """Pass on what `reader` gives, each chunk no sooner than its delay after it came and
-    never before the chunk ahead of it (a link does not reorder)."""
-    queue: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue()
+class _Side(asyncio.Protocol):
+    """One end of a relayed connection. What it receives goes out of its peer's transport, each
+    chunk no sooner than its delay after it came and never before the chunk ahead of it (a link
+    does not reorder). Callbacks and one timer a side, no task and no queue object a chunk:
+    the relays' CPU is the drill's (docs/SCALING.md)."""
 
-    async def send() -> None:
-        while True:
-            due, data = await queue.get()
-            wait = due - time.monotonic()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            if not data:
-                break
-            writer.write(data)
-            await writer.drain()
-        if writer.can_write_eof():
-            writer.write_eof()
+    def __init__(self, ms: float, jitter: float, rng: random.Random) -> None:
+        self.ms, self.jitter, self.rng = ms, jitter, rng
+        self.loop = asyncio.get_running_loop()
+        self.transport: asyncio.Transport | None = None
+        self.peer: _Side | None = None
+        self.pending: deque[tuple[float, bytes | None]] = deque()  # (when due, chunk) for the peer
+        self.last = 0.0
+        self.timer: asyncio.TimerHandle | None = None
+        self.ended = False  # its reading side is done (EOF or lost)
 
-    sender = asyncio.create_task(send())
-    last = 0.0
-    try:
-        while True:
-            data = await reader.read(CHUNK)
-            last = max(last, time.monotonic() + delay(ms, jitter, rng))
-            queue.put_nowait((last, data))
-            if not data:
-                break
-        await sender
-    except (ConnectionError, OSError):
-        sender.cancel()
-    finally:
-        writer.close()
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
+        if self.peer is not None:
+            self.peer._schedule()  # what the peer received meanwhile can now go out here
+
+    def _queue(self, chunk: bytes | None) -> None:
+        self.last = max(self.last, self.loop.time() + delay(self.ms, self.jitter, self.rng))
+        self.pending.append((self.last, chunk))
+        self._schedule()
+
+    def data_received(self, data: bytes) -> None:
+        self._queue(data)
+
+    def eof_received(self) -> bool:
+        self.ended = True
+        self._queue(END)
+        return True  # half-closed: the other way may still carry data
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.ended:
+            self.ended = True
+            self._queue(CLOSE)
+
+    def pause_writing(self) -> None:  # this side's buffer is full: hold its peer's reading
+        if self.peer is not None and self.peer.transport is not None:
+            self.peer.transport.pause_reading()
+
+    def resume_writing(self) -> None:
+        if self.peer is not None and self.peer.transport is not None:
+            self.peer.transport.resume_reading()
+
+    def _schedule(self) -> None:
+        ready = self.peer is not None and self.peer.transport is not None
+        if self.timer is None and self.pending and ready:
+            self.timer = self.loop.call_at(self.pending[0][0], self._flush)
+
+    def _flush(self) -> None:
+        self.timer = None
+        assert self.peer is not None and self.peer.transport is not None
+        out = self.peer.transport
+        now = self.loop.time()
+        if out.is_closing():
+            self.pending.clear()  # the peer's connection is gone: nowhere to pass it on
+            return
+        while self.pending and self.pending[0][0] <= now:
+            _, chunk = self.pending.popleft()
+            if chunk:
+                out.write(chunk)
+            elif chunk is not None and out.can_write_eof():
+                out.write_eof()
+                if self.peer.ended:
+                    out.close()  # both ways are done
+            else:
+                out.close()
+        self._schedule()
 
 
 async def relay(
@@ -74,20 +112,27 @@ async def relay(
 ) -> asyncio.Server:
     """Start relaying from `listen` to `target`; the server is returned, already serving."""
     rng = random.Random(seed)
+    loop = asyncio.get_running_loop()
 
-    async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            upstream_reader, upstream_writer = await asyncio.open_connection(*target)
-        except OSError:
-            writer.close()
-            return
-        await asyncio.gather(
-            _pump(reader, upstream_writer, ms, jitter, rng),
-            _pump(upstream_reader, writer, ms, jitter, rng),
-            return_exceptions=True,
-        )
+    def accepted() -> _Side:
+        client = _Side(ms, jitter, rng)
+        upstream = _Side(ms, jitter, rng)
+        client.peer, upstream.peer = upstream, client
 
-    return await asyncio.start_server(connected, *listen)
+        async def dial() -> None:
+            try:
+                await loop.create_connection(lambda: upstream, *target)
+            except OSError:
+                if client.transport is not None:
+                    client.transport.close()
+
+        task = loop.create_task(dial())
+        dialing.add(task)
+        task.add_done_callback(dialing.discard)
+        return client
+
+    dialing: set[asyncio.Task[None]] = set()
+    return await loop.create_server(accepted, *listen)
 
 
 class Front(Daemon):
@@ -129,7 +174,7 @@ def main(argv: list[str] | None = None) -> None:
         async with server:
             await server.serve_forever()
 
-    asyncio.run(serve())
+    uvloop.run(serve())
 
 
 if __name__ == "__main__":
