@@ -288,3 +288,13 @@ def test_a_page_whose_socket_goes_silent_gives_it_up_and_resumes_on_a_new_one(
         assert second["next"] - second["openedAt"] >= 6_500, second
         wait_for_moves([alice, bob], 3)
         expect_game_live(bob)
+        # Bob moves into a silent socket: the move is lost with it, and the page sends it
+        # again on the next one. Nobody clicks twice.
+        mute_game_socket_while(
+            bob,
+            lambda: bob.locator("g.pit.playable").first.click(),
+            new_sockets=1,
+            timeout=20_000,
+        )
+        wait_for_moves([alice, bob], 4)
+        expect(bob.locator("#message")).not_to_have_attribute("data-kind", "error")

@@ -107,6 +107,8 @@ class NodePlayers:
             self.failures.append(
                 f"the process ended with {self.process.returncode}: {self.stderr[-2000:]}"
             )
+        elif not self.frames:
+            self.failures.append("the process ended without saying how many frames it checked")
 
     async def _stderr(self) -> None:
         assert self.process is not None and self.process.stderr is not None

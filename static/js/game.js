@@ -52,6 +52,8 @@ const live = {
   sowing: null, sowingTimer: null,
   // This player's conditional moves (told to them only).
   queue: [],
+  // The player's move sent and not answered yet ({message, held, again}: sendMove).
+  unanswered: null,
   // Who is here (the last crowd frame).
   crowd: null,
   // The player's own clock as last drawn, by seat: a low-time warning is said as it passes.
@@ -63,7 +65,10 @@ const socket = openSocket(`/ws/games/${gameId}/`, {
   // A page that has drawn the game asks only for the events and chat lines it missed.
   resync: () => (live.game ? { v: live.v, chat: live.chatId } : null),
   onConnecting: () => setConnection("connecting", gettext("connecting…")),
-  onOpen: () => setConnection("open", gettext("live")),
+  onOpen: () => {
+    setConnection("open", gettext("live"));
+    sendMoveAgain();
+  },
   onRetry: () => setConnection("closed", gettext("reconnecting…")),
   stopOn: { [CLOSE.NO_SUCH_GAME]: () => setConnection("closed", gettext("no such game")) },
 });
@@ -91,8 +96,34 @@ function drawConnection() {
 // A move for the game as the page shows it now; the id's letter says which control sent it
 // (m: the board, r: a pit the page did not list, e: echo, k: the move box).
 function sendMove(move, tag) {
-  send({ type: "move", move, ply: live.game.ply, id: `${tag}${live.game.ply}` });
+  const message = { type: "move", move, ply: live.game.ply, id: `${tag}${live.game.ply}` };
+  const open = socket.isOpen();
+  const taken = socket.send(message);
+  if (!taken) say(gettext("Not connected: wait a moment."));
+  // Held by the socket while it quietly reconnects: it sends it itself once open.
+  live.unanswered = { message, held: taken && !open, again: false };
 }
+
+// A socket can die with a move in flight (its path gone silent: the page gives it up only
+// seconds later), so a move not answered yet goes out again on the next socket, and the
+// player need not play it twice. One that had arrived is answered as the stored event
+// (`duplicate`: nothing changes); one the game has moved past since is refused, quietly, as
+// the page catches up from the events anyway.
+function sendMoveAgain() {
+  const unanswered = live.unanswered;
+  if (!unanswered) return;
+  if (unanswered.held) {
+    unanswered.held = false;
+    return;
+  }
+  if (live.game?.status !== "active" || live.game.ply !== unanswered.message.ply) {
+    live.unanswered = null;
+    return;
+  }
+  unanswered.again = true;
+  socket.send(unanswered.message);
+}
+const QUIET_WHEN_SENT_AGAIN = new Set(["stale_ply", "not_your_turn", "game_over"]);
 
 function say(text, kind = "info") {
   const node = $("message");
@@ -126,6 +157,14 @@ const FRAMES = {
 };
 
 function receive(message) {
+  const unanswered = live.unanswered;
+  if (unanswered && message.id !== undefined && message.id === unanswered.message.id) {
+    live.unanswered = null;
+    if (message.type === "error" && unanswered.again && QUIET_WHEN_SENT_AGAIN.has(message.code)) {
+      if (STALE_ERRORS.has(message.code)) resync();
+      return;
+    }
+  }
   if (Object.hasOwn(FRAMES, message.type)) FRAMES[message.type](message);
   else receiveEvent(message);
 }

@@ -349,6 +349,7 @@ lines.on('line', (line) => {
 lines.on('close', async () => {
   stopping = true;
   await Promise.all(games);
-  tell({ kind: 'checked', frames: checked });
-  process.exit(0);
+  // Exit once the last line is out: a write to a pipe the reader is behind on is queued, and
+  // process.exit() would drop it.
+  process.stdout.write(`${JSON.stringify({ kind: 'checked', frames: checked })}\n`, () => process.exit(0));
 });
