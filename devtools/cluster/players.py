@@ -36,6 +36,7 @@ from devtools.servers import BenchServer
 # the socket given up when nothing comes this many seconds after it.
 HEARTBEAT = (3.0, 2.0)
 FINISH_SECONDS = 90.0
+OPEN_SECONDS = 400.0  # the most every game may take to be playing (1,000 players: 25-202 s)
 MAKERS = 32  # threads making games
 ROOT = Path(__file__).resolve().parents[2]
 NODE_PLAYERS = Path(__file__).resolve().parent / "node" / "players.mjs"
@@ -223,7 +224,16 @@ async def play(
         )
         for i, table in enumerate(tables)
     ]  # fmt: skip
-    await tally.all_playing.wait()
+    try:
+        await asyncio.wait_for(tally.all_playing.wait(), OPEN_SECONDS)
+    except TimeoutError:
+        # Never wait for ever: say which games are not playing, and what each waits for.
+        waiting = Counter(tally.phases[t] for t in tally.phases if t not in tally.playing)
+        failures = node.failures if node is not None else []
+        raise RuntimeError(
+            f"{len(tables) - len(tally.playing)} of {len(tables)} games not playing after "
+            f"{OPEN_SECONDS:.0f} s: {dict(waiting)}; the Node.js players' failures: {failures}"
+        ) from None
     print("PLAYING", flush=True)
     await _stdin_line()  # the drill is done with its faults
     stop.set()

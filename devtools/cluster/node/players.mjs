@@ -91,6 +91,13 @@ class Seat {
         origin: base.replace(/^ws/, 'http'),
         handshakeTimeout: 30000,
       });
+      // Listening from the start: a frame that came in the same read as the handshake's answer
+      // is emitted before the caller, resumed after the 'open', can listen (the snapshot lost
+      // so left a game waiting for it forever). Frames wait here until the seat takes the
+      // socket as its own.
+      const early = [];
+      socket.on('message', (data) => (socket.deliver ? socket.deliver(data) : early.push(data)));
+      socket.early = early;
       socket.once('open', () => resolve(socket));
       socket.once('close', () => resolve(null));
       // Every failure (refused, reset, a bad handshake) ends in a close, which the page's loop
@@ -152,11 +159,12 @@ class Seat {
           socket.terminate(); // no closing handshake on a dead path
         }
       }, 250);
-      socket.on('message', (data) => {
+      socket.deliver = (data) => {
         lastFrame = Date.now();
         this.patience = 0;
         this.take(socket, data.toString());
-      });
+      };
+      for (const data of socket.early.splice(0)) socket.deliver(data);
       socket.once('close', (code) => {
         clearInterval(heartbeat);
         resolve(code || 1006);
@@ -331,6 +339,11 @@ async function playGame({ game, table, cookies, spectators, rate }) {
     tell({ kind: 'done', game, table });
   }
 }
+
+// A fault of this checker is reported as one, not left to end the process unexplained.
+process.on('unhandledRejection', (error) => {
+  tell({ kind: 'failed', game: null, table: null, text: String(error?.stack || error) });
+});
 
 const lines = readline.createInterface({ input: process.stdin });
 const games = new Set();
