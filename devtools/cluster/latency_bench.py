@@ -10,24 +10,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import socket
 import sys
 import time
 from pathlib import Path
 
+from devtools.servers import free_port, process_cpu_seconds
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 async def _echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -65,9 +54,9 @@ async def measure(connections: int, seconds: float, size: int) -> str:
                 rounds += 1
             writer.close()
 
-        used, started = cpu_seconds(relay.pid), time.monotonic()
+        used, started = process_cpu_seconds(relay.pid), time.monotonic()
         await asyncio.gather(*(client() for _ in range(connections)))
-        used, took = cpu_seconds(relay.pid) - used, time.monotonic() - started
+        used, took = process_cpu_seconds(relay.pid) - used, time.monotonic() - started
     finally:
         relay.kill()
         await relay.wait()
