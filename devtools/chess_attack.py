@@ -23,9 +23,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from bots.search.chess_threats import captures, nearness
 from bots.search.chess_turns import Plans, TurnLevel, plan_turn
 from bots.search.policies import chess_score
-from games.rules.chess import INDEX, SIDE, group_sizes
 
 THREATS = 2.0
 FORCED = 10.0
@@ -43,44 +43,14 @@ def threats(rules: Any, end: Any) -> int:
     return captures_now(rules, rules.own_next_turn(end))
 
 
-def approach(board: tuple[int, ...], me: int) -> float:
-    """How near `me`'s movable groups are to stones they could take: for each stone of a
-    group of three to six, FAR less the steps it would still need beyond its reach."""
-    sizes = group_sizes(board)
-    them = 3 - me
-    targets = [(divmod(c, SIDE), sizes[c]) for c, colour in enumerate(board) if colour == them]
-    total = 0.0
-    for cell, colour in enumerate(board):
-        size = sizes[cell]
-        if colour != me or not 3 <= size <= 6:
-            continue
-        row, file = divmod(cell, SIDE)
-        gaps = [
-            abs(row - r) + abs(file - f) - (size - 1)
-            for (r, f), their_size in targets
-            if their_size >= size
-        ]
-        if gaps:
-            total += max(0, FAR - max(0, min(gaps)))
-    return total
-
-
 def captures_now(rules: Any, state: Any) -> int:
     """The opposing stones the side to move in `state` can capture now."""
-    board, target = state.board, 3 - state.to_move
-    return len(
-        {
-            cell
-            for targets in rules.client_moves(state)["destinations"].values()
-            for cell in targets
-            if board[INDEX[cell]] == target
-        }
-    )
+    return len({path.rsplit("-", 1)[-1] for path in captures(rules, state)})
 
 
 def attack_bonus(rules: Any, end: Any) -> float:
     me = 3 - end.to_move
-    value = THREATS * threats(rules, end) + APPROACH * approach(end.board, me)
+    value = THREATS * threats(rules, end) + APPROACH * nearness(end.board, me, 3, 6, far=FAR)
     answer = plan_turn(rules, end, DEFENCE_LEVEL, chess_score, 0, DEFENCE_MS)
     after = end
     for move in answer.moves:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bots.search import chess_threats
 from bots.search.chess_turns import TurnLevel, plan_turn
 from bots.search.policies import chess_score
 from devtools import chess_attack, chess_waste
@@ -75,7 +76,12 @@ def test_the_attacker_counts_the_stones_it_could_take_next_turn() -> None:
 def test_the_attacker_brings_a_group_of_three_nearer_what_it_can_take() -> None:
     near = position(A_LINE_OF_THREE)
     far = play(near, "d1-d2-d3")  # the line broken: no group of three left
-    assert chess_attack.approach(near.board, WHITE) > chess_attack.approach(far.board, WHITE)
+
+    # The attacker's measure of it (its groups of three to six, counted from its own FAR).
+    def nearness(board: tuple[int, ...]) -> float:
+        return chess_threats.nearness(board, WHITE, 3, 6, far=chess_attack.FAR)
+
+    assert nearness(near.board) > nearness(far.board)
 
 
 def test_the_attacker_plans_clean_turns() -> None:

@@ -19,7 +19,11 @@ ones come first; among them, what a level can see decides:
   completed preferred;
 - `judged`: how many of the best-scored clean completions are judged so (in the endgame, up
   to ENDGAME_JUDGED);
-- `choice`: how many of the best judged the level draws its turn from.
+- `choice`: how many of the best judged the level draws its turn from;
+- `attack`: while the mover is behind in the race (chess_threats.py: its turns would run out
+  first were nobody to capture again), outside the endgame, the beam walks its small groups
+  towards the stones they could take, and the finished turns that leave such a capture open
+  are preferred.
 
 The plan's later moves are kept (`Plans`) so that the next four answers of the turn cost
 nothing; a process that did not plan the turn plans its rest from where it is.
@@ -44,6 +48,7 @@ from bots.search.chess_endgame import (
     turn_moves,
 )
 from bots.search.chess_groups import clean_moves, move_ends
+from bots.search.chess_threats import attack, behind, march
 from games.rules.chess import INDEX, count_groups
 
 
@@ -55,6 +60,7 @@ class TurnLevel:
     reading: bool
     judged: int
     choice: int
+    attack: bool = False  # behind in the race, march and threaten (chess_threats.py)
 
 
 TURN_LEVELS = (
@@ -62,7 +68,7 @@ TURN_LEVELS = (
     TurnLevel(width=1, sample=16, threat=False, reading=False, judged=2, choice=2),
     TurnLevel(width=2, sample=24, threat=True, reading=False, judged=4, choice=1),
     TurnLevel(width=3, sample=40, threat=True, reading=True, judged=6, choice=1),
-    TurnLevel(width=4, sample=64, threat=True, reading=True, judged=8, choice=1),
+    TurnLevel(width=4, sample=64, threat=True, reading=True, judged=8, choice=1, attack=True),
 )
 BEAM_SHARE = 0.5  # of the turn's time, for the beam; the rest judges its completions
 HURRIED_SAMPLE = 8  # moves played from a partial turn once time is up
@@ -100,10 +106,16 @@ class Planner:
         self.rng = rng
         self.deadline = deadline
         self.played = 0  # positions the planning played (its playouts, as it were)
+        # What a position is worth beyond its score while the turn is planned (the march of
+        # a side behind in the race: chess_threats.py).
+        self.shape: Callable[[Any], float] | None = None
 
     def _mine(self, position: Any) -> float:
         value = self.score(self.rules, position)
-        return value if self.me == 1 else 1.0 - value
+        value = value if self.me == 1 else 1.0 - value
+        if self.shape is not None:
+            value += self.shape(position)
+        return value
 
     def _steps(self, position: Any, need: int, sample: int, echoes: bool) -> list[list[str]]:
         """The moves after which the turn can still end with `need` groups, `sample` of
@@ -277,6 +289,10 @@ def plan_turn(
     rng = random.Random(seed)
     planner = Planner(rules, state.to_move, score, rng, started + BEAM_SHARE * ms / 1000)
     endgame = level.reading and movable_stones(state.board, state.to_move) <= ENDGAME_STONES
+    attacking = level.attack and not endgame and behind(state)
+    if attacking:
+        me, king = state.to_move, state.kings[state.to_move - 1]
+        planner.shape = lambda position: march(position.board, me, king)
     found = planner.every_completion(state) if endgame else []
     if not any(completion.clean for completion in found):
         found = planner.completions(state, level)
@@ -305,6 +321,8 @@ def plan_turn(
     if level.reading:
         later = planner.read(kept, started + ms / 1000)
         values = [value + READING_WEIGHT * n for value, n in zip(values, later, strict=True)]
+    if attacking and bonus is None:
+        bonus = attack
     if bonus is not None:
         values = [
             value + (bonus(rules, c.end) if rules.outcome(c.end) is None else 0.0)
