@@ -169,6 +169,10 @@ def test_the_analysis_board_shows_the_endgame_databases_verdict(
             page.goto(f"{site.url}/analysis/")
             page.select_option("#analysis-slug", "diffusion")
             page.locator("#editor-open").click()
+            # As a player would: the editor drawn before the text is typed. Its load writes
+            # the text box when it lands, and one landing after the fill rewrote it.
+            expect(page.locator("#editor .editor-pits")).to_be_visible()
+            expect(page.locator("#editor")).not_to_have_attribute("aria-busy", "true")
             page.fill("#analysis-position", text)
             page.locator("#new-analysis button[type=submit]").click()
             page.wait_for_url(f"{site.url}/analysis/*/")
